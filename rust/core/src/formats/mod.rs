@@ -2,6 +2,7 @@
 //! in `REGISTRY`.
 
 pub mod default;
+pub mod harmony;
 pub mod hermes;
 pub mod json_calls;
 pub mod llama3_json;
@@ -14,6 +15,7 @@ pub static REGISTRY: &[&FormatSpec] = &[
     &hermes::SPEC,
     &llama3_json::SPEC,
     &mistral::SPEC,
+    &harmony::SPEC,
     &default::SPEC,
 ];
 

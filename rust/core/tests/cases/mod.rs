@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 pub mod default;
+pub mod harmony;
 pub mod hermes;
 pub mod llama3_json;
 pub mod mistral;
@@ -89,6 +90,7 @@ pub fn all() -> Vec<Matrix> {
         hermes::matrix(),
         llama3_json::matrix(),
         mistral::matrix(),
+        harmony::matrix(),
         default::matrix(),
     ]
 }
