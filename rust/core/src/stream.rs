@@ -159,12 +159,18 @@ impl StreamParser {
     }
 
     fn refresh_trigger_lits(&mut self) {
-        self.trigger_lits = self
-            .config
-            .spec
+        let spec = self.config.spec;
+        self.trigger_lits = spec
             .triggers
             .iter()
             .map(|t| self.markers.lit(t.text).to_owned())
+            .collect();
+        self.stray_lits = spec
+            .markers
+            .iter()
+            .filter(|m| matches!(m.role, "call_end" | "section_end"))
+            .filter(|m| !spec.triggers.iter().any(|t| t.text == m.text))
+            .map(|m| self.markers.lit(m.text).to_owned())
             .collect();
     }
 
