@@ -15,8 +15,8 @@
 //! - A body ends at `<|end|>`, `<|call|>` or `<|return|>` (consumed), or where the next message
 //!   starts (`<|start|>`, `<|channel|>`), or at the end of the output. A call whose JSON is
 //!   complete is returned even without its `<|call|>` (servers often strip that stop token).
-//! - Stray `<|end|>` / `<|call|>` / `<|return|>` outside a message are dropped; text outside any
-//!   message is content.
+//! - Text outside any message is content. A stray `<|end|>` or `<|return|>` there is dropped (it
+//!   closes a message whose header was in the prompt); a stray `<|call|>` is `unexpected_text`.
 
 use crate::json;
 use crate::message::IssueKind;
@@ -443,6 +443,15 @@ impl RegionParser for HarmonyRegion {
                     let n = self.trigger.len().min(rest.len());
                     i += n;
                     if self.stray_end {
+                        // `<|end|>` / `<|return|>` close a message whose header was in the prompt;
+                        // a `<|call|>` outside any message ends no call.
+                        if self.trigger == self.stops[1] {
+                            sink.fail_call(
+                                IssueKind::UnexpectedText,
+                                "<|call|> outside any message",
+                                &rest[..n],
+                            );
+                        }
                         return Progress::done(i);
                     }
                     self.raw.push_str(&rest[..n]);

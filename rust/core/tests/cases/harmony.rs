@@ -163,6 +163,12 @@ pub fn matrix() -> Matrix {
                 vec![("get_weather", serde_json::from_str("{\"days\": 9007199254740993}").unwrap())],
             )),
             ("stray_stop_marker_after_text", sample("The answer is 4.<|return|>", Some("The answer is 4."), vec![])),
+            ("stray_call_marker_is_unexpected", broken(
+                "Let me think.<|call|>",
+                Some("Let me think."),
+                vec![],
+                vec!["unexpected_text"],
+            )),
             ("marker_in_prose_is_content", sample(
                 "Harmony messages open with <|start|> then a role, e.g. <|channel|>, see docs.",
                 Some("Harmony messages open with <|start|> then a role, e.g. <|channel|>, see docs."),
