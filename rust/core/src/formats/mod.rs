@@ -6,6 +6,8 @@ pub mod hermes;
 pub mod json_calls;
 pub mod llama3_json;
 pub mod mistral;
+pub mod qwen3_coder;
+pub mod xml_params;
 
 use crate::spec::FormatSpec;
 
@@ -14,6 +16,7 @@ pub static REGISTRY: &[&FormatSpec] = &[
     &hermes::SPEC,
     &llama3_json::SPEC,
     &mistral::SPEC,
+    &qwen3_coder::SPEC,
     &default::SPEC,
 ];
 

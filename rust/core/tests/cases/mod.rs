@@ -7,6 +7,7 @@ pub mod default;
 pub mod hermes;
 pub mod llama3_json;
 pub mod mistral;
+pub mod qwen3_coder;
 
 pub struct Expect {
     pub content: Option<&'static str>,
@@ -89,6 +90,7 @@ pub fn all() -> Vec<Matrix> {
         hermes::matrix(),
         llama3_json::matrix(),
         mistral::matrix(),
+        qwen3_coder::matrix(),
         default::matrix(),
     ]
 }
