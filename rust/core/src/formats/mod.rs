@@ -2,6 +2,7 @@
 //! in `REGISTRY`.
 
 pub mod default;
+pub mod glm;
 pub mod hermes;
 pub mod json_calls;
 pub mod llama3_json;
@@ -17,6 +18,8 @@ pub static REGISTRY: &[&FormatSpec] = &[
     &llama3_json::SPEC,
     &mistral::SPEC,
     &qwen3_coder::SPEC,
+    &glm::GLM45,
+    &glm::GLM47,
     &default::SPEC,
 ];
 

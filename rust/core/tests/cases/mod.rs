@@ -4,6 +4,8 @@
 use serde_json::Value;
 
 pub mod default;
+pub mod glm45;
+pub mod glm47;
 pub mod hermes;
 pub mod llama3_json;
 pub mod mistral;
@@ -91,6 +93,8 @@ pub fn all() -> Vec<Matrix> {
         llama3_json::matrix(),
         mistral::matrix(),
         qwen3_coder::matrix(),
+        glm45::matrix(),
+        glm47::matrix(),
         default::matrix(),
     ]
 }
