@@ -4,6 +4,7 @@
 pub mod cohere;
 pub mod default;
 pub mod harmony;
+pub mod glm;
 pub mod hermes;
 pub mod hunyuan_a13b;
 pub mod json_calls;
@@ -11,6 +12,8 @@ pub mod llama3_json;
 pub mod longcat;
 pub mod markup;
 pub mod mistral;
+pub mod qwen3_coder;
+pub mod xml_params;
 
 use crate::spec::FormatSpec;
 
@@ -23,6 +26,9 @@ pub static REGISTRY: &[&FormatSpec] = &[
     &longcat::SPEC,
     &hunyuan_a13b::SPEC,
     &cohere::SPEC,
+    &qwen3_coder::SPEC,
+    &glm::GLM45,
+    &glm::GLM47,
     &default::SPEC,
 ];
 

@@ -6,11 +6,14 @@ use serde_json::Value;
 pub mod cohere;
 pub mod default;
 pub mod harmony;
+pub mod glm45;
+pub mod glm47;
 pub mod hermes;
 pub mod hunyuan_a13b;
 pub mod llama3_json;
 pub mod longcat;
 pub mod mistral;
+pub mod qwen3_coder;
 
 pub struct Expect {
     pub content: Option<&'static str>,
@@ -97,6 +100,9 @@ pub fn all() -> Vec<Matrix> {
         longcat::matrix(),
         hunyuan_a13b::matrix(),
         cohere::matrix(),
+        qwen3_coder::matrix(),
+        glm45::matrix(),
+        glm47::matrix(),
         default::matrix(),
     ]
 }
