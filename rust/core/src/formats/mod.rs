@@ -1,11 +1,15 @@
 //! The format registry: every wire format is one file in this folder with a `SPEC`, plus one line
 //! in `REGISTRY`.
 
+pub mod deepseek_v3;
+pub mod deepseek_v3_1;
 pub mod default;
 pub mod hermes;
 pub mod json_calls;
+pub mod kimi_k2;
 pub mod llama3_json;
 pub mod mistral;
+pub mod sectioned;
 
 use crate::spec::FormatSpec;
 
@@ -15,6 +19,9 @@ pub static REGISTRY: &[&FormatSpec] = &[
     &llama3_json::SPEC,
     &mistral::SPEC,
     &default::SPEC,
+    &deepseek_v3::SPEC,
+    &deepseek_v3_1::SPEC,
+    &kimi_k2::SPEC,
 ];
 
 /// Find a format by canonical name or alias (case-insensitive, `-` and `_` interchangeable).

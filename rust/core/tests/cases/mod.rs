@@ -3,8 +3,11 @@
 
 use serde_json::Value;
 
+pub mod deepseek_v3;
+pub mod deepseek_v3_1;
 pub mod default;
 pub mod hermes;
+pub mod kimi_k2;
 pub mod llama3_json;
 pub mod mistral;
 
@@ -90,6 +93,9 @@ pub fn all() -> Vec<Matrix> {
         llama3_json::matrix(),
         mistral::matrix(),
         default::matrix(),
+        deepseek_v3::matrix(),
+        deepseek_v3_1::matrix(),
+        kimi_k2::matrix(),
     ]
 }
 
