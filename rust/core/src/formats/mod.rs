@@ -4,6 +4,7 @@
 pub mod deepseek_v3;
 pub mod deepseek_v3_1;
 pub mod default;
+pub mod gemma4;
 pub mod hermes;
 pub mod json_calls;
 pub mod kimi_k2;
@@ -22,6 +23,7 @@ pub static REGISTRY: &[&FormatSpec] = &[
     &deepseek_v3::SPEC,
     &deepseek_v3_1::SPEC,
     &kimi_k2::SPEC,
+    &gemma4::SPEC,
 ];
 
 /// Find a format by canonical name or alias (case-insensitive, `-` and `_` interchangeable).

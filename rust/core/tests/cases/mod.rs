@@ -6,6 +6,7 @@ use serde_json::Value;
 pub mod deepseek_v3;
 pub mod deepseek_v3_1;
 pub mod default;
+pub mod gemma4;
 pub mod hermes;
 pub mod kimi_k2;
 pub mod llama3_json;
@@ -96,6 +97,7 @@ pub fn all() -> Vec<Matrix> {
         deepseek_v3::matrix(),
         deepseek_v3_1::matrix(),
         kimi_k2::matrix(),
+        gemma4::matrix(),
     ]
 }
 
