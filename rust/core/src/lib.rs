@@ -29,5 +29,7 @@ pub mod spec;
 pub mod stream;
 pub mod text;
 pub mod tools;
+pub mod vocab;
+pub mod xml_value;
 
 pub use error::{Error, Result};

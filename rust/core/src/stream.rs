@@ -15,6 +15,7 @@ use crate::region::{MarkerTable, RegionCtx, RegionParser, Sink, Status};
 use crate::spec::FormatSpec;
 use crate::text::{self, Scan};
 use crate::tools::ToolSet;
+use crate::vocab::{Piece, TokenDecoder, Vocab};
 
 /// How reasoning is delimited in the output.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,8 +97,15 @@ enum State {
     Region(Box<dyn RegionParser>),
 }
 
+enum Input {
+    Unset,
+    Text,
+    Tokens(TokenDecoder),
+}
+
 pub struct StreamParser {
     config: ParserConfig,
+    input: Input,
     markers: Arc<MarkerTable>,
     pending: String,
     state: State,
@@ -108,6 +116,8 @@ pub struct StreamParser {
     /// A label the format writes right after its native reasoning opener (Gemma 4's
     /// `thought\n`), still to be stripped from the start of the reasoning.
     label_pending: Option<&'static str>,
+    /// End markers with no open call: markup, not content (kept in an issue).
+    stray_lits: Vec<String>,
 }
 
 impl StreamParser {
@@ -129,6 +139,7 @@ impl StreamParser {
         };
         let mut parser = Self {
             config,
+            input: Input::Unset,
             markers,
             pending: String::new(),
             state,
@@ -137,6 +148,7 @@ impl StreamParser {
             finished: false,
             trigger_lits: Vec::new(),
             label_pending,
+            stray_lits: Vec::new(),
         };
         parser.refresh_trigger_lits();
         parser
@@ -155,12 +167,18 @@ impl StreamParser {
     }
 
     fn refresh_trigger_lits(&mut self) {
-        self.trigger_lits = self
-            .config
-            .spec
+        let spec = self.config.spec;
+        self.trigger_lits = spec
             .triggers
             .iter()
             .map(|t| self.markers.lit(t.text).to_owned())
+            .collect();
+        self.stray_lits = spec
+            .markers
+            .iter()
+            .filter(|m| matches!(m.role, "call_end" | "section_end"))
+            .filter(|m| !spec.triggers.iter().any(|t| t.text == m.text))
+            .map(|m| self.markers.lit(m.text).to_owned())
             .collect();
     }
 
@@ -172,14 +190,83 @@ impl StreamParser {
         if self.finished {
             return Err(Error::StreamFinished);
         }
+        match self.input {
+            Input::Unset => self.input = Input::Text,
+            Input::Text => {}
+            Input::Tokens(_) => return Err(Error::MixedInput),
+        }
         self.pending.push_str(text);
         self.pump(false);
         Ok(self.sink.take_deltas())
     }
 
+    /// Feed sampled token ids. Markers that are special tokens of `vocab` match only by id from
+    /// here on, so the same characters inside ordinary tokens stay text.
+    pub fn feed_tokens(&mut self, vocab: &Arc<Vocab>, ids: &[u32]) -> Result<Vec<Delta>> {
+        if self.finished {
+            return Err(Error::StreamFinished);
+        }
+        match self.input {
+            Input::Unset => {
+                let special: Vec<&'static str> = self
+                    .config
+                    .special_marker_texts()
+                    .into_iter()
+                    .filter(|text| vocab.special_id(text).is_some())
+                    .collect();
+                self.use_special_markers(&special);
+                self.input = Input::Tokens(TokenDecoder::new(vocab.clone()));
+            }
+            Input::Tokens(_) => {}
+            Input::Text => return Err(Error::MixedInput),
+        }
+        let pieces = match &mut self.input {
+            Input::Tokens(decoder) => decoder.push(ids),
+            _ => Vec::new(),
+        };
+        self.push_pieces(pieces);
+        self.pump(false);
+        Ok(self.sink.take_deltas())
+    }
+
+    fn push_pieces(&mut self, pieces: Vec<Piece>) {
+        for piece in pieces {
+            match piece {
+                Piece::Text(text) => {
+                    if text.chars().any(MarkerTable::is_sentinel) {
+                        let scrubbed: String = text
+                            .chars()
+                            .map(|c| {
+                                if MarkerTable::is_sentinel(c) {
+                                    '\u{FFFD}'
+                                } else {
+                                    c
+                                }
+                            })
+                            .collect();
+                        self.pending.push_str(&scrubbed);
+                    } else {
+                        self.pending.push_str(&text);
+                    }
+                }
+                Piece::Special { text, .. } => match self.markers.sentinel_for(&text) {
+                    Some(sentinel) => {
+                        let sentinel = sentinel.to_owned();
+                        self.pending.push_str(&sentinel);
+                    }
+                    None => self.pending.push_str(&text),
+                },
+            }
+        }
+    }
+
     pub fn finish(&mut self, finish_reason: Option<&str>) -> Result<Vec<Delta>> {
         if self.finished {
             return Err(Error::StreamFinished);
+        }
+        if let Input::Tokens(decoder) = &mut self.input {
+            let pieces = decoder.finish();
+            self.push_pieces(pieces);
         }
         self.pump(true);
         self.finished = true;
@@ -311,15 +398,38 @@ impl StreamParser {
             .enumerate()
             .filter(|(_, t)| !t.at_output_start)
             .map(|(i, _)| (i, self.trigger_lits[i].as_str()))
+            .chain(self.stray_lits.iter().map(|l| (usize::MAX, l.as_str())))
             .collect();
         let lits: Vec<&str> = anywhere.iter().map(|(_, l)| *l).collect();
-        match text::scan(&self.pending, &lits) {
+        let found = match text::scan(&self.pending, &lits) {
+            Scan::Found { pos, which } => Scan::Found {
+                pos,
+                which: anywhere[which].0,
+            },
+            not_found => not_found,
+        };
+        match found {
             Scan::Found { pos, which } => {
-                let trigger = anywhere[which].0;
                 let before = self.pending[..pos].to_owned();
                 self.emit_content(&before);
                 self.consume(pos);
-                self.open_region(trigger);
+                if which == usize::MAX {
+                    let stray = self
+                        .stray_lits
+                        .iter()
+                        .find(|l| self.pending.starts_with(l.as_str()))
+                        .cloned();
+                    let stray = stray.unwrap_or_default();
+                    self.consume(stray.len());
+                    self.sink.fail_call(
+                        crate::message::IssueKind::UnexpectedText,
+                        "an end marker outside any call",
+                        &stray,
+                    );
+                    self.state = State::Content;
+                } else {
+                    self.open_region(which);
+                }
                 true
             }
             Scan::NotFound { safe } => {
