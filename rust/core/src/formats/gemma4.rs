@@ -10,7 +10,7 @@ use crate::json::escape_into;
 use crate::message::IssueKind;
 use crate::region::{MarkerTable, Progress, RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Marker, Trigger};
+use crate::spec::{FormatSpec, Marker, Trigger};
 use crate::text;
 
 const CALL_START: &str = "<|tool_call>";
@@ -40,12 +40,9 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "gemma4_object",
     call_separator: Some(""),
     reasoning: Some(("<|channel>", "<channel|>")),
-    template: Some(CallTemplate {
-        begin: "<|tool_call>call:{name}",
-        style: "gemma4",
-        end: "<tool_call|>",
-        separator: "",
-    }),
+    // Per-call shape `<|tool_call>call:NAME{...}<tool_call|>`, but the body is not JSON, so no
+    // JSON-style structural tag can describe it.
+    template: None,
     new_region,
     render,
 };
