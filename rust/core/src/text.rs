@@ -87,6 +87,9 @@ mod tests {
         );
         // The search window after an earlier match must end on a char boundary.
         assert_eq!(find_any("<a>ü<bb>", &["<a>", "<bb>"]), Some((0, 0)));
+        // The search window after an earlier match may end inside a multi-byte character.
+        assert_eq!(find_any("<a>｜x", &["<a>", "<a>｜"]), Some((0, 1)));
+        assert_eq!(find_any("<a>｜x", &["<a>", "a>"]), Some((0, 0)));
     }
 
     #[test]

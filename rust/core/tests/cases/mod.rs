@@ -4,12 +4,16 @@
 use serde_json::Value;
 
 pub mod cohere;
+pub mod deepseek_v3;
+pub mod deepseek_v3_1;
 pub mod default;
-pub mod harmony;
+pub mod gemma4;
 pub mod glm45;
 pub mod glm47;
+pub mod harmony;
 pub mod hermes;
 pub mod hunyuan_a13b;
+pub mod kimi_k2;
 pub mod llama3_json;
 pub mod longcat;
 pub mod mistral;
@@ -104,6 +108,10 @@ pub fn all() -> Vec<Matrix> {
         glm45::matrix(),
         glm47::matrix(),
         default::matrix(),
+        deepseek_v3::matrix(),
+        deepseek_v3_1::matrix(),
+        kimi_k2::matrix(),
+        gemma4::matrix(),
     ]
 }
 
