@@ -2,10 +2,16 @@
 //! in `REGISTRY`.
 
 pub mod default;
+pub mod granite;
 pub mod hermes;
+pub mod internlm;
+pub mod jamba;
 pub mod json_calls;
 pub mod llama3_json;
 pub mod mistral;
+pub mod nemotron_deci;
+pub mod phi4;
+pub mod xlam;
 
 use crate::spec::FormatSpec;
 
@@ -15,6 +21,12 @@ pub static REGISTRY: &[&FormatSpec] = &[
     &llama3_json::SPEC,
     &mistral::SPEC,
     &default::SPEC,
+    &phi4::SPEC,
+    &jamba::SPEC,
+    &nemotron_deci::SPEC,
+    &granite::SPEC,
+    &xlam::SPEC,
+    &internlm::SPEC,
 ];
 
 /// Find a format by canonical name or alias (case-insensitive, `-` and `_` interchangeable).
