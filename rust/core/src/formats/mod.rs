@@ -11,6 +11,8 @@ pub mod llama3_json;
 pub mod mistral;
 pub mod nemotron_deci;
 pub mod phi4;
+pub mod pylit;
+pub mod pythonic;
 pub mod xlam;
 
 use crate::spec::FormatSpec;
@@ -21,6 +23,7 @@ pub static REGISTRY: &[&FormatSpec] = &[
     &llama3_json::SPEC,
     &mistral::SPEC,
     &default::SPEC,
+    &pythonic::SPEC,
     &phi4::SPEC,
     &jamba::SPEC,
     &nemotron_deci::SPEC,

@@ -12,6 +12,7 @@ pub mod llama3_json;
 pub mod mistral;
 pub mod nemotron_deci;
 pub mod phi4;
+pub mod pythonic;
 pub mod xlam;
 
 pub struct Expect {
@@ -96,6 +97,7 @@ pub fn all() -> Vec<Matrix> {
         llama3_json::matrix(),
         mistral::matrix(),
         default::matrix(),
+        pythonic::matrix(),
         phi4::matrix(),
         jamba::matrix(),
         nemotron_deci::matrix(),
