@@ -1,1 +1,3 @@
+pub mod schema;
+
 pub fn hello() {}
