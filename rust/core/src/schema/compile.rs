@@ -466,8 +466,15 @@ impl<'a> Compiler<'a> {
                         None => None,
                     },
                 },
+                "minimum" if map.get("exclusiveMinimum") == Some(&Value::Bool(true)) => {
+                    Keyword::ExclusiveMinimum(parse_number(&at(key), value)?)
+                }
+                "maximum" if map.get("exclusiveMaximum") == Some(&Value::Bool(true)) => {
+                    Keyword::ExclusiveMaximum(parse_number(&at(key), value)?)
+                }
                 "minimum" => Keyword::Minimum(parse_number(&at(key), value)?),
                 "maximum" => Keyword::Maximum(parse_number(&at(key), value)?),
+                "exclusiveMinimum" | "exclusiveMaximum" if value.is_boolean() => continue,
                 "exclusiveMinimum" => Keyword::ExclusiveMinimum(parse_number(&at(key), value)?),
                 "exclusiveMaximum" => Keyword::ExclusiveMaximum(parse_number(&at(key), value)?),
                 "multipleOf" => {

@@ -15,8 +15,9 @@
 //! the top-level `$id`), and `format` as an assertion for date-time, date, time, duration, email,
 //! idn-email, hostname, ipv4, ipv6, uri, uri-reference, iri, iri-reference, uri-template, uuid,
 //! json-pointer, relative-json-pointer and regex. Numbers are compared as exact decimals.
-//! For schemas written for older drafts or OpenAPI, it also reads `nullable: true`, `dependencies`,
-//! and the array form of `items` with `additionalItems`.
+//! For schemas written for older drafts or OpenAPI 3.0, it also reads `nullable: true`, boolean
+//! `exclusiveMinimum`/`exclusiveMaximum` next to `minimum`/`maximum`, `dependencies`, and the
+//! array form of `items` with `additionalItems`.
 //!
 //! Not supported: `$ref` to other documents, `$id` on nested schemas, `$anchor`, `$dynamicRef`,
 //! `unevaluatedProperties`, `unevaluatedItems` and `$vocabulary`. Unknown keywords are listed by
@@ -266,6 +267,24 @@ mod tests {
             violations[0].message,
             "expected one of null, string, got integer"
         );
+    }
+
+    #[test]
+    fn openapi_boolean_exclusive_bounds() {
+        let validator = compile(json!({
+            "type": "number",
+            "minimum": 0,
+            "exclusiveMinimum": true,
+            "maximum": 10,
+            "exclusiveMaximum": false
+        }));
+        assert!(!validator.is_valid(&json!(0)));
+        assert!(validator.is_valid(&json!(0.5)));
+        assert!(validator.is_valid(&json!(10)));
+        assert!(!validator.is_valid(&json!(10.5)));
+        let violations = validator.validate(&json!(0));
+        assert_eq!(summary(&violations), vec![("", "exclusiveMinimum")]);
+        assert!(validator.unsupported_keywords().is_empty());
     }
 
     fn parse(text: &str) -> Value {
