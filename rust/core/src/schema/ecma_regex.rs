@@ -586,4 +586,24 @@ mod tests {
             );
         }
     }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #[test]
+            fn translation_never_panics_and_compiles(pattern in "[-a-c0-9\\\\()\\[\\]{}|*+?.^$:=!<>,uxcpPdDsSwWbBk]{0,16}|\\PC{0,12}") {
+                for strictness in [Strictness::UnicodeMode, Strictness::AnnexB] {
+                    if let Ok(translated) = translate(&pattern, strictness) {
+                        let compiled = regex::Regex::new(&translated);
+                        prop_assert!(
+                            compiled.is_ok() || translated.contains("\\p{") || translated.contains("\\P{"),
+                            "{:?} -> {:?}: {:?}", pattern, translated, compiled.err()
+                        );
+                    }
+                }
+            }
+        }
+    }
 }

@@ -675,4 +675,40 @@ mod tests {
         assert!(Format::UriTemplate.is_valid("{v:1000}"));
         assert!(!Format::UriTemplate.is_valid("{v:01}"));
     }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        const ALL: [Format; 18] = [
+            Format::DateTime,
+            Format::Date,
+            Format::Time,
+            Format::Duration,
+            Format::Email,
+            Format::IdnEmail,
+            Format::Hostname,
+            Format::Ipv4,
+            Format::Ipv6,
+            Format::Uri,
+            Format::UriReference,
+            Format::Iri,
+            Format::IriReference,
+            Format::UriTemplate,
+            Format::Uuid,
+            Format::JsonPointer,
+            Format::RelativeJsonPointer,
+            Format::Regex,
+        ];
+
+        proptest! {
+            #[test]
+            fn formats_never_panic(text in "[0-9a-fA-FTtZzPWYMDHSv:.+/@%#?~{}\\[\\]\"\\\\ -]{0,40}|\\PC{0,20}|.{0,20}") {
+                for format in ALL {
+                    let _ = format.is_valid(&text);
+                    prop_assert_eq!(Format::from_name(format.name()), Some(format));
+                }
+            }
+        }
+    }
 }

@@ -441,4 +441,52 @@ mod tests {
         assert_eq!(decimal("-1").to_u64(), None);
         assert_eq!(decimal("1.5").to_u64(), None);
     }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn scaled(mantissa: i64, exponent: i32) -> String {
+            format!("{mantissa}e{exponent}")
+        }
+
+        proptest! {
+            #[test]
+            fn ordering_matches_integers(left in any::<i64>(), right in any::<i64>(), exponent in -30i32..30) {
+                let (left_text, right_text) = (left.to_string(), right.to_string());
+                prop_assert_eq!(decimal(&left_text).compare(&decimal(&right_text)), left.cmp(&right));
+                let (left_scaled, right_scaled) = (scaled(left, exponent), scaled(right, exponent));
+                prop_assert_eq!(decimal(&left_scaled).compare(&decimal(&right_scaled)), left.cmp(&right));
+            }
+
+            #[test]
+            fn spelling_does_not_change_value(mantissa in any::<i32>(), exponent in -20i32..20) {
+                let plain = scaled(i64::from(mantissa), exponent);
+                let shifted = format!("{}e{}", i64::from(mantissa) * 1000, exponent - 3);
+                let fraction = format!("{}.000e{}", mantissa, exponent);
+                prop_assert_eq!(decimal(&plain).compare(&decimal(&shifted)), Ordering::Equal);
+                prop_assert_eq!(decimal(&plain).compare(&decimal(&fraction)), Ordering::Equal);
+            }
+
+            #[test]
+            fn multiples_match_integer_remainders(value in any::<i64>(), divisor in 1i64..1_000_000, places in 0i32..12) {
+                let exact = value % divisor == 0;
+                let (value_text, divisor_text) = (value.to_string(), divisor.to_string());
+                prop_assert_eq!(decimal(&value_text).is_multiple_of(&decimal(&divisor_text)), Some(exact));
+                let (value_scaled, divisor_scaled) = (scaled(value, -places), scaled(divisor, -places));
+                prop_assert_eq!(decimal(&value_scaled).is_multiple_of(&decimal(&divisor_scaled)), Some(exact));
+            }
+
+            #[test]
+            fn integers_are_recognised(mantissa in any::<i64>(), places in 0u32..6) {
+                let text = scaled(mantissa, -(places as i32));
+                prop_assert_eq!(decimal(&text).is_integer(), mantissa % 10i64.pow(places) == 0);
+            }
+
+            #[test]
+            fn parsing_never_panics(text in "[-+0-9.eE]{0,12}|\\PC{0,12}") {
+                let _ = Decimal::parse(&text).map(|value| (value.is_integer(), value.to_u64()));
+            }
+        }
+    }
 }
