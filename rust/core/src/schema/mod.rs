@@ -5,14 +5,15 @@
 //! code scores them, for every call, so the check has to be cheap and must not need a Python
 //! interpreter. [`Validator::compile`] turns a schema into a tree of nodes once (resolving `$ref`
 //! up front), and [`Validator::is_valid`] / [`Validator::validate`] walk that tree against each
-//! instance without touching the schema JSON again and without allocating while valid.
+//! instance without touching the schema JSON again and, while the instance is valid, without
+//! allocating (except for `propertyNames` and for `uniqueItems` on arrays over 32 items).
 //!
 //! Supported (draft 2020-12 semantics): `type` (with `integer` accepting `1.0`), `enum`, `const`,
 //! the numeric, string, array and object assertions, `properties`, `patternProperties`,
 //! `additionalProperties`, `propertyNames`, `dependentRequired`, `dependentSchemas`, `prefixItems`,
 //! `items`, `contains`, `allOf`/`anyOf`/`oneOf`/`not`, `if`/`then`/`else`, boolean schemas,
-//! `$ref` within the document (JSON pointers into `$defs`, `definitions` or anywhere else, also via
-//! the top-level `$id`), and `format` as an assertion for date-time, date, time, duration, email,
+//! `$ref` within the document (JSON pointers into `$defs`, `definitions` or anywhere else, written
+//! as `#...` or as the top-level `$id` followed by `#...`), and `format` as an assertion for date-time, date, time, duration, email,
 //! idn-email, hostname, ipv4, ipv6, uri, uri-reference, iri, iri-reference, uri-template, uuid,
 //! json-pointer, relative-json-pointer and regex. Numbers are compared as exact decimals.
 //! For schemas written for older drafts or OpenAPI 3.0, it also reads `nullable: true`, boolean
