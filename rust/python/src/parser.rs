@@ -527,6 +527,14 @@ pub fn format_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDi
         .into_any(),
         None => py.None().into_bound(py),
     };
+    let pair = |p: Option<(&str, &str)>| -> PyResult<Bound<'py, PyAny>> {
+        Ok(match p {
+            Some((begin, end)) => {
+                dict(py, &[("begin", s(py, begin)), ("end", s(py, end))])?.into_any()
+            }
+            None => py.None().into_bound(py),
+        })
+    };
     dict(
         py,
         &[
@@ -541,6 +549,9 @@ pub fn format_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDi
             ("call_separator", opt_str(py, spec.call_separator)),
             ("reasoning", reasoning),
             ("template", template),
+            ("section", pair(spec.layout.section)?),
+            ("content_block", pair(spec.layout.content_block)?),
+            ("reasoning_block", pair(spec.layout.reasoning_block)?),
             (
                 "supports_structural_tag",
                 PyBool::new(py, spec.template.is_some())

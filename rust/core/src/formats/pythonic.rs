@@ -22,7 +22,7 @@ use crate::json;
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink, Status};
 use crate::render::RenderCall;
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 use crate::text;
 
 const PY_START: &str = "<|python_start|>";
@@ -75,7 +75,13 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "python_kwargs",
     call_separator: Some(", "),
     reasoning: None,
-    template: None,
+    template: Some(CallTemplate {
+        begin: "{name}(",
+        style: "python_kwargs",
+        end: ")",
+        separator: ", ",
+    }),
+    layout: Layout::section("[", "]"),
     new_region,
     render,
 };
