@@ -100,7 +100,10 @@ pub static SPEC: FormatSpec = FormatSpec {
     layout: Layout {
         section: None,
         content_block: Some(("<|channel|>final<|message|>", "<|return|>")),
-        reasoning_block: Some(("<|channel|>analysis<|message|>", "<|end|><|start|>assistant")),
+        reasoning_block: Some((
+            "<|channel|>analysis<|message|>",
+            "<|end|><|start|>assistant",
+        )),
     },
     new_region,
     render,
