@@ -19,7 +19,8 @@ def format_info(name: str) -> dict[str, Any]:
     ``template`` (``begin``/``style``/``end``/``separator`` or None: one call, ``begin`` holding
     ``{name}`` and maybe ``{index}``), ``section``, ``content_block`` and ``reasoning_block``
     (``begin``/``end`` or None: what wraps a run of calls, content written as a block, the
-    reasoning block a grammar writes) and ``supports_structural_tag``.
+    reasoning block a grammar writes), ``content_after_calls`` (the family writes text after its
+    calls) and ``supports_structural_tag``.
 
     Raises:
         ToolwireError: ``name`` is neither a format nor an alias.

@@ -104,9 +104,12 @@ class _Format:
     section: tuple[str, str] | None
     content_block: tuple[str, str] | None
     reasoning_block: tuple[str, str] | None
+    content_after_calls: bool
     reasoning: tuple[str, str] | None
     markers: tuple[tuple[str, str, bool], ...]
     triggers: tuple[tuple[str, bool, bool], ...]
+    #: (text, at_output_start, soft, confirm pattern) of every trigger
+    confirms: tuple[tuple[str, bool, bool, str | None], ...]
 
     def marker_roles(self, text: str) -> set[str]:
         return {role for role, t, _ in self.markers if t == text}
@@ -138,7 +141,7 @@ class _Format:
 
     @property
     def at_start_texts(self) -> list[str]:
-        return [t for t, at_start, _ in self.triggers if at_start]
+        return [t for t, at_start, _, confirm in self.confirms if at_start and not confirm]
 
     def call_triggers(self) -> list[str]:
         """What the parser acts on in content: the triggers that open a call region anywhere
@@ -167,9 +170,13 @@ def _format(name: str) -> _Format:
         section=_pair(info.get("section")),
         content_block=_pair(info.get("content_block")),
         reasoning_block=_pair(info.get("reasoning_block")),
+        content_after_calls=bool(info.get("content_after_calls")),
         reasoning=(info["reasoning"]["start"], info["reasoning"]["end"]) if info.get("reasoning") else None,
         markers=tuple((m["role"], m["text"], bool(m["special_token"])) for m in info["markers"]),
         triggers=tuple((t["text"], bool(t["at_output_start"]), bool(t["soft"])) for t in info["triggers"]),
+        confirms=tuple(
+            (t["text"], bool(t["at_output_start"]), bool(t["soft"]), t.get("confirm")) for t in info["triggers"]
+        ),
     )
 
 
@@ -432,20 +439,16 @@ def _json_type(v: Any) -> str:
 
 
 def _one_of_exclusive(branches: list[Any]) -> bool:
+    if not all(isinstance(b, Mapping) for b in branches):
+        return False
     typesets = []
     for b in branches:
-        if not isinstance(b, Mapping):
-            return False
         ts = _types(b)
-        if not ts:
-            break
-        if "integer" in ts:
-            ts = ts | {"number"}
-        if "number" in ts:
-            ts = ts | {"integer"}
+        if "integer" in ts or "number" in ts:
+            ts = ts | {"integer", "number"}
         typesets.append(ts)
-    else:
-        return all(not (a & b) for i, a in enumerate(typesets) for b in typesets[i + 1 :])
+    if all(typesets) and all(not (a & b) for i, a in enumerate(typesets) for b in typesets[i + 1 :]):
+        return True
     # A discriminator: one required property with a distinct const in every branch.
     props = [b.get("properties") for b in branches]
     if not all(isinstance(p, Mapping) for p in props):
@@ -514,6 +517,8 @@ class _Syntax:
     item_sep: str
     #: text a string value must not contain (on top of its closing delimiter)
     string_excludes: tuple[str, ...] = ()
+    #: members written in key order (Gemma's chat template sorts them)
+    sort_keys = False
 
     def key(self, k: str) -> str:
         raise NotImplementedError
@@ -533,6 +538,7 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 class _Gemma(_Syntax):
     name = "gemma4"
+    sort_keys = True
     true, false, null = "true", "false", "null"
     key_sep, item_sep = ":", ","
     Q = '<|"|>'
@@ -760,6 +766,8 @@ class _ValueBuilder:
         for k in ("minProperties", "maxProperties", "patternProperties", "propertyNames"):
             if k in schema:
                 raise ToolwireError(f"{path}: {k!r} is not supported for {self.s.name}")
+        if self.s.sort_keys:
+            props = dict(sorted(props.items()))
         unknown = required - set(props)
         if unknown:
             raise ToolwireError(f"{path}: required properties without a schema: {sorted(unknown)}")
@@ -1174,6 +1182,10 @@ def _build(fmt: _Format, allowed: list[_Tool], mode: str, parallel: bool, schema
         body = SequenceFormat(elements=[RegexFormat(pattern=LEAD_WS), _run(fmt, tags, stop_after_first=not parallel)])
         if fmt.content_block is not None:
             body = _run(fmt, tags, stop_after_first=not parallel)
+        elif fmt.content_after_calls:
+            # The family writes its text after the calls (gemma4).
+            text = AnyTextFormat(excludes=_free_excludes(fmt, None))
+            body = SequenceFormat(elements=[*body.elements, OptionalFormat(content=text)])
     return _with_reasoning(fmt, body, reasoning)
 
 
@@ -1186,32 +1198,31 @@ def exclusion_tag(
 ) -> StructuralTag:
     """A grammar for ``tool_choice="none"``: any text in which the format cannot start a call.
 
-    The format's call starts (its triggers, the markup wrappers excepted) are banned. Where each
-    of them is a special token of the family (``by="auto"``), they are banned by token id
-    (``any_tokens``): the same characters spelled in ordinary tokens stay allowed, and a parser fed
-    token ids reads them as text. Otherwise, or with ``by="text"``, they are banned as strings
-    (``any_text``), which also bans the special token. With ``tokenizer_info``, a special marker
-    that is not one token of that vocabulary is banned as a string. A format that reads a bare
-    ``[``/``{`` at the output start as calls gets text that starts otherwise. Harmony gets its
-    analysis and final channels with no call.
+    The format's call starts (its triggers, the markup wrappers excepted) and stray call ends are
+    banned. Where each of them is a special token of the family (``by="auto"``), they are banned
+    by token id (``any_tokens``): the same characters spelled in ordinary tokens stay allowed, and
+    a parser fed token ids reads them as text. Otherwise, or with ``by="text"``, they are banned
+    as strings (``any_text``), which also bans the special token. Without ``tokenizer_info`` the
+    token ban names the markers by text and xgrammar resolves them when it compiles (it fails on a
+    vocabulary that lacks them); with it, the ids are resolved here, and a special marker that is
+    not one token of that vocabulary is banned as a string. A token ban is token-level: feed it
+    tokens (``accept_token``), not ``accept_string``.
 
-    Not banned: one- to three-character soft triggers in the middle of text (pythonic's ``[``,
-    xlam's code fence): banning them would ban ordinary text; the parser only takes them for calls
-    when a call follows.
+    A soft trigger with a confirming pattern (pythonic's ``[`` needs ``[name(``; xlam's code
+    fence needs a ``[``) bans only that pattern, so brackets and fences stay usable. A format that
+    reads a bare ``[``/``{`` at the output start as calls gets text that starts otherwise. Harmony
+    gets its analysis and final channels with no call.
     """
     fmt = _format(format)
     if by not in ("auto", "token", "text"):
         raise ToolwireError(f"unknown ban mode {by!r}")
     if fmt.content_block is not None:
         return _with_reasoning(fmt, _content_block(fmt), reasoning)
-    soft_short = {t for t, _, soft in fmt.triggers if soft and len(t) <= 3}
-    banned = sorted(set(fmt.call_triggers()) - soft_short)
-    if fmt.reasoning:
-        text_bans = sorted(set(banned) | set(fmt.reasoning))
-    else:
-        text_bans = banned
-    first = _first_char_class(fmt, banned)
-    token_ok = by != "text" and first is None and banned and all(fmt.is_special(t) for t in banned)
+    confirmed = {t for t, _, _, c in fmt.confirms if c}
+    banned = sorted(set(fmt.call_triggers()) - confirmed)
+    text_bans = sorted(set(banned) | set(fmt.reasoning or ()))
+    first = _first_char_class(fmt, banned + sorted(confirmed))
+    token_ok = by != "text" and first is None and not confirmed and banned and all(fmt.is_special(t) for t in banned)
     ids: list[int | str] = list(banned)
     if token_ok and tokenizer_info is not None:
         vocab = _vocab_index(tokenizer_info)
@@ -1226,10 +1237,250 @@ def exclusion_tag(
     if token_ok:
         body = AnyTokensFormat(exclude_tokens=ids)
     else:
-        body = AnyTextFormat(excludes=text_bans)
+        body = _avoiding(fmt, text_bans) if confirmed else AnyTextFormat(excludes=text_bans)
         if first is not None:
             body = _or([SequenceFormat(elements=[RegexFormat(pattern=first), body]), RegexFormat(pattern=r"[ \t\r\n]*")])
     return _with_reasoning(fmt, body, reasoning)
+
+
+# --------------------------------------------------------------------------------------------
+# Text that never contains a pattern: a small regex -> DFA -> EBNF compiler, for the soft triggers
+# whose call is confirmed by what follows them (pythonic's `[name(`, xlam's fence and `[`).
+
+MAX_CP = 0x10FFFF
+#: Rust's char::is_whitespace (the parsers skip this whitespace).
+_SPACE = [(0x09, 0x0D), (0x20, 0x20), (0x85, 0x85), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A),
+          (0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000)]  # fmt: skip
+
+
+def _norm(intervals):
+    out: list[tuple[int, int]] = []
+    for lo, hi in sorted(intervals):
+        if out and lo <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return tuple(out)
+
+
+def _negate(intervals):
+    out, prev = [], 0
+    for lo, hi in _norm(intervals):
+        if lo > prev:
+            out.append((prev, lo - 1))
+        prev = hi + 1
+    if prev <= MAX_CP:
+        out.append((prev, MAX_CP))
+    return tuple(out)
+
+
+class _Nfa:
+    """Thompson NFA over code-point interval sets: edges (state, set or None for epsilon, state)."""
+
+    def __init__(self):
+        self.edges: list[list[tuple[Any, int]]] = []
+
+    def state(self) -> int:
+        self.edges.append([])
+        return len(self.edges) - 1
+
+    def parse(self, pattern: str) -> tuple[int, int]:
+        self.p, self.i = pattern, 0
+        start, end = self._alt()
+        if self.i != len(self.p):
+            raise ToolwireError(f"pattern {pattern!r}: unexpected {self.p[self.i]!r}")
+        return start, end
+
+    def literal(self, text: str) -> tuple[int, int]:
+        start = cur = self.state()
+        for ch in text:
+            nxt = self.state()
+            self.edges[cur].append((((ord(ch), ord(ch)),), nxt))
+            cur = nxt
+        return start, cur
+
+    def _alt(self):
+        branches = [self._seq()]
+        while self.i < len(self.p) and self.p[self.i] == "|":
+            self.i += 1
+            branches.append(self._seq())
+        if len(branches) == 1:
+            return branches[0]
+        s, e = self.state(), self.state()
+        for bs, be in branches:
+            self.edges[s].append((None, bs))
+            self.edges[be].append((None, e))
+        return s, e
+
+    def _seq(self):
+        start = cur = self.state()
+        while self.i < len(self.p) and self.p[self.i] not in "|)":
+            a, b = self._atom()
+            op = self.p[self.i] if self.i < len(self.p) else ""
+            if op in ("*", "+", "?"):
+                self.i += 1
+                s, e = self.state(), self.state()
+                self.edges[s].append((None, a))
+                self.edges[b].append((None, e))
+                if op in ("*", "?"):
+                    self.edges[s].append((None, e))
+                if op in ("*", "+"):
+                    self.edges[b].append((None, a))
+                a, b = s, e
+            self.edges[cur].append((None, a))
+            cur = b
+        return start, cur
+
+    def _atom(self):
+        c = self.p[self.i]
+        self.i += 1
+        if c == "(":
+            s, e = self._alt()
+            if self.i >= len(self.p) or self.p[self.i] != ")":
+                raise ToolwireError(f"pattern {self.p!r}: unclosed group")
+            self.i += 1
+            return s, e
+        if c == "[":
+            cls = self._class()
+        elif c == "\\":
+            cls = self._escape()
+        else:
+            cls = ((ord(c), ord(c)),)
+        s, e = self.state(), self.state()
+        self.edges[s].append((cls, e))
+        return s, e
+
+    def _escape(self):
+        c = self.p[self.i]
+        self.i += 1
+        if c == "s":
+            return tuple(_SPACE)
+        if c == "d":
+            return ((48, 57),)
+        if c in "uUx":
+            n = {"u": 4, "U": 8, "x": 2}[c]
+            cp = int(self.p[self.i : self.i + n], 16)
+            self.i += n
+            return ((cp, cp),)
+        return ((ord(c), ord(c)),)
+
+    def _class(self):
+        negate = self.p[self.i] == "^"
+        if negate:
+            self.i += 1
+        items: list[tuple[int, int]] = []
+        while self.p[self.i] != "]":
+            if self.p[self.i] == "\\":
+                self.i += 1
+                lo_set = self._escape()
+            else:
+                lo_set = ((ord(self.p[self.i]), ord(self.p[self.i])),)
+                self.i += 1
+            if len(lo_set) == 1 and lo_set[0][0] == lo_set[0][1] and self.p[self.i] == "-" and self.p[self.i + 1] != "]":
+                self.i += 1
+                if self.p[self.i] == "\\":
+                    self.i += 1
+                    hi = self._escape()[0][0]
+                else:
+                    hi = ord(self.p[self.i])
+                    self.i += 1
+                items.append((lo_set[0][0], hi))
+            else:
+                items.extend(lo_set)
+        self.i += 1
+        return _negate(items) if negate else _norm(items)
+
+
+def _cls_text(intervals) -> str:
+    def ch(cp: int) -> str:
+        return f"\\U{cp:08x}"
+
+    return "[" + "".join(ch(lo) if lo == hi else f"{ch(lo)}-{ch(hi)}" for lo, hi in _norm(intervals)) + "]"
+
+
+def _confirm_rules(trigger: str, pattern: str, prefix: str, unsafe: set[str]) -> tuple[str, list[str]]:
+    """EBNF rules for what may follow ``trigger`` in text that must not complete ``pattern`` (a
+    regex starting with the trigger): the pattern's DFA after the trigger, each live state a rule
+    that either takes a character keeping the pattern alive, or ends on a character that kills it.
+    That last character is taken too (xgrammar's lookahead does not restrict), so it may not be
+    the first character of another banned text (``unsafe``), except a one-character trigger,
+    which restarts the walk. Returns (first rule name, rules)."""
+    nfa = _Nfa()
+    start, accept = nfa.parse(pattern)
+
+    def closure(states):
+        stack, seen = list(states), set(states)
+        while stack:
+            for cls, nxt in nfa.edges[stack.pop()]:
+                if cls is None and nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+        return frozenset(seen)
+
+    def step(states, cp):
+        return closure({t for st in states for cls, t in nfa.edges[st] if cls and any(a <= cp <= b for a, b in cls)})
+
+    cur = closure({start})
+    for ch in trigger:
+        cur = step(cur, ord(ch))
+    if not cur or accept in cur:
+        raise ToolwireError(f"pattern {pattern!r} does not extend its trigger {trigger!r}")
+    bounds = {0, MAX_CP + 1}
+    for edges in nfa.edges:
+        for cls, _ in edges:
+            for lo, hi in cls or ():
+                bounds.update((lo, hi + 1))
+    for u in unsafe:
+        bounds.update((ord(u), ord(u) + 1))
+    cuts = sorted(bounds)
+    pieces = list(zip(cuts[:-1], (c - 1 for c in cuts[1:])))
+    index = {cur: 0}
+    order = [cur]
+    rules = []
+    k = 0
+    while k < len(order):
+        here = order[k]
+        k += 1
+        moves: dict[int, list[tuple[int, int]]] = {}
+        ends: list[tuple[int, int]] = []
+        restart = False
+        for lo, hi in pieces:
+            nxt = step(here, lo)
+            if accept in nxt:
+                continue  # completes the pattern: banned
+            if nxt:
+                if nxt not in index:
+                    if len(index) > 16:
+                        raise ToolwireError(f"pattern {pattern!r} is too complex to exclude")
+                    index[nxt] = len(order)
+                    order.append(nxt)
+                moves.setdefault(index[nxt], []).append((lo, hi))
+            elif lo == hi and chr(lo) == trigger:
+                restart = True
+            elif not (lo == hi and chr(lo) in unsafe):
+                ends.append((lo, hi))
+        alts = [f"{_cls_text(iv)} {prefix}{j}" for j, iv in sorted(moves.items())]
+        if ends:
+            alts.append(_cls_text(ends))
+        if restart:
+            alts.append(f"{json.dumps(trigger)} {prefix}0")
+        rules.append(f"{prefix}{k - 1} ::= " + (" | ".join(alts) if alts else '""'))
+    return f"{prefix}0", rules
+
+
+def _avoiding(fmt: _Format, banned: Sequence[str]) -> Any:
+    """Any text with none of ``banned`` and none of the soft triggers' confirmed calls: xgrammar's
+    TagDispatch bans the strings and, on each confirmed trigger, walks what follows it."""
+    confirmed = {(t, c) for t, _, _, c in fmt.confirms if c}
+    unsafe = {t[0] for t in banned} | {t[0] for t, _ in confirmed}
+    dispatch, rules = [], []
+    for i, (trigger, pattern) in enumerate(sorted(confirmed)):
+        first, r = _confirm_rules(trigger, pattern, f"cf{i}_", unsafe)
+        dispatch.append(f"({json.dumps(trigger)}, {first})")
+        rules += r
+    excludes = ", ".join(json.dumps(t, ensure_ascii=False) for t in banned)
+    root = f"root ::= TagDispatch({', '.join(dispatch)}, loop_after_dispatch=true, excludes=({excludes}{',' if banned else ''}))"
+    return GrammarFormat(grammar="\n".join([root, *rules]) + "\n")
 
 
 _VOCAB_LOCK = threading.Lock()
@@ -1336,7 +1587,7 @@ def compile(
     cache: GrammarCache | None = None,
 ) -> xgr.CompiledGrammar:
     """Compile ``tag`` for ``tokenizer_info`` through ``cache`` (default: :data:`default_cache`)."""
-    return (cache or default_cache).get(tag, tokenizer_info)
+    return (cache if cache is not None else default_cache).get(tag, tokenizer_info)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1428,6 +1679,7 @@ def plan(
     schema: SchemaMode = "auto",
     exclude_tools_when_tool_choice_none: bool = True,
     reasoning: Any = None,
+    tokenizer_info: xgr.TokenizerInfo | None = None,
 ) -> Plan:
     """Decide the constraint for an OpenAI chat request (``tools``, ``tool_choice``,
     ``parallel_tool_calls``, ``response_format``, guided-decoding fields).
@@ -1444,6 +1696,9 @@ def plan(
     * With ``response_format`` (other than text) or a guided-decoding field, only one constraint is
       kept: the tool constraint for ``required``/named, the request's own otherwise; a warning
       says which was dropped.
+
+    ``tokenizer_info`` (optional) lets the exclusion check that special-token markers are single
+    tokens of the model's vocabulary (see :func:`exclusion_tag`).
 
     Raises:
         ToolwireError: a named tool not in tools, ``required`` without tools, a custom tool with a
@@ -1472,7 +1727,8 @@ def plan(
         if other:
             warnings.append(f"tool_choice none: the call exclusion is dropped in favour of the request's {other}")
             return Plan(tools_out, "none", None, None, parallel, warnings)
-        return Plan(tools_out, "none", "exclusion", exclusion_tag(fmt.name, reasoning=reasoning), parallel, warnings)
+        ban = exclusion_tag(fmt.name, reasoning=reasoning, tokenizer_info=tokenizer_info)
+        return Plan(tools_out, "none", "exclusion", ban, parallel, warnings)
 
     tools_out = _tool_dicts(raw_tools, allowed) if mode == "named" or len(allowed) != len(tool_list) else [dict(t) for t in raw_tools]
     forced = mode in ("required", "named")

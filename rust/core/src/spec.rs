@@ -27,6 +27,11 @@ pub struct Trigger {
     pub at_output_start: bool,
     /// A soft trigger may turn out not to be a call (bare `{` or `[`); the text is then content.
     pub soft: bool,
+    /// For a soft trigger: what the text from the trigger on must look like for the parser to
+    /// take it for a call, as a small regex (literals, `[...]` classes, `\s`, groups, `?`, `*`,
+    /// `+`). A grammar that must rule calls out bans this instead of the bare trigger (pythonic's
+    /// `[` stays allowed in text; `[name(` does not).
+    pub confirm: Option<&'static str>,
 }
 
 impl Trigger {
@@ -35,6 +40,7 @@ impl Trigger {
             text,
             at_output_start: false,
             soft: false,
+            confirm: None,
         }
     }
     pub const fn at_start(text: &'static str) -> Self {
@@ -42,6 +48,7 @@ impl Trigger {
             text,
             at_output_start: true,
             soft: true,
+            confirm: None,
         }
     }
     pub const fn soft(text: &'static str) -> Self {
@@ -49,6 +56,14 @@ impl Trigger {
             text,
             at_output_start: false,
             soft: true,
+            confirm: None,
+        }
+    }
+    /// This trigger, with the pattern that confirms a call (see `confirm`).
+    pub const fn confirmed(self, pattern: &'static str) -> Self {
+        Self {
+            confirm: Some(pattern),
+            ..self
         }
     }
 }
@@ -85,6 +100,9 @@ pub struct Layout {
     /// a grammar writes it (harmony's analysis channel and the next message's start; gemma4's
     /// `thought` label).
     pub reasoning_block: Option<(&'static str, &'static str)>,
+    /// The family writes content after its calls (gemma4's chat template: the calls, then the
+    /// text), so a grammar that requires calls still allows text after them.
+    pub content_after_calls: bool,
 }
 
 impl Layout {
@@ -93,6 +111,7 @@ impl Layout {
         section: None,
         content_block: None,
         reasoning_block: None,
+        content_after_calls: false,
     };
 
     /// Calls wrapped in `begin` ... `end`.
@@ -101,6 +120,7 @@ impl Layout {
             section: Some((begin, end)),
             content_block: None,
             reasoning_block: None,
+            content_after_calls: false,
         }
     }
 }

@@ -507,6 +507,7 @@ pub fn format_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDi
                     PyBool::new(py, t.at_output_start).to_owned().into_any(),
                 ),
                 ("soft", PyBool::new(py, t.soft).to_owned().into_any()),
+                ("confirm", opt_str(py, t.confirm)),
             ],
         )?)?;
     }
@@ -552,6 +553,12 @@ pub fn format_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDi
             ("section", pair(spec.layout.section)?),
             ("content_block", pair(spec.layout.content_block)?),
             ("reasoning_block", pair(spec.layout.reasoning_block)?),
+            (
+                "content_after_calls",
+                PyBool::new(py, spec.layout.content_after_calls)
+                    .to_owned()
+                    .into_any(),
+            ),
             (
                 "supports_structural_tag",
                 PyBool::new(py, spec.template.is_some())

@@ -51,6 +51,7 @@ pub static SPEC: FormatSpec = FormatSpec {
         section: None,
         content_block: None,
         reasoning_block: Some(("<|channel>thought\n", "<channel|>")),
+        content_after_calls: true,
     },
     new_region,
     render,

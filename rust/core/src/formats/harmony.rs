@@ -104,6 +104,7 @@ pub static SPEC: FormatSpec = FormatSpec {
             "<|channel|>analysis<|message|>",
             "<|end|><|start|>assistant",
         )),
+        content_after_calls: false,
     },
     new_region,
     render,

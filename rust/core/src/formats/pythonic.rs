@@ -29,6 +29,8 @@ const PY_START: &str = "<|python_start|>";
 const PY_END: &str = "<|python_end|>";
 const FN_START: &str = "<function_calls>";
 const FN_END: &str = "</function_calls>";
+/// What a `[` must open to be read as calls: `[name(` (whitespace allowed around the name).
+const CALL_OPENS: &str = r"\[\s*[A-Za-z_\u0080-\U0010ffff][A-Za-z0-9_.\-\u0080-\U0010ffff]*\s*\(";
 
 pub static SPEC: FormatSpec = FormatSpec {
     name: "pythonic",
@@ -66,8 +68,8 @@ pub static SPEC: FormatSpec = FormatSpec {
     // The soft `[` comes before the markers: the engine's marker search stops at the earliest
     // match of the literals listed before, so the frequent `[` keeps the search short.
     triggers: &[
-        Trigger::at_start("["),
-        Trigger::soft("["),
+        Trigger::at_start("[").confirmed(CALL_OPENS),
+        Trigger::soft("[").confirmed(CALL_OPENS),
         Trigger::marker(PY_START),
         Trigger::marker(FN_START),
     ],

@@ -23,7 +23,7 @@ pub static SPEC: FormatSpec = FormatSpec {
     ],
     triggers: &[
         Trigger::at_start("["),
-        Trigger::soft(FENCE),
+        Trigger::soft(FENCE).confirmed(r"```([jJ][sS][oO][nN])?\s*\["),
         Trigger::marker("[TOOL_CALLS]"),
         Trigger::marker("<tool_call>"),
     ],
