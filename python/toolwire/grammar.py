@@ -1398,13 +1398,14 @@ def _cls_text(intervals) -> str:
     return "[" + "".join(ch(lo) if lo == hi else f"{ch(lo)}-{ch(hi)}" for lo, hi in _norm(intervals)) + "]"
 
 
-def _confirm_rules(trigger: str, pattern: str, prefix: str, unsafe: set[str]) -> tuple[str, list[str]]:
+def _confirm_rules(trigger: str, pattern: str, prefix: str, unsafe: set[str], then: str) -> tuple[str, list[str]]:
     """EBNF rules for what may follow ``trigger`` in text that must not complete ``pattern`` (a
-    regex starting with the trigger): the pattern's DFA after the trigger, each live state a rule
-    that either takes a character keeping the pattern alive, or ends on a character that kills it.
-    That last character is taken too (xgrammar's lookahead does not restrict), so it may not be
-    the first character of another banned text (``unsafe``), except a one-character trigger,
-    which restarts the walk. Returns (first rule name, rules)."""
+    regex starting with the trigger), walking the pattern's DFA after the trigger. Each live state
+    ``{prefix}f{q}`` takes a character that keeps the pattern alive, or a character that kills it
+    and then the rule ``then`` (the rest of the text); ``{prefix}p{q}`` keeps it alive to the end
+    of the text. The killing character is consumed (xgrammar's lookahead does not restrict), so it
+    may not start another banned text (``unsafe``), except a one-character trigger, which restarts
+    the walk. Returns (the rule to dispatch to, rules)."""
     nfa = _Nfa()
     start, accept = nfa.parse(pattern)
 
@@ -1440,6 +1441,7 @@ def _confirm_rules(trigger: str, pattern: str, prefix: str, unsafe: set[str]) ->
     k = 0
     while k < len(order):
         here = order[k]
+        q = k
         k += 1
         moves: dict[int, list[tuple[int, int]]] = {}
         ends: list[tuple[int, int]] = []
@@ -1459,28 +1461,33 @@ def _confirm_rules(trigger: str, pattern: str, prefix: str, unsafe: set[str]) ->
                 restart = True
             elif not (lo == hi and chr(lo) in unsafe):
                 ends.append((lo, hi))
-        alts = [f"{_cls_text(iv)} {prefix}{j}" for j, iv in sorted(moves.items())]
+        full = [f"{_cls_text(iv)} {prefix}f{j}" for j, iv in sorted(moves.items())]
+        part = ['""'] + [f"{_cls_text(iv)} {prefix}p{j}" for j, iv in sorted(moves.items())]
         if ends:
-            alts.append(_cls_text(ends))
+            full.append(f"{_cls_text(ends)} {then}")
         if restart:
-            alts.append(f"{json.dumps(trigger)} {prefix}0")
-        rules.append(f"{prefix}{k - 1} ::= " + (" | ".join(alts) if alts else '""'))
-    return f"{prefix}0", rules
+            full.append(f"{json.dumps(trigger)} {prefix}f0")
+            part.append(f"{json.dumps(trigger)} {prefix}p0")
+        rules.append(f"{prefix}f{q} ::= " + (" | ".join(full) if full else '""'))
+        rules.append(f"{prefix}p{q} ::= " + " | ".join(part))
+    rules.append(f"{prefix}d ::= {prefix}f0 | {prefix}p0")
+    return f"{prefix}d", rules
 
 
 def _avoiding(fmt: _Format, banned: Sequence[str]) -> Any:
     """Any text with none of ``banned`` and none of the soft triggers' confirmed calls: xgrammar's
-    TagDispatch bans the strings and, on each confirmed trigger, walks what follows it."""
-    confirmed = {(t, c) for t, _, _, c in fmt.confirms if c}
+    TagDispatch bans the strings, and on a confirmed trigger walks what follows it (a segment of
+    text per trigger occurrence)."""
+    confirmed = sorted({(t, c) for t, _, _, c in fmt.confirms if c})
     unsafe = {t[0] for t in banned} | {t[0] for t, _ in confirmed}
     dispatch, rules = [], []
-    for i, (trigger, pattern) in enumerate(sorted(confirmed)):
-        first, r = _confirm_rules(trigger, pattern, f"cf{i}_", unsafe)
+    for i, (trigger, pattern) in enumerate(confirmed):
+        first, r = _confirm_rules(trigger, pattern, f"cf{i}", unsafe, "seg")
         dispatch.append(f"({json.dumps(trigger)}, {first})")
         rules += r
     excludes = ", ".join(json.dumps(t, ensure_ascii=False) for t in banned)
-    root = f"root ::= TagDispatch({', '.join(dispatch)}, loop_after_dispatch=true, excludes=({excludes}{',' if banned else ''}))"
-    return GrammarFormat(grammar="\n".join([root, *rules]) + "\n")
+    seg = f"seg ::= TagDispatch({', '.join(dispatch)}, loop_after_dispatch=false, excludes=({excludes}{',' if banned else ''}))"
+    return GrammarFormat(grammar="\n".join(["root ::= seg", seg, *rules]) + "\n")
 
 
 _VOCAB_LOCK = threading.Lock()
