@@ -83,7 +83,26 @@ class Divergence:
     sglang: Any
 
 
-DIVERGENCES: dict[str, Divergence] = {}
+DIVERGENCES: dict[str, Divergence] = {
+    # --- harmony -------------------------------------------------------------------------------
+    # Text outside any Harmony message (no <|channel|> header) is content for us: the prompt may
+    # have opened the message, and dropping model output silently loses text. Dynamo and vLLM
+    # drop bare text because it is not a valid Harmony response; SGLang keeps it as we do.
+    # model_text: 'Hello, how can I help you today?'
+    "harmony/TOOLCALLING.batch.3": Divergence(
+        reason="bare text outside any Harmony message is content for us; Dynamo drops it",
+        ours={"calls": [], "content": "Hello, how can I help you today?", "issues": []},
+        vllm={"calls": [], "normal_text": ""},
+        sglang={"calls": [], "normal_text": "Hello, how can I help you today?"},
+    ),
+    # model_text: '   '
+    "harmony/TOOLCALLING.batch.9.b": Divergence(
+        reason="whitespace-only output outside any Harmony message is kept as content; Dynamo drops it",
+        ours={"calls": [], "content": "   ", "issues": []},
+        vllm={"calls": [], "normal_text": ""},
+        sglang={"calls": [], "normal_text": "   "},
+    ),
+}
 
 
 # ---------------------------------------------------------------------------------------------
