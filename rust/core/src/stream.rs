@@ -14,7 +14,7 @@ use crate::message::{Delta, Message};
 use crate::region::{MarkerTable, RegionCtx, RegionParser, Sink, Status};
 use crate::spec::FormatSpec;
 use crate::text::{self, Scan};
-use crate::tools::ToolSet;
+use crate::tools::{ToolChoice, ToolSet};
 use crate::vocab::{Piece, TokenDecoder, Vocab};
 
 /// How reasoning is delimited in the output.
@@ -56,6 +56,9 @@ pub struct ParserConfig {
     pub spec: &'static FormatSpec,
     pub tools: Arc<ToolSet>,
     pub reasoning: Reasoning,
+    /// What the request allows; calls against it are flagged, not dropped.
+    pub tool_choice: ToolChoice,
+    pub parallel_tool_calls: bool,
 }
 
 impl ParserConfig {
@@ -67,7 +70,34 @@ impl ParserConfig {
             spec,
             tools: Arc::new(tools),
             reasoning,
+            tool_choice: ToolChoice::Auto,
+            parallel_tool_calls: true,
         })
+    }
+
+    /// Share an already compiled tool set.
+    pub fn with_tool_set(mut self, tools: Arc<ToolSet>) -> Self {
+        self.tools = tools;
+        self
+    }
+
+    /// Flag calls that break the request's `tool_choice` / `parallel_tool_calls`, and a missing
+    /// call when one was required. A named choice must name a declared tool.
+    pub fn with_tool_choice(
+        mut self,
+        tool_choice: ToolChoice,
+        parallel_tool_calls: bool,
+    ) -> Result<Self> {
+        if let ToolChoice::Named(name) = &tool_choice {
+            if !self.tools.is_empty() && self.tools.get(name).is_none() {
+                return Err(Error::InvalidArgument(format!(
+                    "tool_choice names {name:?}, which is not among the tools"
+                )));
+            }
+        }
+        self.tool_choice = tool_choice;
+        self.parallel_tool_calls = parallel_tool_calls;
+        Ok(self)
     }
 
     /// Marker texts of this configuration that a tokenizer may have as special tokens.
@@ -161,7 +191,8 @@ impl StreamParser {
             Reasoning::Paired { .. } => State::Start,
             Reasoning::ClosingOnly { .. } => State::Reasoning,
         };
-        let sink = Sink::new(ids, config.tools.clone(), markers.clone());
+        let mut sink = Sink::new(ids, config.tools.clone(), markers.clone());
+        sink.set_policy(config.tool_choice.clone(), config.parallel_tool_calls);
         let label_pending = match config.reasoning {
             Reasoning::ClosingOnly { .. } => reasoning_label(&config, None),
             _ => None,
