@@ -152,7 +152,7 @@ impl StreamParser {
             .spec
             .triggers
             .iter()
-            .map(|t| self.markers.lit(t.text).to_owned())
+            .map(|t| self.markers.lit_text(t.text))
             .collect();
     }
 
