@@ -2,6 +2,7 @@
 //! in `REGISTRY`.
 
 pub mod default;
+pub mod dsml;
 pub mod hermes;
 pub mod json_calls;
 pub mod llama3_json;
@@ -14,6 +15,8 @@ pub static REGISTRY: &[&FormatSpec] = &[
     &hermes::SPEC,
     &llama3_json::SPEC,
     &mistral::SPEC,
+    &dsml::DEEPSEEK_V3_2,
+    &dsml::DEEPSEEK_V4,
     &default::SPEC,
 ];
 

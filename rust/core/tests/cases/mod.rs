@@ -3,6 +3,8 @@
 
 use serde_json::Value;
 
+pub mod deepseek_v3_2;
+pub mod deepseek_v4;
 pub mod default;
 pub mod hermes;
 pub mod llama3_json;
@@ -89,6 +91,8 @@ pub fn all() -> Vec<Matrix> {
         hermes::matrix(),
         llama3_json::matrix(),
         mistral::matrix(),
+        deepseek_v3_2::matrix(),
+        deepseek_v4::matrix(),
         default::matrix(),
     ]
 }
