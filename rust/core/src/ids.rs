@@ -4,7 +4,7 @@ use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-pub trait IdSource: Send {
+pub trait IdSource: Send + Sync {
     fn next_id(&mut self, index: usize, name: &str) -> String;
 }
 

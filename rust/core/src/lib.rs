@@ -29,5 +29,6 @@ pub mod spec;
 pub mod stream;
 pub mod text;
 pub mod tools;
+pub mod vocab;
 
 pub use error::{Error, Result};

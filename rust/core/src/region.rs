@@ -68,7 +68,7 @@ impl Progress {
     }
 }
 
-pub trait RegionParser: Send {
+pub trait RegionParser: Send + Sync {
     /// Consume a prefix of `input`. At `eof` the parser must not return `Continue`.
     fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress;
 }
