@@ -7,6 +7,7 @@ pub mod hermes;
 pub mod json_calls;
 pub mod llama3_json;
 pub mod mistral;
+pub mod xml_invoke;
 
 use crate::spec::FormatSpec;
 
