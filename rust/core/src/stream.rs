@@ -310,10 +310,23 @@ impl StreamParser {
             Reasoning::Off => "</think>",
         };
         let close_lit = self.markers.lit(close).to_owned();
-        match text::scan(&self.pending, &[close_lit.as_str()]) {
-            Scan::Found { pos, .. } => {
+        // A marker with the role `reasoning_exit` also ends reasoning (the model went straight from
+        // thinking into a tool call without closing it); it stays in the input for content.
+        let mut lits = vec![close_lit.clone()];
+        lits.extend(
+            self.config
+                .spec
+                .markers
+                .iter()
+                .filter(|m| m.role == "reasoning_exit")
+                .map(|m| self.markers.lit_text(m.text)),
+        );
+        let lits: Vec<&str> = lits.iter().map(String::as_str).collect();
+        match text::scan(&self.pending, &lits) {
+            Scan::Found { pos, which } => {
                 self.sink.reasoning(&self.pending[..pos]);
-                self.consume(pos + close_lit.len());
+                let close_len = if which == 0 { close_lit.len() } else { 0 };
+                self.consume(pos + close_len);
                 self.state = State::Content;
                 true
             }

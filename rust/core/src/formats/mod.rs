@@ -6,6 +6,7 @@ pub mod dsml;
 pub mod hermes;
 pub mod json_calls;
 pub mod llama3_json;
+pub mod minimax_m2;
 pub mod mistral;
 pub mod xml_invoke;
 
@@ -18,6 +19,7 @@ pub static REGISTRY: &[&FormatSpec] = &[
     &mistral::SPEC,
     &dsml::DEEPSEEK_V3_2,
     &dsml::DEEPSEEK_V4,
+    &minimax_m2::SPEC,
     &default::SPEC,
 ];
 

@@ -8,6 +8,7 @@ pub mod deepseek_v4;
 pub mod default;
 pub mod hermes;
 pub mod llama3_json;
+pub mod minimax_m2;
 pub mod mistral;
 
 pub struct Expect {
@@ -93,6 +94,7 @@ pub fn all() -> Vec<Matrix> {
         mistral::matrix(),
         deepseek_v3_2::matrix(),
         deepseek_v4::matrix(),
+        minimax_m2::matrix(),
         default::matrix(),
     ]
 }
