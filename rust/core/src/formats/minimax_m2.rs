@@ -73,7 +73,7 @@ pub static SPEC: FormatSpec = FormatSpec {
         Marker {
             role: "reasoning_exit",
             text: "<minimax:tool_call>",
-            special_token: true,
+            special_token: false,
         },
     ],
     triggers: &[Trigger::marker("<minimax:tool_call>")],

@@ -7,6 +7,7 @@ pub mod hermes;
 pub mod json_calls;
 pub mod llama3_json;
 pub mod minimax_m2;
+pub mod minimax_m3;
 pub mod mistral;
 pub mod xml_invoke;
 
@@ -20,6 +21,7 @@ pub static REGISTRY: &[&FormatSpec] = &[
     &dsml::DEEPSEEK_V3_2,
     &dsml::DEEPSEEK_V4,
     &minimax_m2::SPEC,
+    &minimax_m3::SPEC,
     &default::SPEC,
 ];
 

@@ -9,6 +9,7 @@ pub mod default;
 pub mod hermes;
 pub mod llama3_json;
 pub mod minimax_m2;
+pub mod minimax_m3;
 pub mod mistral;
 
 pub struct Expect {
@@ -95,6 +96,7 @@ pub fn all() -> Vec<Matrix> {
         deepseek_v3_2::matrix(),
         deepseek_v4::matrix(),
         minimax_m2::matrix(),
+        minimax_m3::matrix(),
         default::matrix(),
     ]
 }
