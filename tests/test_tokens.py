@@ -103,3 +103,19 @@ def test_deepseek_tokenizer_json_vocab():
     message, _ = feed_one_by_one(toolwire.ToolParser("hermes", vocab=vocab, reasoning="think"), ids)
     assert message.reasoning_content == "Plan: 東京 weather."
     assert message.content == "Answer: ☀"
+
+
+def test_mistral_tekken_tool_calls_token():
+    tekken = pytest.importorskip("mistral_common.tokens.tokenizers.tekken")
+    import mistral_common
+
+    path = Path(mistral_common.__file__).parent / "data" / "tekken_240911.json"
+    vocab = toolwire.Vocab.from_tekken_json(path)
+    assert vocab.special_id("[TOOL_CALLS]") == 9
+    enc = tekken.Tekkenizer.from_file(str(path))
+    body = '[{"name": "get_weather", "arguments": {"location": "Zürich"}}]'
+    typed = "Mistral writes [TOOL_CALLS] before calls. "
+    ids = enc.encode(typed, bos=False, eos=False) + [9] + enc.encode(body, bos=False, eos=False)
+    message, _ = feed_one_by_one(toolwire.ToolParser("mistral", vocab=vocab), ids)
+    assert message.content == typed
+    assert [(c.name, json.loads(c.arguments)) for c in message.tool_calls] == [("get_weather", {"location": "Zürich"})]

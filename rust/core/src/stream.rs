@@ -113,6 +113,11 @@ pub struct StreamParser {
     sink: Sink,
     finished: bool,
     trigger_lits: Vec<String>,
+    /// A label the format writes right after its native reasoning opener (Gemma 4's
+    /// `thought\n`), still to be stripped from the start of the reasoning.
+    label_pending: Option<&'static str>,
+    /// End markers with no open call: markup, not content (kept in an issue).
+    stray_lits: Vec<String>,
 }
 
 impl StreamParser {
@@ -128,6 +133,10 @@ impl StreamParser {
             Reasoning::ClosingOnly { .. } => State::Reasoning,
         };
         let sink = Sink::new(ids, config.tools.clone(), markers.clone());
+        let label_pending = match config.reasoning {
+            Reasoning::ClosingOnly { .. } => reasoning_label(&config, None),
+            _ => None,
+        };
         let mut parser = Self {
             config,
             input: Input::Unset,
@@ -138,6 +147,8 @@ impl StreamParser {
             sink,
             finished: false,
             trigger_lits: Vec::new(),
+            label_pending,
+            stray_lits: Vec::new(),
         };
         parser.refresh_trigger_lits();
         parser
@@ -156,12 +167,18 @@ impl StreamParser {
     }
 
     fn refresh_trigger_lits(&mut self) {
-        self.trigger_lits = self
-            .config
-            .spec
+        let spec = self.config.spec;
+        self.trigger_lits = spec
             .triggers
             .iter()
             .map(|t| self.markers.lit_text(t.text))
+            .collect();
+        self.stray_lits = spec
+            .markers
+            .iter()
+            .filter(|m| matches!(m.role, "call_end" | "section_end"))
+            .filter(|m| !spec.triggers.iter().any(|t| t.text == m.text))
+            .map(|m| self.markers.lit_text(m.text))
             .collect();
     }
 
@@ -293,6 +310,7 @@ impl StreamParser {
         let rest = &self.pending[ws..];
         if rest.starts_with(open_lit.as_str()) {
             self.consume(ws + open_lit.len());
+            self.label_pending = reasoning_label(&self.config, Some(open));
             self.state = State::Reasoning;
             return true;
         }
@@ -309,6 +327,19 @@ impl StreamParser {
             Reasoning::Paired { close, .. } | Reasoning::ClosingOnly { close } => close,
             Reasoning::Off => "</think>",
         };
+        if let Some(label) = self.label_pending {
+            if self.pending.starts_with(label) {
+                self.consume(label.len());
+                self.label_pending = None;
+            } else if !eof
+                && (self.pending.is_empty() || text::is_proper_prefix(&self.pending, label))
+            {
+                self.state = State::Reasoning;
+                return false;
+            } else {
+                self.label_pending = None;
+            }
+        }
         let close_lit = self.markers.lit(close).to_owned();
         // A marker with the role `reasoning_exit` also ends reasoning (the model went straight from
         // thinking into a tool call without closing it); it stays in the input for content.
@@ -380,15 +411,48 @@ impl StreamParser {
             .enumerate()
             .filter(|(_, t)| !t.at_output_start)
             .map(|(i, _)| (i, self.trigger_lits[i].as_str()))
+            .chain(self.stray_lits.iter().map(|l| (usize::MAX, l.as_str())))
             .collect();
         let lits: Vec<&str> = anywhere.iter().map(|(_, l)| *l).collect();
-        match text::scan(&self.pending, &lits) {
+        let found = match text::scan(&self.pending, &lits) {
+            // A longer literal that starts with the one found may still complete there (MiniMax
+            // M3's trigger is the namespace token that begins every one of its end markers).
+            Scan::Found { pos, .. }
+                if !eof
+                    && lits
+                        .iter()
+                        .any(|l| text::is_proper_prefix(&self.pending[pos..], l)) =>
+            {
+                Scan::NotFound { safe: pos }
+            }
+            Scan::Found { pos, which } => Scan::Found {
+                pos,
+                which: anywhere[which].0,
+            },
+            not_found => not_found,
+        };
+        match found {
             Scan::Found { pos, which } => {
-                let trigger = anywhere[which].0;
                 let before = self.pending[..pos].to_owned();
                 self.emit_content(&before);
                 self.consume(pos);
-                self.open_region(trigger);
+                if which == usize::MAX {
+                    let stray = self
+                        .stray_lits
+                        .iter()
+                        .find(|l| self.pending.starts_with(l.as_str()))
+                        .cloned();
+                    let stray = stray.unwrap_or_default();
+                    self.consume(stray.len());
+                    self.sink.fail_call(
+                        crate::message::IssueKind::UnexpectedText,
+                        "an end marker outside any call",
+                        &stray,
+                    );
+                    self.state = State::Content;
+                } else {
+                    self.open_region(which);
+                }
                 true
             }
             Scan::NotFound { safe } => {
@@ -460,6 +524,16 @@ impl StreamParser {
             }
         }
     }
+}
+
+/// The label a format writes after its native reasoning opener (a `reasoning_label` marker),
+/// when reasoning was opened by that native opener (`None`: opened by the prompt).
+fn reasoning_label(config: &ParserConfig, opened_by: Option<&str>) -> Option<&'static str> {
+    let (native_open, _) = config.spec.reasoning?;
+    if opened_by.is_some_and(|open| open != native_open) {
+        return None;
+    }
+    config.spec.marker("reasoning_label").map(|m| m.text)
 }
 
 /// One-shot parse: the same engine, fed everything at once.

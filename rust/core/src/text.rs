@@ -80,12 +80,16 @@ mod tests {
         assert_eq!(find_any("ab<x><xy>", &["<xy>", "<x>"]), Some((2, 1)));
         assert_eq!(find_any("ab<xy>", &["<x", "<xy>"]), Some((2, 1)));
         assert_eq!(find_any("abc", &["<x"]), None);
-        // A shorter literal's search limit may fall inside a multi-byte character.
+        // The search window after a first match must end on a char boundary.
         assert_eq!(
-            find_any("x</｜D｜a>", &["</｜D｜a>", "</｜D｜bb>"]),
-            Some((1, 0))
+            find_any("<|start|>é", &["<|start|>", "<|channel|>"]),
+            Some((0, 0))
         );
-        assert_eq!(find_any("x</｜D｜a>", &["</｜D｜a>", "｜"]), Some((1, 0)));
+        // The search window after an earlier match must end on a char boundary.
+        assert_eq!(find_any("<a>ü<bb>", &["<a>", "<bb>"]), Some((0, 0)));
+        // The search window after an earlier match may end inside a multi-byte character.
+        assert_eq!(find_any("<a>｜x", &["<a>", "<a>｜"]), Some((0, 1)));
+        assert_eq!(find_any("<a>｜x", &["<a>", "a>"]), Some((0, 0)));
     }
 
     #[test]

@@ -344,7 +344,7 @@ impl M3Region {
         let depth = self.frames.len() - 1;
         if matches!(self.frames[depth].kind, Kind::Undecided) {
             let schema = typed(self.schema_at(depth));
-            let allows_array = schema.map_or(true, |s| TypeSet::of(Some(s)).has(TypeSet::ARRAY));
+            let allows_array = schema.is_none_or(|s| TypeSet::of(Some(s)).has(TypeSet::ARRAY));
             self.frames[depth].kind = if tag == "item" && allows_array {
                 Kind::Array(Vec::new())
             } else {

@@ -1,15 +1,28 @@
 //! The format registry: every wire format is one file in this folder with a `SPEC`, plus one line
 //! in `REGISTRY`.
 
+pub mod cohere;
+pub mod deepseek_v3;
+pub mod deepseek_v3_1;
 pub mod default;
 pub mod dsml;
+pub mod gemma4;
+pub mod glm;
+pub mod harmony;
 pub mod hermes;
+pub mod hunyuan_a13b;
 pub mod json_calls;
+pub mod kimi_k2;
 pub mod llama3_json;
+pub mod longcat;
+pub mod markup;
 pub mod minimax_m2;
 pub mod minimax_m3;
 pub mod mistral;
+pub mod qwen3_coder;
+pub mod sectioned;
 pub mod xml_invoke;
+pub mod xml_params;
 
 use crate::spec::FormatSpec;
 
@@ -18,11 +31,22 @@ pub static REGISTRY: &[&FormatSpec] = &[
     &hermes::SPEC,
     &llama3_json::SPEC,
     &mistral::SPEC,
+    &harmony::SPEC,
+    &longcat::SPEC,
+    &hunyuan_a13b::SPEC,
+    &cohere::SPEC,
+    &qwen3_coder::SPEC,
+    &glm::GLM45,
+    &glm::GLM47,
     &dsml::DEEPSEEK_V3_2,
     &dsml::DEEPSEEK_V4,
     &minimax_m2::SPEC,
     &minimax_m3::SPEC,
     &default::SPEC,
+    &deepseek_v3::SPEC,
+    &deepseek_v3_1::SPEC,
+    &kimi_k2::SPEC,
+    &gemma4::SPEC,
 ];
 
 /// Find a format by canonical name or alias (case-insensitive, `-` and `_` interchangeable).

@@ -3,14 +3,25 @@
 
 use serde_json::Value;
 
+pub mod cohere;
+pub mod deepseek_v3;
+pub mod deepseek_v3_1;
 pub mod deepseek_v3_2;
 pub mod deepseek_v4;
 pub mod default;
+pub mod gemma4;
+pub mod glm45;
+pub mod glm47;
+pub mod harmony;
 pub mod hermes;
+pub mod hunyuan_a13b;
+pub mod kimi_k2;
 pub mod llama3_json;
+pub mod longcat;
 pub mod minimax_m2;
 pub mod minimax_m3;
 pub mod mistral;
+pub mod qwen3_coder;
 
 pub struct Expect {
     pub content: Option<&'static str>,
@@ -93,11 +104,22 @@ pub fn all() -> Vec<Matrix> {
         hermes::matrix(),
         llama3_json::matrix(),
         mistral::matrix(),
+        harmony::matrix(),
+        longcat::matrix(),
+        hunyuan_a13b::matrix(),
+        cohere::matrix(),
+        qwen3_coder::matrix(),
+        glm45::matrix(),
+        glm47::matrix(),
         deepseek_v3_2::matrix(),
         deepseek_v4::matrix(),
         minimax_m2::matrix(),
         minimax_m3::matrix(),
         default::matrix(),
+        deepseek_v3::matrix(),
+        deepseek_v3_1::matrix(),
+        kimi_k2::matrix(),
+        gemma4::matrix(),
     ]
 }
 
