@@ -97,6 +97,35 @@ enum State {
     Region(Box<dyn RegionParser>),
 }
 
+/// Text waiting to be parsed. Consuming from the front moves a cursor instead of shifting the
+/// bytes, so a long output with many calls parses in linear time.
+#[derive(Default)]
+struct Pending {
+    text: String,
+    start: usize,
+}
+
+impl Pending {
+    fn push_str(&mut self, s: &str) {
+        if self.start > 0 && self.start >= self.text.len() / 2 {
+            self.text.drain(..self.start);
+            self.start = 0;
+        }
+        self.text.push_str(s);
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.start = (self.start + n).min(self.text.len());
+    }
+}
+
+impl std::ops::Deref for Pending {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.text[self.start..]
+    }
+}
+
 enum Input {
     Unset,
     Text,
@@ -107,7 +136,7 @@ pub struct StreamParser {
     config: ParserConfig,
     input: Input,
     markers: Arc<MarkerTable>,
-    pending: String,
+    pending: Pending,
     state: State,
     at_output_start: bool,
     sink: Sink,
@@ -141,7 +170,7 @@ impl StreamParser {
             config,
             input: Input::Unset,
             markers,
-            pending: String::new(),
+            pending: Pending::default(),
             state,
             at_output_start: true,
             sink,
@@ -297,7 +326,7 @@ impl StreamParser {
     }
 
     fn consume(&mut self, n: usize) {
-        self.pending.drain(..n);
+        self.pending.consume(n);
     }
 
     fn step_start(&mut self, eof: bool) -> bool {

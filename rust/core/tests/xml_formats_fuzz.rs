@@ -98,14 +98,15 @@ fn tools() -> ToolSet {
     .unwrap()
 }
 
-fn shape(
-    m: &Message,
-) -> (
+/// Content, reasoning, calls (name, arguments) and issues (kind, raw) of a message.
+type Shape = (
     String,
     String,
     Vec<(String, String)>,
     Vec<(&'static str, String)>,
-) {
+);
+
+fn shape(m: &Message) -> Shape {
     (
         m.content.clone(),
         m.reasoning.clone(),

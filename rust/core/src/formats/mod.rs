@@ -8,9 +8,12 @@ pub mod default;
 pub mod dsml;
 pub mod gemma4;
 pub mod glm;
+pub mod granite;
 pub mod harmony;
 pub mod hermes;
 pub mod hunyuan_a13b;
+pub mod internlm;
+pub mod jamba;
 pub mod json_calls;
 pub mod kimi_k2;
 pub mod llama3_json;
@@ -19,8 +22,13 @@ pub mod markup;
 pub mod minimax_m2;
 pub mod minimax_m3;
 pub mod mistral;
+pub mod nemotron_deci;
+pub mod phi4;
+pub mod pylit;
+pub mod pythonic;
 pub mod qwen3_coder;
 pub mod sectioned;
+pub mod xlam;
 pub mod xml_invoke;
 pub mod xml_params;
 
@@ -47,6 +55,13 @@ pub static REGISTRY: &[&FormatSpec] = &[
     &deepseek_v3_1::SPEC,
     &kimi_k2::SPEC,
     &gemma4::SPEC,
+    &pythonic::SPEC,
+    &phi4::SPEC,
+    &jamba::SPEC,
+    &nemotron_deci::SPEC,
+    &granite::SPEC,
+    &xlam::SPEC,
+    &internlm::SPEC,
 ];
 
 /// Find a format by canonical name or alias (case-insensitive, `-` and `_` interchangeable).
