@@ -25,7 +25,7 @@ pub struct RegionCtx<'a> {
 impl RegionCtx<'_> {
     /// The text to search for a marker: its characters, or a sentinel for special-token input.
     pub fn lit(&self, marker_text: &'static str) -> String {
-        self.markers.lit(marker_text).to_owned()
+        self.markers.lit_text(marker_text)
     }
 
     pub fn trigger_lit(&self) -> String {
@@ -105,6 +105,26 @@ impl MarkerTable {
             .iter()
             .find(|(t, _)| *t == marker_text)
             .map_or(marker_text, |(_, s)| s.as_str())
+    }
+
+    /// Like [`MarkerTable::lit`], for markers that are several tokens of which some are special: a
+    /// tokenizer matches special tokens first, so in token mode `<｜DSML｜invoke` arrives as `<`, the
+    /// `｜DSML｜` token and `invoke`, and its search text holds the sentinel for the middle part.
+    pub fn lit_text(&self, marker_text: &str) -> String {
+        if let Some(sentinel) = self.sentinel_for(marker_text) {
+            return sentinel.to_owned();
+        }
+        let mut entries: Vec<&(&'static str, String)> = self
+            .entries
+            .iter()
+            .filter(|(t, _)| !t.is_empty() && marker_text.contains(t))
+            .collect();
+        entries.sort_by_key(|(t, _)| std::cmp::Reverse(t.len()));
+        let mut out = marker_text.to_owned();
+        for (text, sentinel) in entries {
+            out = out.replace(text, sentinel);
+        }
+        out
     }
 
     pub fn sentinel_for(&self, text: &str) -> Option<&str> {

@@ -231,14 +231,14 @@ impl StreamParser {
         self.trigger_lits = spec
             .triggers
             .iter()
-            .map(|t| self.markers.lit(t.text).to_owned())
+            .map(|t| self.markers.lit_text(t.text))
             .collect();
         self.stray_lits = spec
             .markers
             .iter()
             .filter(|m| matches!(m.role, "call_end" | "section_end"))
             .filter(|m| !spec.triggers.iter().any(|t| t.text == m.text))
-            .map(|m| self.markers.lit(m.text).to_owned())
+            .map(|m| self.markers.lit_text(m.text))
             .collect();
     }
 
@@ -401,10 +401,23 @@ impl StreamParser {
             }
         }
         let close_lit = self.markers.lit(close).to_owned();
-        match text::scan(&self.pending, &[close_lit.as_str()]) {
-            Scan::Found { pos, .. } => {
+        // A marker with the role `reasoning_exit` also ends reasoning (the model went straight from
+        // thinking into a tool call without closing it); it stays in the input for content.
+        let mut lits = vec![close_lit.clone()];
+        lits.extend(
+            self.config
+                .spec
+                .markers
+                .iter()
+                .filter(|m| m.role == "reasoning_exit")
+                .map(|m| self.markers.lit_text(m.text)),
+        );
+        let lits: Vec<&str> = lits.iter().map(String::as_str).collect();
+        match text::scan(&self.pending, &lits) {
+            Scan::Found { pos, which } => {
                 self.sink.reasoning(&self.pending[..pos]);
-                self.consume(pos + close_lit.len());
+                let close_len = if which == 0 { close_lit.len() } else { 0 };
+                self.consume(pos + close_len);
                 self.state = State::Content;
                 true
             }
@@ -462,6 +475,16 @@ impl StreamParser {
             .collect();
         let lits: Vec<&str> = anywhere.iter().map(|(_, l)| *l).collect();
         let found = match text::scan(&self.pending, &lits) {
+            // A longer literal that starts with the one found may still complete there (MiniMax
+            // M3's trigger is the namespace token that begins every one of its end markers).
+            Scan::Found { pos, .. }
+                if !eof
+                    && lits
+                        .iter()
+                        .any(|l| text::is_proper_prefix(&self.pending[pos..], l)) =>
+            {
+                Scan::NotFound { safe: pos }
+            }
             Scan::Found { pos, which } => Scan::Found {
                 pos,
                 which: anywhere[which].0,
