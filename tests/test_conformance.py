@@ -22,8 +22,9 @@ For every family that is a toolwire format (by name or alias) and every case wit
 * ``test_chunked_stream_matches_parse``: streaming the same text in 1-, 3- and 7-character chunks
   gives exactly the message of one-shot parsing (content, reasoning, calls, issues), and the deltas
   add up to that message.
-* ``test_no_exception_on_any_corpus_text``: every corpus text, through every toolwire format, parses
-  and streams without an exception and yields JSON-object arguments.
+* ``test_every_format_on_every_corpus_text``: every corpus text, through every toolwire format,
+  parses and streams without an exception, yields JSON-object arguments, and streams
+  character by character to the one-shot message.
 
 Families with no toolwire format yet are skipped with a reason naming the family.
 
@@ -101,6 +102,18 @@ DIVERGENCES: dict[str, Divergence] = {
         ours={"calls": [], "content": "   ", "issues": []},
         vllm={"calls": [], "normal_text": ""},
         sglang={"calls": [], "normal_text": "   "},
+    ),
+    # --- glm47 ---------------------------------------------------------------------------------
+    # A call to a tool that is not in the request is returned, with an `unknown_tool` issue, in
+    # every toolwire format (the caller decides; nothing the model wrote is lost). Dynamo does
+    # that for most families too, but its GLM-4.7 parser validates names and drops the block;
+    # vLLM forwards the call as we do; SGLang drops it.
+    # model_text: '<tool_call>unknown_tool<arg_key>location</arg_key><arg_value>NYC</arg_value></tool_call>'
+    "glm47/TOOLCALLING.batch.13": Divergence(
+        reason="unknown tool names are returned with an unknown_tool issue; Dynamo's GLM-4.7 parser drops the call",
+        ours={"calls": [{"name": "unknown_tool", "arguments": {"location": "NYC"}}], "content": None, "issues": ["unknown_tool"]},
+        vllm={"calls": [{"name": "unknown_tool", "arguments": {"location": "NYC"}}], "normal_text": ""},
+        sglang={"calls": [], "normal_text": ""},
     ),
 }
 
@@ -407,12 +420,16 @@ def test_chunked_stream_matches_parse(case: Case, size: int):
 
 
 @pytest.mark.parametrize("fmt", toolwire.formats())
-def test_no_exception_on_any_corpus_text(fmt: str):
+def test_every_format_on_every_corpus_text(fmt: str):
+    """Any corpus text through any format (mostly the wrong one): no exception, JSON-object
+    arguments, and character-by-character streaming gives the one-shot message."""
     for case in CASES:
         parser = parser_for(case, fmt)
-        for message in (parser.parse(case.text), stream_chunks(parser, case.text, 1)[0]):
-            for call in message.tool_calls:
-                assert isinstance(json.loads(call.arguments), dict), (fmt, case.key, call.arguments)
+        parsed = parser.parse(case.text)
+        streamed = stream_chunks(parser, case.text, 1)[0]
+        assert message_summary(streamed) == message_summary(parsed), (fmt, case.key)
+        for call in parsed.tool_calls:
+            assert isinstance(json.loads(call.arguments), dict), (fmt, case.key, call.arguments)
 
 
 # ---------------------------------------------------------------------------------------------
