@@ -253,8 +253,24 @@ impl ToolCall {
     fn arguments(&self) -> &str {
         &self.0.arguments
     }
-    /// `{"id", "type": "function", "function": {"name", "arguments"}}`.
+    /// `{"id", "type": "function", "function": {"name", "arguments"}}`, or for a custom tool
+    /// `{"id", "type": "custom", "custom": {"name", "input"}}`.
     fn to_openai<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        if let Some(input) = &self.0.input {
+            let custom = dict(
+                py,
+                &[("name", s(py, &self.0.name)), ("input", s(py, input))],
+            )?;
+            let kind = s(py, "custom");
+            return dict(
+                py,
+                &[
+                    ("id", s(py, &self.0.id)),
+                    ("type", kind),
+                    ("custom", custom.into_any()),
+                ],
+            );
+        }
         let function = dict(
             py,
             &[
