@@ -123,15 +123,35 @@ impl ToolSet {
         let Some(validator) = &tool.validator else {
             return Ok(Vec::new());
         };
-        validator
-            .validate(&value)
-            .into_iter()
-            .map(|v| {
-                let d = PyDict::new(py);
-                d.set_item("pointer", &v.pointer)?;
-                d.set_item("keyword", &v.keyword)?;
-                d.set_item("message", v.to_string())?;
-                Ok(d)
+        if validator.is_valid(&value) {
+            return Ok(Vec::new());
+        }
+        violations(py, validator, &value)
+    }
+
+    /// Validate many `(name, arguments_json)` pairs in one call (e.g. a batch of RL rollouts):
+    /// one list of violations per pair, as `validate` returns them.
+    fn validate_many<'py>(
+        &self,
+        py: Python<'py>,
+        calls: Vec<(String, String)>,
+    ) -> PyResult<Vec<Vec<Bound<'py, PyDict>>>> {
+        calls
+            .iter()
+            .map(|(name, arguments)| {
+                let tool = self.0.get(name).ok_or_else(|| {
+                    crate::ToolwireError::new_err(format!("no tool named {name:?}"))
+                })?;
+                let Some(validator) = &tool.validator else {
+                    return Ok(Vec::new());
+                };
+                let value: serde_json::Value = serde_json::from_str(arguments).map_err(|e| {
+                    crate::ToolwireError::new_err(format!("arguments are not JSON: {e}"))
+                })?;
+                if validator.is_valid(&value) {
+                    return Ok(Vec::new());
+                }
+                violations(py, validator, &value)
             })
             .collect()
     }
@@ -143,4 +163,22 @@ impl ToolSet {
     fn __repr__(&self) -> String {
         format!("ToolSet({:?})", self.names())
     }
+}
+
+fn violations<'py>(
+    py: Python<'py>,
+    validator: &toolwire_core::schema::Validator,
+    value: &serde_json::Value,
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    validator
+        .validate(value)
+        .into_iter()
+        .map(|v| {
+            let d = PyDict::new(py);
+            d.set_item("pointer", &v.pointer)?;
+            d.set_item("keyword", &v.keyword)?;
+            d.set_item("message", v.to_string())?;
+            Ok(d)
+        })
+        .collect()
 }
