@@ -142,6 +142,7 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
             invoke_close: format!("</{d}invoke>"),
             param_open: format!("<{d}parameter"),
             param_close: format!("</{d}parameter>"),
+            separators: Vec::new(),
             typing: Typing::StringAttribute,
             what: "DSML",
         },

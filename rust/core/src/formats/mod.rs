@@ -6,11 +6,13 @@ pub mod deepseek_v3;
 pub mod deepseek_v3_1;
 pub mod default;
 pub mod dsml;
+pub mod functiongemma;
 pub mod gemma4;
 pub mod glm;
 pub mod granite;
 pub mod harmony;
 pub mod hermes;
+pub mod hunyuan;
 pub mod hunyuan_a13b;
 pub mod internlm;
 pub mod jamba;
@@ -28,6 +30,8 @@ pub mod pylit;
 pub mod pythonic;
 pub mod qwen3_coder;
 pub mod sectioned;
+pub mod seed_oss;
+pub mod step3;
 pub mod xlam;
 pub mod xml_invoke;
 pub mod xml_params;
@@ -62,6 +66,11 @@ pub static REGISTRY: &[&FormatSpec] = &[
     &granite::SPEC,
     &xlam::SPEC,
     &internlm::SPEC,
+    &seed_oss::SPEC,
+    &step3::SPEC,
+    &functiongemma::SPEC,
+    &hunyuan::HUNYUAN,
+    &hunyuan::HY_V4,
 ];
 
 /// Find a format by canonical name or alias (case-insensitive, `-` and `_` interchangeable).

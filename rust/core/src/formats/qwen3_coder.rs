@@ -49,13 +49,25 @@ const PARAM_END: &str = "</parameter>";
 
 pub static SPEC: FormatSpec = FormatSpec {
     name: "qwen3_coder",
-    aliases: &["nemotron_nano", "qwen3_5", "qwen3.5", "qwen3_6", "qwen3.6"],
+    aliases: &[
+        "nemotron_nano",
+        "qwen3_5",
+        "qwen3.5",
+        "qwen3_6",
+        "qwen3.6",
+        "qwen3_xml",
+        "step3p5",
+        "step3.5",
+        "nanbeige",
+    ],
     families: &[
         "Qwen3-Coder",
         "Qwen3-Coder-Next",
         "Qwen3.5",
         "Qwen3.6",
         "Nemotron 3 Nano",
+        "Step-3.5",
+        "Nanbeige",
     ],
     description: "<tool_call><function=NAME><parameter=KEY>VALUE</parameter>...</function></tool_call>, values typed by the tool schema",
     markers: &[
@@ -158,10 +170,22 @@ struct QwenRegion {
 }
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
+    new_region_with(ctx, CALL_START, CALL_END)
+}
+
+/// The qwen3_coder body (`<function=NAME><parameter=K>V</parameter></function>`) inside the block
+/// tags `call_start` / `call_end` (Qwen's `<tool_call>`, Seed-OSS's `<seed:tool_call>`). The
+/// format's triggers must be `[Trigger::marker(call_start), Trigger::soft("<function=")]`, in
+/// that order: the second is the bare-function form.
+pub fn new_region_with(
+    ctx: &RegionCtx<'_>,
+    call_start: &'static str,
+    call_end: &'static str,
+) -> Box<dyn RegionParser> {
     Box::new(QwenRegion {
         lits: Arc::new(Lits {
-            call_start: ctx.lit(CALL_START),
-            call_end: ctx.lit(CALL_END),
+            call_start: ctx.lit(call_start),
+            call_end: ctx.lit(call_end),
             function_start: ctx.lit(FUNCTION_START),
             function_end: ctx.lit(FUNCTION_END),
             param_start: ctx.lit(PARAM_START),

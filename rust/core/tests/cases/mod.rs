@@ -9,12 +9,14 @@ pub mod deepseek_v3_1;
 pub mod deepseek_v3_2;
 pub mod deepseek_v4;
 pub mod default;
+pub mod functiongemma;
 pub mod gemma4;
 pub mod glm45;
 pub mod glm47;
 pub mod granite;
 pub mod harmony;
 pub mod hermes;
+pub mod hunyuan;
 pub mod hunyuan_a13b;
 pub mod internlm;
 pub mod jamba;
@@ -28,6 +30,8 @@ pub mod nemotron_deci;
 pub mod phi4;
 pub mod pythonic;
 pub mod qwen3_coder;
+pub mod seed_oss;
+pub mod step3;
 pub mod xlam;
 
 pub struct Expect {
@@ -134,6 +138,11 @@ pub fn all() -> Vec<Matrix> {
         granite::matrix(),
         xlam::matrix(),
         internlm::matrix(),
+        seed_oss::matrix(),
+        step3::matrix(),
+        functiongemma::matrix(),
+        hunyuan::hy3(),
+        hunyuan::hy4(),
     ]
 }
 
