@@ -1,3 +1,30 @@
+//! PyO3 glue for toolwire: classes and functions of `toolwire._core`, error mapping, and conversion
+//! between Python objects and the core's types. No parsing logic lives here.
+
+mod convert;
+mod parser;
+
 use pyo3::prelude::*;
-#[pymodule]
-fn _core(_m: &Bound<'_, PyModule>) -> PyResult<()> { Ok(()) }
+
+pyo3::create_exception!(_core, ToolwireError, pyo3::exceptions::PyValueError, "Misuse of the toolwire API.");
+
+pub(crate) fn to_py_err(err: toolwire_core::Error) -> PyErr {
+    ToolwireError::new_err(err.to_string())
+}
+
+#[pymodule(gil_used = false)]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ToolwireError", m.py().get_type::<ToolwireError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<parser::ToolParser>()?;
+    m.add_class::<parser::ToolStream>()?;
+    m.add_class::<parser::ParsedMessage>()?;
+    m.add_class::<parser::ToolCall>()?;
+    m.add_class::<parser::CallIssue>()?;
+    m.add_class::<parser::Delta>()?;
+    m.add_class::<parser::ToolCallDelta>()?;
+    m.add_function(wrap_pyfunction!(parser::formats, m)?)?;
+    m.add_function(wrap_pyfunction!(parser::format_info, m)?)?;
+    m.add_function(wrap_pyfunction!(parser::render, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,66 @@
+//! The catch-all JSON format: `<TOOLCALL>[...]</TOOLCALL>`, `<|python_tag|>{...}`, or bare JSON
+//! (an object or an array of call objects) at the start of the output.
+
+use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
+use crate::region::{RegionCtx, RegionParser};
+use crate::render::{self, RenderCall};
+use crate::spec::{FormatSpec, Marker, Trigger};
+
+pub static SPEC: FormatSpec = FormatSpec {
+    name: "default",
+    aliases: &["json"],
+    families: &["any model emitting bare JSON calls", "Nemotron (<TOOLCALL>)", "Llama 3.x (<|python_tag|>)"],
+    description: "<TOOLCALL>[...]</TOOLCALL>, <|python_tag|>{...}, or a bare JSON call object/array at the start",
+    markers: &[
+        Marker { role: "call_start", text: "<TOOLCALL>", special_token: false },
+        Marker { role: "call_end", text: "</TOOLCALL>", special_token: false },
+        Marker { role: "call_start", text: "<|python_tag|>", special_token: true },
+    ],
+    triggers: &[
+        Trigger::marker("<TOOLCALL>"),
+        Trigger::marker("<|python_tag|>"),
+        Trigger::at_start("{"),
+        Trigger::at_start("["),
+    ],
+    name_encoding: "json_field",
+    argument_encoding: "json_object",
+    call_separator: Some(", "),
+    reasoning: None,
+    template: None,
+    new_region,
+    render,
+};
+
+fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
+    let spec = match ctx.trigger {
+        0 => JsonRegionSpec {
+            consume_trigger: true,
+            payload: Payload::ObjectOrArray,
+            end: Some("</TOOLCALL>"),
+            keys: STANDARD_KEYS,
+        },
+        1 => JsonRegionSpec {
+            consume_trigger: true,
+            payload: Payload::Sequence,
+            end: None,
+            keys: STANDARD_KEYS,
+        },
+        _ => JsonRegionSpec {
+            consume_trigger: false,
+            payload: Payload::ObjectOrArray,
+            end: None,
+            keys: STANDARD_KEYS,
+        },
+    };
+    Box::new(JsonRegion::new(ctx, spec))
+}
+
+fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+    let mut out = String::from(content.unwrap_or(""));
+    if !calls.is_empty() {
+        out.push_str("<TOOLCALL>");
+        out.push_str(&render::call_array(calls, "arguments"));
+        out.push_str("</TOOLCALL>");
+    }
+    out
+}

@@ -1,0 +1,76 @@
+//! Hermes / Qwen2.5 / Qwen3: `<tool_call>\n{"name": ..., "arguments": {...}}\n</tool_call>`, one
+//! block per call. `<tool_call>` and `</tool_call>` are special tokens in the Qwen vocabularies
+//! (151657/151658) but plain text in Hermes-on-Llama models.
+
+use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
+use crate::region::{RegionCtx, RegionParser};
+use crate::render::{self, RenderCall};
+use crate::spec::{CallTemplate, FormatSpec, Marker, Trigger};
+
+const TEMPLATE: CallTemplate = CallTemplate {
+    begin: "<tool_call>\n{\"name\": \"{name}\", \"arguments\": ",
+    style: "json",
+    end: "}\n</tool_call>",
+    separator: "\n",
+};
+
+pub static SPEC: FormatSpec = FormatSpec {
+    name: "hermes",
+    aliases: &["qwen25", "qwen", "qwen2_5", "qwen3", "granite4"],
+    families: &[
+        "Qwen2.5",
+        "Qwen3",
+        "QwQ",
+        "Hermes 2 Pro",
+        "Hermes 3",
+        "Granite 4",
+    ],
+    description:
+        "JSON object {name, arguments} inside <tool_call>...</tool_call>, one block per call",
+    markers: &[
+        Marker {
+            role: "call_start",
+            text: "<tool_call>",
+            special_token: true,
+        },
+        Marker {
+            role: "call_end",
+            text: "</tool_call>",
+            special_token: true,
+        },
+        Marker {
+            role: "reasoning_start",
+            text: "<think>",
+            special_token: true,
+        },
+        Marker {
+            role: "reasoning_end",
+            text: "</think>",
+            special_token: true,
+        },
+    ],
+    triggers: &[Trigger::marker("<tool_call>")],
+    name_encoding: "json_field",
+    argument_encoding: "json_object",
+    call_separator: Some("\n"),
+    reasoning: Some(("<think>", "</think>")),
+    template: Some(TEMPLATE),
+    new_region,
+    render,
+};
+
+fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
+    Box::new(JsonRegion::new(
+        ctx,
+        JsonRegionSpec {
+            consume_trigger: true,
+            payload: Payload::ObjectOrArray,
+            end: Some("</tool_call>"),
+            keys: STANDARD_KEYS,
+        },
+    ))
+}
+
+fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+    render::with_template(&TEMPLATE, calls, content)
+}

@@ -1,0 +1,600 @@
+//! Calls written as JSON objects `{"name": ..., "arguments": {...}}`, alone, in an array, or as a
+//! `;`-separated sequence: the shared body of hermes, llama3_json, mistral (pre-v11), default and
+//! the other JSON families.
+//!
+//! The name is emitted as soon as its string closes; the arguments value is streamed as raw JSON
+//! text while it arrives (buffered only when it precedes the name, or when it is a JSON-encoded
+//! string that must be decoded first).
+
+use crate::json::{ScanResult, StringReader, ValueScanner};
+use crate::message::IssueKind;
+use crate::region::{Progress, RegionCtx, RegionParser, Sink, Status};
+use crate::text;
+
+#[derive(Debug, Clone, Copy)]
+pub struct CallKeys {
+    pub name: &'static [&'static str],
+    pub arguments: &'static [&'static str],
+}
+
+pub const STANDARD_KEYS: CallKeys = CallKeys {
+    name: &["name"],
+    arguments: &["arguments", "parameters"],
+};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Payload {
+    /// One object, or an array of objects.
+    ObjectOrArray,
+    /// An array of objects.
+    Array,
+    /// Objects one after another, separated by `;` and/or whitespace.
+    Sequence,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct JsonRegionSpec {
+    /// Whether the trigger is a marker before the payload (else it is the payload's first char).
+    pub consume_trigger: bool,
+    pub payload: Payload,
+    /// Closing marker text after the payload, when the format has one.
+    pub end: Option<&'static str>,
+    pub keys: CallKeys,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ObjState {
+    Open,
+    Key,
+    InKey,
+    Colon,
+    Value,
+    InName,
+    InArgs,
+    Skip,
+    AfterValue,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum KeyRole {
+    Name,
+    Arguments,
+    Other,
+}
+
+pub enum ObjOutcome {
+    NeedMore,
+    Done,
+    NotACall,
+    Error(IssueKind, &'static str),
+}
+
+/// Incremental reader of one call object.
+pub struct JsonCallObject {
+    keys: CallKeys,
+    state: ObjState,
+    reader: StringReader,
+    role: KeyRole,
+    scanner: ValueScanner,
+    keys_seen: usize,
+    named: bool,
+    saw_arguments: bool,
+    /// Arguments text held until the name is known, or a non-container value held whole.
+    held: String,
+    buffering_value: bool,
+    soft: bool,
+}
+
+impl JsonCallObject {
+    pub fn new(keys: CallKeys, soft: bool) -> Self {
+        Self {
+            keys,
+            state: ObjState::Open,
+            reader: StringReader::default(),
+            role: KeyRole::Other,
+            scanner: ValueScanner::new(),
+            keys_seen: 0,
+            named: false,
+            saw_arguments: false,
+            held: String::new(),
+            buffering_value: false,
+            soft,
+        }
+    }
+
+    pub fn has_started_call(&self) -> bool {
+        self.named
+    }
+
+    fn emit_args(&mut self, fragment: &str, sink: &mut Sink) {
+        if self.named && !self.buffering_value {
+            sink.args(fragment);
+        } else {
+            self.held.push_str(fragment);
+        }
+    }
+
+    fn finish_buffered_value(&mut self, sink: &mut Sink) -> Result<(), (IssueKind, &'static str)> {
+        if !self.buffering_value {
+            return Ok(());
+        }
+        self.buffering_value = false;
+        let value = std::mem::take(&mut self.held);
+        let text = if value == "null" {
+            "{}".to_owned()
+        } else if value.starts_with('"') {
+            match serde_json::from_str::<String>(&value) {
+                Ok(inner) if crate::json::is_valid(&inner) => inner.trim().to_owned(),
+                _ => {
+                    return Err((
+                        IssueKind::MalformedJson,
+                        "arguments string does not hold JSON",
+                    ))
+                }
+            }
+        } else {
+            value
+        };
+        self.held = text;
+        if self.named {
+            let held = std::mem::take(&mut self.held);
+            sink.args(&held);
+        }
+        Ok(())
+    }
+
+    /// Consume a prefix of `input`; returns the bytes consumed and what happened.
+    pub fn feed(&mut self, input: &str, sink: &mut Sink) -> (usize, ObjOutcome) {
+        let bytes = input.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            match self.state {
+                ObjState::Open
+                | ObjState::Key
+                | ObjState::Colon
+                | ObjState::Value
+                | ObjState::AfterValue
+                    if bytes[i].is_ascii_whitespace() =>
+                {
+                    i += 1;
+                }
+                ObjState::Open => {
+                    if bytes[i] != b'{' {
+                        return (
+                            i,
+                            self.reject_or(IssueKind::MalformedJson, "expected a JSON object"),
+                        );
+                    }
+                    i += 1;
+                    self.state = ObjState::Key;
+                }
+                ObjState::Key => match bytes[i] {
+                    b'"' => {
+                        i += 1;
+                        self.reader = StringReader::default();
+                        self.state = ObjState::InKey;
+                    }
+                    b'}' if self.keys_seen == 0 => {
+                        return (
+                            i,
+                            self.reject_or(IssueKind::MissingName, "empty call object"),
+                        );
+                    }
+                    _ => {
+                        return (
+                            i,
+                            self.reject_or(IssueKind::MalformedJson, "expected a key"),
+                        )
+                    }
+                },
+                ObjState::InKey => match self.reader.feed(&input[i..]) {
+                    Some(n) => {
+                        i += n;
+                        let key = self.reader.decoded().unwrap_or_default();
+                        self.role = if self.keys.name.contains(&key.as_str()) {
+                            KeyRole::Name
+                        } else if self.keys.arguments.contains(&key.as_str()) {
+                            KeyRole::Arguments
+                        } else {
+                            KeyRole::Other
+                        };
+                        if self.keys_seen == 0 && self.role == KeyRole::Other && self.soft {
+                            return (i, ObjOutcome::NotACall);
+                        }
+                        self.keys_seen += 1;
+                        self.state = ObjState::Colon;
+                    }
+                    None => i = bytes.len(),
+                },
+                ObjState::Colon => {
+                    if bytes[i] != b':' {
+                        return (i, self.reject_or(IssueKind::MalformedJson, "expected ':'"));
+                    }
+                    i += 1;
+                    self.state = ObjState::Value;
+                }
+                ObjState::Value => {
+                    self.scanner = ValueScanner::new();
+                    match (self.role, bytes[i]) {
+                        (KeyRole::Name, b'"') if !self.named => {
+                            i += 1;
+                            self.reader = StringReader::default();
+                            self.state = ObjState::InName;
+                        }
+                        (KeyRole::Name, _) => {
+                            return (
+                                i,
+                                self.reject_or(
+                                    IssueKind::MissingName,
+                                    "the call name is not a string",
+                                ),
+                            )
+                        }
+                        (KeyRole::Arguments, c) if !self.saw_arguments => {
+                            self.saw_arguments = true;
+                            self.buffering_value = !matches!(c, b'{' | b'[');
+                            self.state = ObjState::InArgs;
+                        }
+                        _ => self.state = ObjState::Skip,
+                    }
+                }
+                ObjState::InName => match self.reader.feed(&input[i..]) {
+                    Some(n) => {
+                        i += n;
+                        let Some(name) = self.reader.decoded() else {
+                            return (
+                                i,
+                                ObjOutcome::Error(
+                                    IssueKind::MalformedJson,
+                                    "bad escape in the call name",
+                                ),
+                            );
+                        };
+                        self.named = true;
+                        sink.start_call(&name, None);
+                        if !self.buffering_value && !self.held.is_empty() {
+                            let held = std::mem::take(&mut self.held);
+                            sink.args(&held);
+                        }
+                        self.state = ObjState::AfterValue;
+                    }
+                    None => i = bytes.len(),
+                },
+                ObjState::InArgs | ObjState::Skip => {
+                    let streaming = self.state == ObjState::InArgs;
+                    match self.scanner.scan(&bytes[i..]) {
+                        ScanResult::Complete(n) => {
+                            if streaming {
+                                self.emit_args(&input[i..i + n], sink);
+                                if let Err((kind, why)) = self.finish_buffered_value(sink) {
+                                    return (i + n, ObjOutcome::Error(kind, why));
+                                }
+                            }
+                            i += n;
+                            self.state = ObjState::AfterValue;
+                        }
+                        ScanResult::Incomplete => {
+                            if streaming {
+                                self.emit_args(&input[i..], sink);
+                            }
+                            i = bytes.len();
+                        }
+                        ScanResult::Invalid => {
+                            return (
+                                i,
+                                ObjOutcome::Error(IssueKind::MalformedJson, "invalid JSON value"),
+                            )
+                        }
+                    }
+                }
+                ObjState::AfterValue => match bytes[i] {
+                    b',' => {
+                        i += 1;
+                        self.state = ObjState::Key;
+                    }
+                    b'}' => {
+                        i += 1;
+                        return (i, self.complete(sink));
+                    }
+                    _ => {
+                        return (
+                            i,
+                            ObjOutcome::Error(IssueKind::MalformedJson, "expected ',' or '}'"),
+                        )
+                    }
+                },
+            }
+        }
+        (i, ObjOutcome::NeedMore)
+    }
+
+    /// At end of input, accept an object whose name and arguments are complete and only the
+    /// closing brace is missing: every value in it is provably whole.
+    pub fn close_at_eof(&mut self, sink: &mut Sink) -> bool {
+        self.state == ObjState::AfterValue
+            && self.named
+            && matches!(self.complete(sink), ObjOutcome::Done)
+    }
+
+    fn complete(&mut self, sink: &mut Sink) -> ObjOutcome {
+        if !self.named {
+            return self.reject_or(IssueKind::MissingName, "the call has no name");
+        }
+        if !self.saw_arguments {
+            sink.args("{}");
+        }
+        ObjOutcome::Done
+    }
+
+    fn reject_or(&self, kind: IssueKind, why: &'static str) -> ObjOutcome {
+        if self.soft && !self.named && self.keys_seen <= 1 {
+            ObjOutcome::NotACall
+        } else {
+            ObjOutcome::Error(kind, why)
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RegionState {
+    Trigger,
+    BeforePayload,
+    BeforeElement { in_array: bool },
+    InObject { in_array: bool },
+    AfterElement { in_array: bool },
+    AfterPayload,
+    Recover(IssueKind, &'static str),
+}
+
+/// A call region whose calls are JSON objects.
+pub struct JsonRegion {
+    spec: JsonRegionSpec,
+    trigger_lit: String,
+    end_lit: Option<String>,
+    soft: bool,
+    state: RegionState,
+    object: JsonCallObject,
+    /// Text of the call being read (for issues).
+    raw: String,
+    /// Everything consumed, for a soft trigger that turns out not to be a call.
+    consumed_all: String,
+    calls_done: usize,
+}
+
+impl JsonRegion {
+    pub fn new(ctx: &RegionCtx<'_>, spec: JsonRegionSpec) -> Self {
+        Self {
+            spec,
+            trigger_lit: ctx.trigger_lit(),
+            end_lit: spec.end.map(|e| ctx.lit(e)),
+            soft: ctx.soft(),
+            state: RegionState::Trigger,
+            object: JsonCallObject::new(spec.keys, ctx.soft()),
+            raw: String::new(),
+            consumed_all: String::new(),
+            calls_done: 0,
+        }
+    }
+
+    fn soft_reject_allowed(&self) -> bool {
+        self.soft && self.calls_done == 0 && !self.object.has_started_call()
+    }
+
+    fn take(&mut self, input: &str, from: usize, to: usize) {
+        self.raw.push_str(&input[from..to]);
+        if self.soft_reject_allowed() {
+            self.consumed_all.push_str(&input[from..to]);
+        }
+    }
+}
+
+impl RegionParser for JsonRegion {
+    fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
+        let mut i = 0;
+        loop {
+            let rest = &input[i..];
+            match self.state {
+                RegionState::Trigger => {
+                    let n = if self.spec.consume_trigger {
+                        self.trigger_lit.len().min(rest.len())
+                    } else {
+                        0
+                    };
+                    self.take(input, i, i + n);
+                    i += n;
+                    self.state = RegionState::BeforePayload;
+                }
+                RegionState::BeforePayload | RegionState::BeforeElement { .. } => {
+                    let ws = text::skip_ws(rest);
+                    self.take(input, i, i + ws);
+                    i += ws;
+                    let Some(&c) = input.as_bytes().get(i) else {
+                        if eof {
+                            return self.end_at_eof(i, sink);
+                        }
+                        return Progress::more(i);
+                    };
+                    let in_array =
+                        matches!(self.state, RegionState::BeforeElement { in_array: true });
+                    match c {
+                        b'{' if self.spec.payload != Payload::Array || in_array => {
+                            self.object = JsonCallObject::new(
+                                self.spec.keys,
+                                self.soft && self.calls_done == 0,
+                            );
+                            self.state = RegionState::InObject { in_array };
+                        }
+                        b'[' if self.state == RegionState::BeforePayload
+                            && self.spec.payload != Payload::Sequence =>
+                        {
+                            self.take(input, i, i + 1);
+                            i += 1;
+                            self.state = RegionState::BeforeElement { in_array: true };
+                        }
+                        b']' if in_array && self.calls_done == 0 && !self.soft => {
+                            self.take(input, i, i + 1);
+                            i += 1;
+                            self.state = RegionState::AfterPayload;
+                        }
+                        _ if self.soft_reject_allowed() => {
+                            let text = std::mem::take(&mut self.consumed_all);
+                            return Progress {
+                                consumed: i,
+                                status: Status::Reject(text),
+                            };
+                        }
+                        _ => {
+                            self.state = RegionState::Recover(
+                                IssueKind::MalformedJson,
+                                "expected a JSON call object",
+                            )
+                        }
+                    }
+                }
+                RegionState::InObject { in_array } => {
+                    let (n, outcome) = self.object.feed(rest, sink);
+                    match outcome {
+                        ObjOutcome::NotACall if self.soft_reject_allowed() => {
+                            self.take(input, i, i + n);
+                            let text = std::mem::take(&mut self.consumed_all);
+                            return Progress {
+                                consumed: i + n,
+                                status: Status::Reject(text),
+                            };
+                        }
+                        ObjOutcome::NotACall => {
+                            self.take(input, i, i + n);
+                            i += n;
+                            self.state = RegionState::Recover(
+                                IssueKind::MissingName,
+                                "the call has no name",
+                            );
+                        }
+                        ObjOutcome::NeedMore => {
+                            self.take(input, i, i + n);
+                            i += n;
+                            if eof {
+                                return self.end_at_eof(i, sink);
+                            }
+                            return Progress::more(i);
+                        }
+                        ObjOutcome::Done => {
+                            self.take(input, i, i + n);
+                            i += n;
+                            let raw = std::mem::take(&mut self.raw);
+                            sink.end_call(&raw);
+                            self.calls_done += 1;
+                            self.state = RegionState::AfterElement { in_array };
+                        }
+                        ObjOutcome::Error(kind, why) => {
+                            self.take(input, i, i + n);
+                            i += n;
+                            self.state = RegionState::Recover(kind, why);
+                        }
+                    }
+                }
+                RegionState::AfterElement { in_array } => {
+                    let ws = text::skip_ws(rest);
+                    let Some(&c) = rest.as_bytes().get(ws) else {
+                        if eof {
+                            self.take(input, i, i + ws);
+                            return Progress::done(i + ws);
+                        }
+                        return Progress::more(i);
+                    };
+                    match (in_array, c, self.spec.payload) {
+                        (true, b',', _) => {
+                            self.take(input, i, i + ws + 1);
+                            i += ws + 1;
+                            self.state = RegionState::BeforeElement { in_array: true };
+                        }
+                        (true, b']', _) => {
+                            self.take(input, i, i + ws + 1);
+                            i += ws + 1;
+                            self.state = RegionState::AfterPayload;
+                        }
+                        (false, b';', Payload::Sequence) => {
+                            self.take(input, i, i + ws + 1);
+                            i += ws + 1;
+                            self.state = RegionState::BeforeElement { in_array: false };
+                        }
+                        (false, b'{', Payload::Sequence) => {
+                            self.take(input, i, i + ws);
+                            i += ws;
+                            self.state = RegionState::BeforeElement { in_array: false };
+                        }
+                        (true, _, _) => {
+                            self.state = RegionState::Recover(
+                                IssueKind::MalformedJson,
+                                "expected ',' or ']'",
+                            );
+                        }
+                        _ => self.state = RegionState::AfterPayload,
+                    }
+                }
+                RegionState::AfterPayload => {
+                    let Some(end) = self.end_lit.as_deref() else {
+                        return Progress::done(i);
+                    };
+                    let ws = text::skip_ws(rest);
+                    let after = &rest[ws..];
+                    if after.starts_with(end) {
+                        return Progress::done(i + ws + end.len());
+                    }
+                    if !eof && (after.is_empty() || text::is_proper_prefix(after, end)) {
+                        return Progress::more(i);
+                    }
+                    return Progress::done(i);
+                }
+                RegionState::Recover(kind, why) => {
+                    let found = match self.end_lit.as_deref() {
+                        Some(end) => rest.find(end).map(|p| p + end.len()),
+                        None => None,
+                    };
+                    match found {
+                        Some(n) => {
+                            self.take(input, i, i + n);
+                            let raw = std::mem::take(&mut self.raw);
+                            sink.fail_call(kind, why, &raw);
+                            return Progress::done(i + n);
+                        }
+                        None if eof => {
+                            self.take(input, i, input.len());
+                            let raw = std::mem::take(&mut self.raw);
+                            sink.fail_call(kind, why, &raw);
+                            return Progress::done(input.len());
+                        }
+                        None => {
+                            let keep = self
+                                .end_lit
+                                .as_deref()
+                                .map_or(0, |e| text::partial_suffix_len(rest, &[e]));
+                            let n = rest.len() - keep;
+                            self.take(input, i, i + n);
+                            return Progress::more(i + n);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl JsonRegion {
+    fn end_at_eof(&mut self, i: usize, sink: &mut Sink) -> Progress {
+        if self.soft_reject_allowed() {
+            let text = std::mem::take(&mut self.consumed_all);
+            return Progress {
+                consumed: i,
+                status: Status::Reject(text),
+            };
+        }
+        let raw = std::mem::take(&mut self.raw);
+        if matches!(self.state, RegionState::InObject { .. }) && self.object.close_at_eof(sink) {
+            sink.end_call(&raw);
+        } else {
+            sink.fail_call(IssueKind::Truncated, "output ended inside a call", &raw);
+        }
+        Progress::done(i)
+    }
+}

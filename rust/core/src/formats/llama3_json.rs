@@ -1,0 +1,52 @@
+//! Llama 3.1-3.3 JSON tool calls: `{"name": ..., "parameters": {...}}` at the start of the
+//! output, optionally after `<|python_tag|>`; parallel calls separated by `;`.
+
+use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
+use crate::region::{RegionCtx, RegionParser};
+use crate::render::{self, RenderCall};
+use crate::spec::{FormatSpec, Marker, Trigger};
+
+pub static SPEC: FormatSpec = FormatSpec {
+    name: "llama3_json",
+    aliases: &["llama3", "llama3.1", "llama3.2", "llama3.3", "llama3_1", "llama"],
+    families: &["Llama 3.1", "Llama 3.2", "Llama 3.3"],
+    description: "JSON object {name, parameters} at the start of the output or after <|python_tag|>; ';' between calls",
+    markers: &[
+        Marker { role: "call_start", text: "<|python_tag|>", special_token: true },
+        Marker { role: "turn_end", text: "<|eom_id|>", special_token: true },
+    ],
+    triggers: &[Trigger::marker("<|python_tag|>"), Trigger::at_start("{")],
+    name_encoding: "json_field",
+    argument_encoding: "json_object",
+    call_separator: Some(";"),
+    reasoning: None,
+    template: None,
+    new_region,
+    render,
+};
+
+fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
+    let consume_trigger = ctx.trigger == 0;
+    Box::new(JsonRegion::new(
+        ctx,
+        JsonRegionSpec {
+            consume_trigger,
+            payload: Payload::Sequence,
+            end: None,
+            keys: STANDARD_KEYS,
+        },
+    ))
+}
+
+fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+    let body: Vec<String> = calls
+        .iter()
+        .map(|c| render::call_object(c, "parameters"))
+        .collect();
+    let mut out = String::from(content.unwrap_or(""));
+    if !calls.is_empty() {
+        out.push_str("<|python_tag|>");
+        out.push_str(&body.join("; "));
+    }
+    out
+}

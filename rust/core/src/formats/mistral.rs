@@ -1,0 +1,344 @@
+//! Mistral, both generations. Pre-v11 tokenizers: `[TOOL_CALLS] [{"name": ..., "arguments": ...}]`
+//! (one JSON array). v11+: `[TOOL_CALLS]NAME[ARGS]{...}` per call, optionally with
+//! `[CALL_ID]id` before `[ARGS]`; servers that skip special tokens show `[TOOL_CALLS]NAME{...}`.
+//! When `[TOOL_CALLS]` itself was skipped, a bare call array at the output start is accepted.
+
+use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
+use crate::json::{ScanResult, ValueScanner};
+use crate::message::IssueKind;
+use crate::region::{Progress, RegionCtx, RegionParser, Sink, Status};
+use crate::render::RenderCall;
+use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::text;
+
+pub static SPEC: FormatSpec = FormatSpec {
+    name: "mistral",
+    aliases: &["mistral_v11", "magistral", "devstral"],
+    families: &[
+        "Mistral 7B v0.3",
+        "Mixtral 8x22B",
+        "Mistral NeMo",
+        "Mistral Small 3.x",
+        "Magistral",
+        "Devstral",
+        "Ministral 3",
+    ],
+    description: "[TOOL_CALLS] then a JSON call array (pre-v11) or NAME[ARGS]{...} per call (v11+)",
+    markers: &[
+        Marker {
+            role: "call_start",
+            text: "[TOOL_CALLS]",
+            special_token: true,
+        },
+        Marker {
+            role: "args_start",
+            text: "[ARGS]",
+            special_token: true,
+        },
+        Marker {
+            role: "call_id",
+            text: "[CALL_ID]",
+            special_token: true,
+        },
+        Marker {
+            role: "call_end",
+            text: "[/TOOL_CALLS]",
+            special_token: false,
+        },
+        Marker {
+            role: "reasoning_start",
+            text: "[THINK]",
+            special_token: true,
+        },
+        Marker {
+            role: "reasoning_end",
+            text: "[/THINK]",
+            special_token: true,
+        },
+    ],
+    triggers: &[Trigger::marker("[TOOL_CALLS]"), Trigger::at_start("[")],
+    name_encoding: "text_before_args",
+    argument_encoding: "json_object",
+    call_separator: None,
+    reasoning: Some(("[THINK]", "[/THINK]")),
+    template: None,
+    new_region,
+    render,
+};
+
+fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
+    let array = JsonRegionSpec {
+        consume_trigger: false,
+        payload: Payload::Array,
+        end: Some("[/TOOL_CALLS]"),
+        keys: STANDARD_KEYS,
+    };
+    if ctx.trigger == 1 {
+        return Box::new(JsonRegion::new(ctx, array));
+    }
+    Box::new(MistralRegion {
+        state: State::Trigger,
+        trigger_lit: ctx.trigger_lit(),
+        args_lit: ctx.lit("[ARGS]"),
+        call_id_lit: ctx.lit("[CALL_ID]"),
+        end_lit: ctx.lit("[/TOOL_CALLS]"),
+        array: JsonRegion::new(ctx, array),
+        name: String::new(),
+        call_id: String::new(),
+        scanner: ValueScanner::new(),
+        raw: String::new(),
+    })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Trigger,
+    Decide,
+    Array,
+    Name,
+    CallId,
+    Args,
+    AfterCall,
+    Recover(IssueKind, &'static str),
+}
+
+struct MistralRegion {
+    state: State,
+    trigger_lit: String,
+    args_lit: String,
+    call_id_lit: String,
+    end_lit: String,
+    array: JsonRegion,
+    name: String,
+    call_id: String,
+    scanner: ValueScanner,
+    raw: String,
+}
+
+fn is_name_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ':')
+}
+
+impl MistralRegion {
+    fn fail(&mut self, kind: IssueKind, why: &str, consumed: usize, sink: &mut Sink) -> Progress {
+        let raw = std::mem::take(&mut self.raw);
+        sink.fail_call(kind, why, &raw);
+        Progress::done(consumed)
+    }
+
+    /// Read text up to one of the stop literals; returns (bytes read, which stop matched).
+    fn read_until(
+        &mut self,
+        rest: &str,
+        stops: &[&str],
+        into_id: bool,
+    ) -> (usize, Option<usize>, bool) {
+        let stop = text::find_any(rest, stops);
+        let limit = stop.map_or(
+            rest.len() - text::partial_suffix_len(rest, stops),
+            |(p, _)| p,
+        );
+        let valid_end = rest[..limit]
+            .char_indices()
+            .find(|&(_, c)| !is_name_char(c))
+            .map(|(p, _)| p);
+        let take = valid_end.unwrap_or(limit);
+        let target = if into_id {
+            &mut self.call_id
+        } else {
+            &mut self.name
+        };
+        target.push_str(&rest[..take]);
+        self.raw.push_str(&rest[..take]);
+        match (valid_end, stop) {
+            (Some(_), _) => (take, None, true),
+            (None, Some((_, which))) => (take, Some(which), false),
+            (None, None) => (take, None, false),
+        }
+    }
+}
+
+impl RegionParser for MistralRegion {
+    fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
+        let mut i = 0;
+        loop {
+            let rest = &input[i..];
+            match self.state {
+                State::Trigger => {
+                    let n = self.trigger_lit.len();
+                    self.raw.push_str(&rest[..n]);
+                    i += n;
+                    self.state = State::Decide;
+                }
+                State::Decide => {
+                    let ws = text::skip_ws(rest);
+                    match rest[ws..].chars().next() {
+                        None if eof => {
+                            return self.fail(
+                                IssueKind::Truncated,
+                                "output ended after [TOOL_CALLS]",
+                                i,
+                                sink,
+                            )
+                        }
+                        None => return Progress::more(i),
+                        Some('[') => {
+                            i += ws;
+                            self.state = State::Array;
+                        }
+                        Some(_) => {
+                            self.raw.push_str(&rest[..ws]);
+                            i += ws;
+                            self.state = State::Name;
+                        }
+                    }
+                }
+                State::Array => {
+                    let progress = self.array.feed(rest, eof, sink);
+                    return Progress {
+                        consumed: i + progress.consumed,
+                        status: progress.status,
+                    };
+                }
+                State::Name | State::CallId => {
+                    let into_id = self.state == State::CallId;
+                    let stops = [self.args_lit.as_str(), self.call_id_lit.as_str(), "{"];
+                    let stops = stops.map(str::to_owned);
+                    let stop_refs: Vec<&str> = stops.iter().map(String::as_str).collect();
+                    let (n, which, invalid) = self.read_until(rest, &stop_refs, into_id);
+                    i += n;
+                    if invalid {
+                        self.state = State::Recover(
+                            IssueKind::MalformedJson,
+                            "unexpected text in a v11 tool call header",
+                        );
+                        continue;
+                    }
+                    match which {
+                        Some(0) => {
+                            self.raw.push_str(&self.args_lit.clone());
+                            i += self.args_lit.len();
+                            self.state = State::Args;
+                        }
+                        Some(1) => {
+                            self.raw.push_str(&self.call_id_lit.clone());
+                            i += self.call_id_lit.len();
+                            self.state = State::CallId;
+                        }
+                        Some(_) => self.state = State::Args,
+                        None if eof => {
+                            return self.fail(
+                                IssueKind::Truncated,
+                                "output ended inside a tool call header",
+                                i,
+                                sink,
+                            )
+                        }
+                        None => return Progress::more(i),
+                    }
+                    if self.state == State::Args {
+                        if self.name.is_empty() {
+                            return self.fail(
+                                IssueKind::MissingName,
+                                "the call has no name",
+                                i,
+                                sink,
+                            );
+                        }
+                        let id = (!self.call_id.is_empty()).then(|| self.call_id.clone());
+                        sink.start_call(&self.name, id);
+                    }
+                }
+                State::Args => {
+                    if !self.scanner.started() {
+                        let ws = text::skip_ws(rest);
+                        self.raw.push_str(&rest[..ws]);
+                        i += ws;
+                        if i == input.len() {
+                            if eof {
+                                return self.fail(
+                                    IssueKind::Truncated,
+                                    "output ended before the arguments",
+                                    i,
+                                    sink,
+                                );
+                            }
+                            return Progress::more(i);
+                        }
+                    }
+                    let rest = &input[i..];
+                    match self.scanner.scan(rest.as_bytes()) {
+                        ScanResult::Complete(n) => {
+                            sink.args(&rest[..n]);
+                            self.raw.push_str(&rest[..n]);
+                            i += n;
+                            let raw = std::mem::take(&mut self.raw);
+                            sink.end_call(&raw);
+                            self.state = State::AfterCall;
+                        }
+                        ScanResult::Incomplete => {
+                            sink.args(rest);
+                            self.raw.push_str(rest);
+                            i = input.len();
+                            if eof {
+                                return self.fail(
+                                    IssueKind::Truncated,
+                                    "output ended inside the arguments",
+                                    i,
+                                    sink,
+                                );
+                            }
+                            return Progress::more(i);
+                        }
+                        ScanResult::Invalid => {
+                            self.state =
+                                State::Recover(IssueKind::MalformedJson, "arguments are not JSON");
+                        }
+                    }
+                }
+                State::Recover(kind, why) => {
+                    let (n, found) = match rest.find(self.trigger_lit.as_str()) {
+                        Some(p) => (p, true),
+                        None if eof => (rest.len(), true),
+                        None => (
+                            rest.len()
+                                - text::partial_suffix_len(rest, &[self.trigger_lit.as_str()]),
+                            false,
+                        ),
+                    };
+                    self.raw.push_str(&rest[..n]);
+                    i += n;
+                    if found {
+                        return self.fail(kind, why, i, sink);
+                    }
+                    return Progress::more(i);
+                }
+                State::AfterCall => {
+                    let ws = text::skip_ws(rest);
+                    let after = &rest[ws..];
+                    if after.starts_with(self.end_lit.as_str()) {
+                        return Progress::done(i + ws + self.end_lit.len());
+                    }
+                    if !eof && (after.is_empty() || text::is_proper_prefix(after, &self.end_lit)) {
+                        return Progress::more(i);
+                    }
+                    return Progress {
+                        consumed: i,
+                        status: Status::Done,
+                    };
+                }
+            }
+        }
+    }
+}
+
+fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+    let mut out = String::from(content.unwrap_or(""));
+    for call in calls {
+        out.push_str("[TOOL_CALLS]");
+        out.push_str(&call.name);
+        out.push_str("[ARGS]");
+        out.push_str(&call.arguments_json());
+    }
+    out
+}

@@ -1,0 +1,34 @@
+//! The format registry: every wire format is one file in this folder with a `SPEC`, plus one line
+//! in `REGISTRY`.
+
+pub mod default;
+pub mod hermes;
+pub mod json_calls;
+pub mod llama3_json;
+pub mod mistral;
+
+use crate::spec::FormatSpec;
+
+/// Every format, in the order `formats()` lists them.
+pub static REGISTRY: &[&FormatSpec] = &[
+    &hermes::SPEC,
+    &llama3_json::SPEC,
+    &mistral::SPEC,
+    &default::SPEC,
+];
+
+/// Find a format by canonical name or alias (case-insensitive, `-` and `_` interchangeable).
+pub fn lookup(name: &str) -> Option<&'static FormatSpec> {
+    let wanted = normalize(name);
+    REGISTRY.iter().copied().find(|spec| {
+        normalize(spec.name) == wanted || spec.aliases.iter().any(|a| normalize(a) == wanted)
+    })
+}
+
+fn normalize(name: &str) -> String {
+    name.trim().to_ascii_lowercase().replace('-', "_")
+}
+
+pub fn names() -> Vec<&'static str> {
+    REGISTRY.iter().map(|spec| spec.name).collect()
+}

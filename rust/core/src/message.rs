@@ -1,0 +1,220 @@
+//! What parsing produces: OpenAI-shaped tool calls, the streamed deltas, and issues.
+//!
+//! Issues are how broken model output is reported. A call that could not be read is not returned
+//! as a call; its raw text lands in an issue instead, so nothing the model wrote is lost and an RL
+//! trainer can turn the issue kind into a penalty.
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCall {
+    pub index: usize,
+    pub id: String,
+    pub name: String,
+    /// JSON text of the arguments, exactly the concatenation of the streamed fragments.
+    pub arguments: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IssueKind {
+    /// The call body is not valid in the format (bad JSON, bad XML structure, bad literal).
+    MalformedJson,
+    /// The output ended inside a call.
+    Truncated,
+    /// The call names a tool the request did not declare (the call is still returned).
+    UnknownTool,
+    /// The call has no function name.
+    MissingName,
+    /// Text inside a call region that belongs to no call (kept here instead of being dropped).
+    UnexpectedText,
+    /// Arguments break the tool's JSON schema (the call is still returned).
+    SchemaViolation,
+    /// Two calls in one message carry the same id.
+    DuplicateCallId,
+}
+
+impl IssueKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IssueKind::MalformedJson => "malformed_json",
+            IssueKind::Truncated => "truncated",
+            IssueKind::UnknownTool => "unknown_tool",
+            IssueKind::MissingName => "missing_name",
+            IssueKind::UnexpectedText => "unexpected_text",
+            IssueKind::SchemaViolation => "schema_violation",
+            IssueKind::DuplicateCallId => "duplicate_call_id",
+        }
+    }
+
+    /// Whether a call carrying this issue is still returned in `tool_calls`.
+    pub fn keeps_call(self) -> bool {
+        matches!(
+            self,
+            IssueKind::UnknownTool | IssueKind::SchemaViolation | IssueKind::DuplicateCallId
+        )
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Issue {
+    /// Stream index of the call the issue belongs to, if a call had been started.
+    pub index: Option<usize>,
+    pub kind: IssueKind,
+    pub detail: String,
+    /// The model's text the issue is about (markers included).
+    pub raw: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Message {
+    pub content: String,
+    pub reasoning: String,
+    pub tool_calls: Vec<ToolCall>,
+    pub issues: Vec<Issue>,
+    pub finish_reason: Option<String>,
+}
+
+impl Message {
+    /// OpenAI leaves `content` null on a pure tool-call turn; whitespace around calls is formatting.
+    pub fn content_or_none(&self) -> Option<&str> {
+        if self.content.is_empty()
+            || (!self.tool_calls.is_empty() && self.content.trim().is_empty())
+        {
+            None
+        } else {
+            Some(&self.content)
+        }
+    }
+
+    pub fn reasoning_or_none(&self) -> Option<&str> {
+        (!self.reasoning.is_empty()).then_some(self.reasoning.as_str())
+    }
+
+    pub fn is_valid(&self) -> bool {
+        self.issues.is_empty()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallDelta {
+    pub index: usize,
+    /// Present on the first delta of a call, with `name`.
+    pub id: Option<String>,
+    pub name: Option<String>,
+    pub arguments: String,
+}
+
+/// One streamed update, shaped like `choices[0].delta` of an OpenAI chat completion chunk.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Delta {
+    pub reasoning: Option<String>,
+    pub content: Option<String>,
+    pub tool_calls: Vec<CallDelta>,
+    pub finish_reason: Option<String>,
+}
+
+impl Delta {
+    fn has_tool_calls(&self) -> bool {
+        !self.tool_calls.is_empty()
+    }
+}
+
+/// Accumulates deltas, merging adjacent updates of the same kind so a feed returns few objects.
+#[derive(Debug, Default)]
+pub struct DeltaBuffer {
+    deltas: Vec<Delta>,
+}
+
+impl DeltaBuffer {
+    pub fn reasoning(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        match self.deltas.last_mut() {
+            Some(d) if d.content.is_none() && !d.has_tool_calls() && d.finish_reason.is_none() => {
+                d.reasoning.get_or_insert_with(String::new).push_str(text)
+            }
+            _ => self.deltas.push(Delta {
+                reasoning: Some(text.to_owned()),
+                ..Delta::default()
+            }),
+        }
+    }
+
+    pub fn content(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        match self.deltas.last_mut() {
+            Some(d) if !d.has_tool_calls() && d.finish_reason.is_none() => {
+                d.content.get_or_insert_with(String::new).push_str(text)
+            }
+            _ => self.deltas.push(Delta {
+                content: Some(text.to_owned()),
+                ..Delta::default()
+            }),
+        }
+    }
+
+    pub fn call_start(&mut self, index: usize, id: &str, name: &str) {
+        let entry = CallDelta {
+            index,
+            id: Some(id.to_owned()),
+            name: Some(name.to_owned()),
+            arguments: String::new(),
+        };
+        match self.deltas.last_mut() {
+            Some(d) if d.finish_reason.is_none() && (d.has_tool_calls() || d.content.is_none()) => {
+                d.tool_calls.push(entry)
+            }
+            _ => self.deltas.push(Delta {
+                tool_calls: vec![entry],
+                ..Delta::default()
+            }),
+        }
+    }
+
+    pub fn call_args(&mut self, index: usize, fragment: &str) {
+        if fragment.is_empty() {
+            return;
+        }
+        if let Some(d) = self.deltas.last_mut() {
+            if d.finish_reason.is_none() {
+                if let Some(last) = d.tool_calls.last_mut() {
+                    if last.index == index {
+                        last.arguments.push_str(fragment);
+                        return;
+                    }
+                }
+                if d.has_tool_calls() {
+                    d.tool_calls.push(CallDelta {
+                        index,
+                        id: None,
+                        name: None,
+                        arguments: fragment.to_owned(),
+                    });
+                    return;
+                }
+            }
+        }
+        let entry = CallDelta {
+            index,
+            id: None,
+            name: None,
+            arguments: fragment.to_owned(),
+        };
+        self.deltas.push(Delta {
+            tool_calls: vec![entry],
+            ..Delta::default()
+        });
+    }
+
+    pub fn finish(&mut self, reason: &str) {
+        self.deltas.push(Delta {
+            finish_reason: Some(reason.to_owned()),
+            ..Delta::default()
+        });
+    }
+
+    pub fn take(&mut self) -> Vec<Delta> {
+        std::mem::take(&mut self.deltas)
+    }
+}

@@ -1,0 +1,306 @@
+//! The contract between the stream engine and a format's call-region parser, and the sink that
+//! turns a region parser's findings into deltas and the final message.
+//!
+//! The engine scans content for a format's triggers. When one matches, the format's region parser
+//! takes over and is fed the pending text (starting at the trigger) until it reports the region
+//! done; the rest goes back to content scanning. A region parser consumes everything it can
+//! decide and leaves only an undecidable tail (a partial marker), so every byte is looked at a
+//! bounded number of times.
+
+use std::sync::Arc;
+
+use crate::ids::IdSource;
+use crate::message::{DeltaBuffer, Issue, IssueKind, Message, ToolCall};
+use crate::spec::FormatSpec;
+use crate::tools::ToolSet;
+
+pub struct RegionCtx<'a> {
+    pub spec: &'static FormatSpec,
+    pub tools: &'a Arc<ToolSet>,
+    pub markers: &'a MarkerTable,
+    /// Index into `spec.triggers` of the trigger that opened the region.
+    pub trigger: usize,
+}
+
+impl RegionCtx<'_> {
+    /// The text to search for a marker: its characters, or a sentinel for special-token input.
+    pub fn lit(&self, marker_text: &'static str) -> String {
+        self.markers.lit(marker_text).to_owned()
+    }
+
+    pub fn trigger_lit(&self) -> String {
+        self.lit(self.spec.triggers[self.trigger].text)
+    }
+
+    pub fn soft(&self) -> bool {
+        self.spec.triggers[self.trigger].soft
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    /// Waiting for more input.
+    Continue,
+    /// The region ended; the unconsumed input is content again.
+    Done,
+    /// The soft trigger was not a call: this text (everything the region consumed) is content.
+    Reject(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Progress {
+    pub consumed: usize,
+    pub status: Status,
+}
+
+impl Progress {
+    pub fn more(consumed: usize) -> Self {
+        Self {
+            consumed,
+            status: Status::Continue,
+        }
+    }
+    pub fn done(consumed: usize) -> Self {
+        Self {
+            consumed,
+            status: Status::Done,
+        }
+    }
+}
+
+pub trait RegionParser: Send + Sync {
+    /// Consume a prefix of `input`. At `eof` the parser must not return `Continue`.
+    fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress;
+}
+
+/// Characters from the top of Unicode's last private-use plane stand for markers that arrived as
+/// special tokens; text can never produce them (decoded text is scrubbed of this range).
+const SENTINEL_BASE: u32 = 0x10FF00;
+
+#[derive(Debug, Clone, Default)]
+pub struct MarkerTable {
+    entries: Vec<(&'static str, String)>,
+}
+
+impl MarkerTable {
+    /// Text mode: every marker is matched by its characters.
+    pub fn text() -> Self {
+        Self::default()
+    }
+
+    /// Token mode: the listed markers are special tokens and match only as sentinels.
+    pub fn with_special(special: &[&'static str]) -> Self {
+        let entries = special
+            .iter()
+            .enumerate()
+            .filter_map(|(k, text)| {
+                char::from_u32(SENTINEL_BASE + k as u32).map(|c| (*text, c.to_string()))
+            })
+            .collect();
+        Self { entries }
+    }
+
+    pub fn lit<'a>(&'a self, marker_text: &'a str) -> &'a str {
+        self.entries
+            .iter()
+            .find(|(t, _)| *t == marker_text)
+            .map_or(marker_text, |(_, s)| s.as_str())
+    }
+
+    pub fn sentinel_for(&self, text: &str) -> Option<&str> {
+        self.entries
+            .iter()
+            .find(|(t, _)| *t == text)
+            .map(|(_, s)| s.as_str())
+    }
+
+    /// Replace sentinels by the marker text they stand for.
+    pub fn restore<'a>(&self, s: &'a str) -> std::borrow::Cow<'a, str> {
+        if self.entries.is_empty() || !s.as_bytes().contains(&0xF4) {
+            return std::borrow::Cow::Borrowed(s);
+        }
+        let mut out = String::with_capacity(s.len());
+        for c in s.chars() {
+            let code = c as u32;
+            match code
+                .checked_sub(SENTINEL_BASE)
+                .and_then(|k| self.entries.get(k as usize))
+            {
+                Some((text, _)) => out.push_str(text),
+                None => out.push(c),
+            }
+        }
+        std::borrow::Cow::Owned(out)
+    }
+
+    pub fn is_sentinel(c: char) -> bool {
+        (SENTINEL_BASE..SENTINEL_BASE + 256).contains(&(c as u32))
+    }
+}
+
+#[derive(Debug, Clone)]
+struct CallRecord {
+    call: ToolCall,
+    state: CallState,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CallState {
+    Open,
+    Complete,
+    Dropped,
+}
+
+/// Collects what region parsers find: streamed deltas and the message so far.
+pub struct Sink {
+    deltas: DeltaBuffer,
+    message: Message,
+    calls: Vec<CallRecord>,
+    open: Option<usize>,
+    ids: Box<dyn IdSource>,
+    tools: Arc<ToolSet>,
+    markers: Arc<MarkerTable>,
+}
+
+impl Sink {
+    pub fn new(ids: Box<dyn IdSource>, tools: Arc<ToolSet>, markers: Arc<MarkerTable>) -> Self {
+        Self {
+            deltas: DeltaBuffer::default(),
+            message: Message::default(),
+            calls: Vec::new(),
+            open: None,
+            ids,
+            tools,
+            markers,
+        }
+    }
+
+    pub(crate) fn set_markers(&mut self, markers: Arc<MarkerTable>) {
+        self.markers = markers;
+    }
+
+    pub fn tools(&self) -> &ToolSet {
+        &self.tools
+    }
+
+    pub fn content(&mut self, text: &str) {
+        let text = self.markers.restore(text);
+        self.deltas.content(&text);
+        self.message.content.push_str(&text);
+    }
+
+    pub fn reasoning(&mut self, text: &str) {
+        let text = self.markers.restore(text);
+        self.deltas.reasoning(&text);
+        self.message.reasoning.push_str(&text);
+    }
+
+    pub fn has_open_call(&self) -> bool {
+        self.open.is_some()
+    }
+
+    /// Start a call once its name is known. `model_id` is the format's own call id, if any.
+    pub fn start_call(&mut self, name: &str, model_id: Option<String>) {
+        if self.open.is_some() {
+            self.fail_call(
+                IssueKind::MalformedJson,
+                "a call started before the previous one ended",
+                "",
+            );
+        }
+        let name = self.markers.restore(name).into_owned();
+        let index = self.calls.len();
+        let id = match model_id {
+            Some(id) if !id.is_empty() => id,
+            _ => self.ids.next_id(index, &name),
+        };
+        self.deltas.call_start(index, &id, &name);
+        self.calls.push(CallRecord {
+            call: ToolCall {
+                index,
+                id,
+                name,
+                arguments: String::new(),
+            },
+            state: CallState::Open,
+        });
+        self.open = Some(index);
+    }
+
+    pub fn args(&mut self, fragment: &str) {
+        let Some(index) = self.open else { return };
+        let fragment = self.markers.restore(fragment);
+        self.deltas.call_args(index, &fragment);
+        self.calls[index].call.arguments.push_str(&fragment);
+    }
+
+    /// The open call is complete. Its arguments are checked as JSON; `raw` is the call's text,
+    /// kept for the issue if the check fails.
+    pub fn end_call(&mut self, raw: &str) {
+        let Some(index) = self.open.take() else {
+            return;
+        };
+        if !crate::json::is_valid(&self.calls[index].call.arguments) {
+            self.open = Some(index);
+            self.fail_call(
+                IssueKind::MalformedJson,
+                "arguments are not valid JSON",
+                raw,
+            );
+            return;
+        }
+        self.calls[index].state = CallState::Complete;
+        if !self.tools.is_empty() && self.tools.get(&self.calls[index].call.name).is_none() {
+            let detail = format!(
+                "tool {:?} is not among the request's tools",
+                self.calls[index].call.name
+            );
+            self.push_issue(Some(index), IssueKind::UnknownTool, detail, raw);
+        }
+    }
+
+    /// Record an issue; an open call is dropped from the message (its deltas were already sent).
+    pub fn fail_call(&mut self, kind: IssueKind, detail: impl Into<String>, raw: &str) {
+        let index = self.open.take();
+        if let Some(i) = index {
+            self.calls[i].state = CallState::Dropped;
+        }
+        self.push_issue(index, kind, detail.into(), raw);
+    }
+
+    fn push_issue(&mut self, index: Option<usize>, kind: IssueKind, detail: String, raw: &str) {
+        let raw = self.markers.restore(raw).into_owned();
+        self.message.issues.push(Issue {
+            index,
+            kind,
+            detail,
+            raw,
+        });
+    }
+
+    pub(crate) fn finish(&mut self, finish_reason: Option<&str>) {
+        let made_calls = self.calls.iter().any(|c| c.state == CallState::Complete);
+        let reason = match finish_reason {
+            None | Some("stop") if made_calls => "tool_calls",
+            None => "stop",
+            Some(other) => other,
+        };
+        self.message.finish_reason = Some(reason.to_owned());
+        self.deltas.finish(reason);
+    }
+
+    pub fn take_deltas(&mut self) -> Vec<crate::message::Delta> {
+        self.deltas.take()
+    }
+
+    pub fn message(&self) -> Message {
+        let mut message = self.message.clone();
+        message.tool_calls = self
+            .calls
+            .iter()
+            .filter(|c| c.state == CallState::Complete)
+            .map(|c| c.call.clone())
+            .collect();
+        message
+    }
+}

@@ -1,0 +1,380 @@
+//! The stream engine: one per request. It splits reasoning from content, finds call regions by the
+//! format's triggers, hands them to the format's region parser, and releases content as soon as it
+//! cannot be the start of a marker.
+//!
+//! `parse` is `feed` of the whole text followed by `finish`, so one-shot and streamed parsing agree
+//! by construction; every decision waits until enough text has arrived, never on a chunk boundary.
+
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::formats;
+use crate::ids::{IdSource, RandomIds};
+use crate::message::{Delta, Message};
+use crate::region::{MarkerTable, RegionCtx, RegionParser, Sink, Status};
+use crate::spec::FormatSpec;
+use crate::text::{self, Scan};
+use crate::tools::ToolSet;
+
+/// How reasoning is delimited in the output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reasoning {
+    /// Reasoning stays in content.
+    Off,
+    /// The output may open with `open`; text up to `close` is reasoning.
+    Paired {
+        open: &'static str,
+        close: &'static str,
+    },
+    /// The prompt already opened reasoning: text up to `close` is reasoning.
+    ClosingOnly { close: &'static str },
+}
+
+impl Reasoning {
+    /// From the user's choice: `None`, `"think"`/`"paired"`, `"closing_only"`, or `"native"`
+    /// (the format's own syntax).
+    pub fn resolve(spec: &FormatSpec, choice: Option<&str>) -> Result<Self> {
+        let (open, close) = spec.reasoning.unwrap_or(("<think>", "</think>"));
+        Ok(match choice {
+            None | Some("none") | Some("off") => Reasoning::Off,
+            Some("think") | Some("paired") => Reasoning::Paired { open: "<think>", close: "</think>" },
+            Some("native") => Reasoning::Paired { open, close },
+            Some("closing_only") => Reasoning::ClosingOnly { close },
+            Some(other) => {
+                return Err(Error::InvalidArgument(format!(
+                    "reasoning must be None, True, 'think', 'paired', 'closing_only' or 'native', not {other:?}"
+                )))
+            }
+        })
+    }
+}
+
+/// Everything a stream needs that does not change between requests with the same tools.
+#[derive(Debug, Clone)]
+pub struct ParserConfig {
+    pub spec: &'static FormatSpec,
+    pub tools: Arc<ToolSet>,
+    pub reasoning: Reasoning,
+}
+
+impl ParserConfig {
+    pub fn new(format: &str, tools: ToolSet, reasoning: Option<&str>) -> Result<Self> {
+        let spec =
+            formats::lookup(format).ok_or_else(|| Error::UnknownFormat(format.to_owned()))?;
+        let reasoning = Reasoning::resolve(spec, reasoning)?;
+        Ok(Self {
+            spec,
+            tools: Arc::new(tools),
+            reasoning,
+        })
+    }
+
+    /// Marker texts of this configuration that a tokenizer may have as special tokens.
+    pub fn special_marker_texts(&self) -> Vec<&'static str> {
+        let mut texts: Vec<&'static str> = self
+            .spec
+            .markers
+            .iter()
+            .filter(|m| m.special_token)
+            .map(|m| m.text)
+            .collect();
+        match self.reasoning {
+            Reasoning::Paired { open, close } => texts.extend([open, close]),
+            Reasoning::ClosingOnly { close } => texts.push(close),
+            Reasoning::Off => {}
+        }
+        texts.dedup();
+        texts
+    }
+}
+
+enum State {
+    /// Output start, when reasoning may open it.
+    Start,
+    Reasoning,
+    Content,
+    Region(Box<dyn RegionParser>),
+}
+
+pub struct StreamParser {
+    config: ParserConfig,
+    markers: Arc<MarkerTable>,
+    pending: String,
+    state: State,
+    at_output_start: bool,
+    sink: Sink,
+    finished: bool,
+    trigger_lits: Vec<String>,
+}
+
+impl StreamParser {
+    pub fn new(config: ParserConfig) -> Self {
+        Self::with_ids(config, Box::new(RandomIds::new()))
+    }
+
+    pub fn with_ids(config: ParserConfig, ids: Box<dyn IdSource>) -> Self {
+        let markers = Arc::new(MarkerTable::text());
+        let state = match config.reasoning {
+            Reasoning::Off => State::Content,
+            Reasoning::Paired { .. } => State::Start,
+            Reasoning::ClosingOnly { .. } => State::Reasoning,
+        };
+        let sink = Sink::new(ids, config.tools.clone(), markers.clone());
+        let mut parser = Self {
+            config,
+            markers,
+            pending: String::new(),
+            state,
+            at_output_start: true,
+            sink,
+            finished: false,
+            trigger_lits: Vec::new(),
+        };
+        parser.refresh_trigger_lits();
+        parser
+    }
+
+    /// Switch to token-id input: the listed markers now match only when they arrive as special
+    /// tokens. Must be called before any input.
+    pub fn use_special_markers(&mut self, special: &[&'static str]) {
+        self.markers = Arc::new(MarkerTable::with_special(special));
+        self.sink.set_markers(self.markers.clone());
+        self.refresh_trigger_lits();
+    }
+
+    pub fn markers(&self) -> &MarkerTable {
+        &self.markers
+    }
+
+    fn refresh_trigger_lits(&mut self) {
+        self.trigger_lits = self
+            .config
+            .spec
+            .triggers
+            .iter()
+            .map(|t| self.markers.lit(t.text).to_owned())
+            .collect();
+    }
+
+    pub fn config(&self) -> &ParserConfig {
+        &self.config
+    }
+
+    pub fn feed(&mut self, text: &str) -> Result<Vec<Delta>> {
+        if self.finished {
+            return Err(Error::StreamFinished);
+        }
+        self.pending.push_str(text);
+        self.pump(false);
+        Ok(self.sink.take_deltas())
+    }
+
+    pub fn finish(&mut self, finish_reason: Option<&str>) -> Result<Vec<Delta>> {
+        if self.finished {
+            return Err(Error::StreamFinished);
+        }
+        self.pump(true);
+        self.finished = true;
+        self.sink.finish(finish_reason);
+        Ok(self.sink.take_deltas())
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    pub fn message(&self) -> Message {
+        self.sink.message()
+    }
+
+    fn pump(&mut self, eof: bool) {
+        loop {
+            let progressed = match std::mem::replace(&mut self.state, State::Content) {
+                State::Start => self.step_start(eof),
+                State::Reasoning => self.step_reasoning(eof),
+                State::Content => self.step_content(eof),
+                State::Region(parser) => self.step_region(parser, eof),
+            };
+            if !progressed {
+                return;
+            }
+        }
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.pending.drain(..n);
+    }
+
+    fn step_start(&mut self, eof: bool) -> bool {
+        let Reasoning::Paired { open, .. } = self.config.reasoning else {
+            self.state = State::Content;
+            return true;
+        };
+        let open_lit = self.markers.lit(open).to_owned();
+        let ws = text::skip_ws(&self.pending);
+        let rest = &self.pending[ws..];
+        if rest.starts_with(open_lit.as_str()) {
+            self.consume(ws + open_lit.len());
+            self.state = State::Reasoning;
+            return true;
+        }
+        if !eof && (rest.is_empty() || text::is_proper_prefix(rest, &open_lit)) {
+            self.state = State::Start;
+            return false;
+        }
+        self.state = State::Content;
+        true
+    }
+
+    fn step_reasoning(&mut self, eof: bool) -> bool {
+        let close = match self.config.reasoning {
+            Reasoning::Paired { close, .. } | Reasoning::ClosingOnly { close } => close,
+            Reasoning::Off => "</think>",
+        };
+        let close_lit = self.markers.lit(close).to_owned();
+        match text::scan(&self.pending, &[close_lit.as_str()]) {
+            Scan::Found { pos, .. } => {
+                self.sink.reasoning(&self.pending[..pos]);
+                self.consume(pos + close_lit.len());
+                self.state = State::Content;
+                true
+            }
+            Scan::NotFound { safe } => {
+                let upto = if eof { self.pending.len() } else { safe };
+                self.sink.reasoning(&self.pending[..upto]);
+                self.consume(upto);
+                self.state = State::Reasoning;
+                false
+            }
+        }
+    }
+
+    fn step_content(&mut self, eof: bool) -> bool {
+        let spec = self.config.spec;
+        if self.at_output_start {
+            let ws = text::skip_ws(&self.pending);
+            let rest = &self.pending[ws..];
+            if rest.is_empty() && !eof {
+                self.state = State::Content;
+                return false;
+            }
+            let mut waiting = false;
+            let mut best: Option<usize> = None;
+            for (i, lit) in self.trigger_lits.iter().enumerate() {
+                if rest.starts_with(lit.as_str()) {
+                    if best.is_none_or(|b| self.trigger_lits[b].len() < lit.len()) {
+                        best = Some(i);
+                    }
+                } else {
+                    waiting |= !eof && text::is_proper_prefix(rest, lit);
+                }
+            }
+            if waiting {
+                self.state = State::Content;
+                return false;
+            }
+            if let Some(i) = best.filter(|&i| spec.triggers[i].at_output_start) {
+                self.sink.content(&self.pending[..ws]);
+                self.consume(ws);
+                self.open_region(i);
+                return true;
+            }
+            if !rest.is_empty() {
+                self.at_output_start = false;
+            }
+        }
+        let anywhere: Vec<(usize, &str)> = spec
+            .triggers
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| !t.at_output_start)
+            .map(|(i, _)| (i, self.trigger_lits[i].as_str()))
+            .collect();
+        let lits: Vec<&str> = anywhere.iter().map(|(_, l)| *l).collect();
+        match text::scan(&self.pending, &lits) {
+            Scan::Found { pos, which } => {
+                let trigger = anywhere[which].0;
+                let before = self.pending[..pos].to_owned();
+                self.emit_content(&before);
+                self.consume(pos);
+                self.open_region(trigger);
+                true
+            }
+            Scan::NotFound { safe } => {
+                let upto = if eof { self.pending.len() } else { safe };
+                let released = self.pending[..upto].to_owned();
+                self.emit_content(&released);
+                self.consume(upto);
+                self.state = State::Content;
+                false
+            }
+        }
+    }
+
+    fn emit_content(&mut self, text: &str) {
+        if !text.trim().is_empty() {
+            self.at_output_start = false;
+        }
+        self.sink.content(text);
+    }
+
+    fn open_region(&mut self, trigger: usize) {
+        let ctx = RegionCtx {
+            spec: self.config.spec,
+            tools: &self.config.tools,
+            markers: &self.markers,
+            trigger,
+        };
+        self.state = State::Region((self.config.spec.new_region)(&ctx));
+    }
+
+    fn step_region(&mut self, mut parser: Box<dyn RegionParser>, eof: bool) -> bool {
+        let before = self.pending.len();
+        let progress = parser.feed(&self.pending, eof, &mut self.sink);
+        let consumed = progress.consumed.min(before);
+        self.consume(consumed);
+        match progress.status {
+            Status::Continue if eof => {
+                let rest = std::mem::take(&mut self.pending);
+                self.sink.fail_call(
+                    crate::message::IssueKind::Truncated,
+                    "output ended inside a call",
+                    &rest,
+                );
+                self.state = State::Content;
+                false
+            }
+            Status::Continue => {
+                self.state = State::Region(parser);
+                consumed > 0 && !self.pending.is_empty()
+            }
+            Status::Done => {
+                self.at_output_start = false;
+                self.state = State::Content;
+                true
+            }
+            Status::Reject(text) => {
+                self.at_output_start = false;
+                let text = if text.is_empty() && consumed == 0 && !self.pending.is_empty() {
+                    let first = self.pending.chars().next().map_or(0, char::len_utf8);
+                    let head = self.pending[..first].to_owned();
+                    self.consume(first);
+                    head
+                } else {
+                    text
+                };
+                self.sink.content(&text);
+                self.state = State::Content;
+                true
+            }
+        }
+    }
+}
+
+/// One-shot parse: the same engine, fed everything at once.
+pub fn parse(config: &ParserConfig, text: &str) -> Message {
+    let mut stream = StreamParser::new(config.clone());
+    let _ = stream.feed(text);
+    let _ = stream.finish(None);
+    stream.message()
+}

