@@ -158,16 +158,21 @@ def _j(v) -> str:
     return json.dumps(v, ensure_ascii=False)
 
 
+def _compact(v) -> str:
+    """JSON without spaces, as gpt-oss writes tool arguments."""
+    return json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+
+
 def _raw(v) -> str:
     """XML-style formats: strings raw, everything else JSON."""
     return v if isinstance(v, str) else _j(v)
 
 
 def _hermes(calls):
-    # Qwen2.5 / Qwen3 chat template: "<tool_call>\n{json}\n</tool_call>", blocks joined by "\n".
-    blocks = [f'<tool_call>\n{_j({"name": c["name"], "arguments": c["arguments"]})}\n</tool_call>'
-              for c in calls]
-    return PREAMBLE + "\n\n" + "\n".join(blocks)
+    # Qwen2.5 / Qwen3 chat templates: each call is "\n<tool_call>\n{json}\n</tool_call>".
+    return PREAMBLE + "".join(
+        f'\n<tool_call>\n{_j({"name": c["name"], "arguments": c["arguments"]})}\n</tool_call>'
+        for c in calls)
 
 
 def _qwen3_coder(calls):
@@ -302,7 +307,7 @@ def _harmony(calls):
     out = [f"<|channel|>analysis<|message|>{PREAMBLE}<|end|>"]
     for c in calls:
         out.append(f"<|start|>assistant<|channel|>commentary to=functions.{c['name']} "
-                   f"<|constrain|>json<|message|>{_j(c['arguments'])}<|call|>")
+                   f"<|constrain|>json<|message|>{_compact(c['arguments'])}<|call|>")
     return "".join(out)
 
 
