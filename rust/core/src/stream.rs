@@ -15,6 +15,7 @@ use crate::region::{MarkerTable, RegionCtx, RegionParser, Sink, Status};
 use crate::spec::FormatSpec;
 use crate::text::{self, Scan};
 use crate::tools::ToolSet;
+use crate::vocab::{Piece, TokenDecoder, Vocab};
 
 /// How reasoning is delimited in the output.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,8 +97,15 @@ enum State {
     Region(Box<dyn RegionParser>),
 }
 
+enum Input {
+    Unset,
+    Text,
+    Tokens(TokenDecoder),
+}
+
 pub struct StreamParser {
     config: ParserConfig,
+    input: Input,
     markers: Arc<MarkerTable>,
     pending: String,
     state: State,
@@ -122,6 +130,7 @@ impl StreamParser {
         let sink = Sink::new(ids, config.tools.clone(), markers.clone());
         let mut parser = Self {
             config,
+            input: Input::Unset,
             markers,
             pending: String::new(),
             state,
@@ -164,14 +173,83 @@ impl StreamParser {
         if self.finished {
             return Err(Error::StreamFinished);
         }
+        match self.input {
+            Input::Unset => self.input = Input::Text,
+            Input::Text => {}
+            Input::Tokens(_) => return Err(Error::MixedInput),
+        }
         self.pending.push_str(text);
         self.pump(false);
         Ok(self.sink.take_deltas())
     }
 
+    /// Feed sampled token ids. Markers that are special tokens of `vocab` match only by id from
+    /// here on, so the same characters inside ordinary tokens stay text.
+    pub fn feed_tokens(&mut self, vocab: &Arc<Vocab>, ids: &[u32]) -> Result<Vec<Delta>> {
+        if self.finished {
+            return Err(Error::StreamFinished);
+        }
+        match self.input {
+            Input::Unset => {
+                let special: Vec<&'static str> = self
+                    .config
+                    .special_marker_texts()
+                    .into_iter()
+                    .filter(|text| vocab.special_id(text).is_some())
+                    .collect();
+                self.use_special_markers(&special);
+                self.input = Input::Tokens(TokenDecoder::new(vocab.clone()));
+            }
+            Input::Tokens(_) => {}
+            Input::Text => return Err(Error::MixedInput),
+        }
+        let pieces = match &mut self.input {
+            Input::Tokens(decoder) => decoder.push(ids),
+            _ => Vec::new(),
+        };
+        self.push_pieces(pieces);
+        self.pump(false);
+        Ok(self.sink.take_deltas())
+    }
+
+    fn push_pieces(&mut self, pieces: Vec<Piece>) {
+        for piece in pieces {
+            match piece {
+                Piece::Text(text) => {
+                    if text.chars().any(MarkerTable::is_sentinel) {
+                        let scrubbed: String = text
+                            .chars()
+                            .map(|c| {
+                                if MarkerTable::is_sentinel(c) {
+                                    '\u{FFFD}'
+                                } else {
+                                    c
+                                }
+                            })
+                            .collect();
+                        self.pending.push_str(&scrubbed);
+                    } else {
+                        self.pending.push_str(&text);
+                    }
+                }
+                Piece::Special { text, .. } => match self.markers.sentinel_for(&text) {
+                    Some(sentinel) => {
+                        let sentinel = sentinel.to_owned();
+                        self.pending.push_str(&sentinel);
+                    }
+                    None => self.pending.push_str(&text),
+                },
+            }
+        }
+    }
+
     pub fn finish(&mut self, finish_reason: Option<&str>) -> Result<Vec<Delta>> {
         if self.finished {
             return Err(Error::StreamFinished);
+        }
+        if let Input::Tokens(decoder) = &mut self.input {
+            let pieces = decoder.finish();
+            self.push_pieces(pieces);
         }
         self.pump(true);
         self.finished = true;

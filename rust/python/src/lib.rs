@@ -3,10 +3,16 @@
 
 mod convert;
 mod parser;
+mod vocab;
 
 use pyo3::prelude::*;
 
-pyo3::create_exception!(_core, ToolwireError, pyo3::exceptions::PyValueError, "Misuse of the toolwire API.");
+pyo3::create_exception!(
+    _core,
+    ToolwireError,
+    pyo3::exceptions::PyValueError,
+    "Misuse of the toolwire API."
+);
 
 pub(crate) fn to_py_err(err: toolwire_core::Error) -> PyErr {
     ToolwireError::new_err(err.to_string())
@@ -23,6 +29,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<parser::CallIssue>()?;
     m.add_class::<parser::Delta>()?;
     m.add_class::<parser::ToolCallDelta>()?;
+    m.add_class::<vocab::Vocab>()?;
     m.add_function(wrap_pyfunction!(parser::formats, m)?)?;
     m.add_function(wrap_pyfunction!(parser::format_info, m)?)?;
     m.add_function(wrap_pyfunction!(parser::render, m)?)?;

