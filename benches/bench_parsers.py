@@ -4,7 +4,7 @@
 For each format and each call count (1, 8, 64 by default) the model output is a sentence of
 text followed by the calls, written by hand in the family's native syntax (benches/samples.py).
 Both libraries get the same text and the same chunks, and are timed with
-time.perf_counter_ns, garbage collection off, median (and min) of N repeats:
+time.perf_counter_ns, garbage collection off, the min (or, with --stat median, the median) of N repeats:
 
   stream   a fresh per-request stream (toolwire: `parser.stream()`; SGLang: a new
            `FunctionCallParser`), every chunk fed, then the end-of-stream flush.
@@ -66,7 +66,10 @@ CASES: dict[str, str] = {
 }
 DEFAULT_CASES = list(CASES)
 
-clock = time.perf_counter_ns
+# Set by --clock: wall time (perf_counter_ns, the default) or this thread's CPU time
+# (thread_time_ns), which leaves out the time the process was descheduled on a busy machine.
+CLOCKS = {"wall": time.perf_counter_ns, "cpu": time.thread_time_ns}
+clock = CLOCKS["wall"]
 
 
 # --------------------------------------------------------------------------- toolwire side
@@ -286,10 +289,10 @@ def bench_case(case: str, n_calls: int, args, skip_sglang_reason: str | None) ->
                         rec["sglang"].setdefault("mismatch", []).append(f"{what}: {bad}")
                 try:
                     rec["sglang"]["stream"] = summarize(measure(
-                        lambda: peers.sglang_stream_timed(fmt, sg_tools, chunks, clock),
+                        lambda: peers.sglang_stream_timed(fmt, sg_tools, chunks, CLOCKS[args.clock]),
                         args.repeats, args.budget))
                     rec["sglang"]["parse"] = summarize(measure(
-                        lambda: peers.sglang_parse_timed(fmt, sg_tools, text, clock),
+                        lambda: peers.sglang_parse_timed(fmt, sg_tools, text, CLOCKS[args.clock]),
                         args.repeats, args.budget))
                 except Exception as e:
                     rec["sglang"]["error"] = f"{type(e).__name__}: {e}"
@@ -298,7 +301,9 @@ def bench_case(case: str, n_calls: int, args, skip_sglang_reason: str | None) ->
     for side in ("toolwire", "sglang"):
         st = rec[side].get("stream")
         if st:
-            st["per_chunk_ns"] = st["median_ns"] / len(chunks)
+            st["per_chunk_ns"] = st[args.stat_key] / len(chunks)
+            st["per_chunk_min_ns"] = st["min_ns"] / len(chunks)
+            st["per_chunk_median_ns"] = st["median_ns"] / len(chunks)
     return rec
 
 
@@ -316,7 +321,11 @@ def _ratio(a, b) -> str:
     return f"{a / b:.1f}x" if a and b else "-"
 
 
-def _get(rec, side, kind, key="median_ns"):
+STAT_KEY = "min_ns"  # set from --stat
+
+
+def _get(rec, side, kind, key=None):
+    key = key or STAT_KEY
     d = rec[side].get(kind)
     return d.get(key) if d else None
 
@@ -451,6 +460,12 @@ def parse_args(argv=None):
                     help="seconds allowed for SGLang's first parse+stream of a case (default 20, quick 5)")
     ap.add_argument("--one-side", action="store_true",
                     help="measure a format even when only one side can parse it")
+    ap.add_argument("--clock", choices=tuple(CLOCKS), default="wall",
+                    help="wall: time.perf_counter_ns (default); cpu: time.thread_time_ns, steadier "
+                         "when other processes compete for the CPUs")
+    ap.add_argument("--stat", choices=("min", "median"), default="min",
+                    help="statistic reported over the runs (default min: the machine is shared; "
+                         "both are in the JSON)")
     ap.add_argument("--json", metavar="OUT", help="write the results as JSON")
     ap.add_argument("--markdown", metavar="OUT", help="write the tables as Markdown")
     ap.add_argument("-v", "--verbose", action="store_true")
@@ -458,6 +473,7 @@ def parse_args(argv=None):
     a.repeats = a.repeats or (5 if a.quick else 21)
     a.budget = a.budget if a.budget is not None else (0.5 if a.quick else 3.0)
     a.peer_timeout = a.peer_timeout if a.peer_timeout is not None else (5.0 if a.quick else 20.0)
+    a.stat_key = f"{a.stat}_ns"
     a.cases = [c.strip() for c in a.formats.split(",") if c.strip()]
     a.call_counts = sorted({int(x) for x in a.calls.split(",") if x.strip()})
     unknown = [c for c in a.cases if c not in CASES]
@@ -482,12 +498,15 @@ def side_unavailable(case: str) -> tuple[str | None, str | None]:
 
 
 def main(argv=None) -> int:
+    global STAT_KEY, clock
     a = parse_args(argv)
+    STAT_KEY = a.stat_key
+    clock = CLOCKS[a.clock]
     env = environment()
     print(f"toolwire {env['toolwire']}  vs  sglang {env['sglang']}  |  Python {env['python']} "
           f"on {env['machine']}, {env['cpus']} CPUs  |  {a.chunk_size}-char chunks"
           f"{' (markers split)' if a.split_markers else ', special tokens whole'}, "
-          f"median of <= {a.repeats} runs ({a.budget:g} s budget each)")
+          f"{a.stat} of <= {a.repeats} runs ({a.budget:g} s budget each), {a.clock} clock")
     if toolwire is None:
         print(f"note: toolwire is not importable: {_TW_ERROR}")
 
@@ -535,6 +554,7 @@ def main(argv=None) -> int:
         with open(a.json, "w") as f:
             json.dump({"environment": env, "settings": {
                 "chunk_size": a.chunk_size, "split_markers": a.split_markers, "repeats": a.repeats,
+                "stat": a.stat, "clock": a.clock,
                 "budget_s": a.budget, "peer_timeout_s": a.peer_timeout, "calls": a.call_counts},
                 "results": results, "linearity": linearity(results), "notes": notes}, f, indent=1)
         print(f"\nwrote {a.json}")
@@ -544,7 +564,8 @@ def main(argv=None) -> int:
             f.write(f"Python {env['python']} on {env['machine']} ({env['cpus']} CPUs). "
                     f"{a.chunk_size}-character chunks"
                     f"{' (markers split)' if a.split_markers else ', special-token markers whole'}; "
-                    f"median of up to {a.repeats} runs. Times in µs; ratios are SGLang / toolwire.\n\n")
+                    f"{a.stat} of up to {a.repeats} runs, {a.clock} clock. Times in µs; ratios are "
+                    f"SGLang / toolwire.\n\n")
             f.write(fmt_md_table(head, rows) + "\n")
             if lrows:
                 f.write("\nLinearity of total streaming time (largest / smallest call count):\n\n")
