@@ -379,7 +379,8 @@ def linearity(results: list[dict]) -> list[dict]:
             a, b = _get(lo, side, "stream"), _get(hi, side, "stream")
             if a and b:
                 row[side] = {"ratio": b / a, "per_char_ratio": (b / hi["chars"]) / (a / lo["chars"])}
-        out.append(row)
+        if "toolwire" in row or "sglang" in row:
+            out.append(row)
     return out
 
 
