@@ -30,5 +30,6 @@ pub mod stream;
 pub mod text;
 pub mod tools;
 pub mod vocab;
+pub mod xml_value;
 
 pub use error::{Error, Result};

@@ -113,6 +113,8 @@ pub struct StreamParser {
     sink: Sink,
     finished: bool,
     trigger_lits: Vec<String>,
+    /// End markers with no open call: markup, not content (kept in an issue).
+    stray_lits: Vec<String>,
 }
 
 impl StreamParser {
@@ -138,6 +140,7 @@ impl StreamParser {
             sink,
             finished: false,
             trigger_lits: Vec::new(),
+            stray_lits: Vec::new(),
         };
         parser.refresh_trigger_lits();
         parser
@@ -156,12 +159,18 @@ impl StreamParser {
     }
 
     fn refresh_trigger_lits(&mut self) {
-        self.trigger_lits = self
-            .config
-            .spec
+        let spec = self.config.spec;
+        self.trigger_lits = spec
             .triggers
             .iter()
             .map(|t| self.markers.lit(t.text).to_owned())
+            .collect();
+        self.stray_lits = spec
+            .markers
+            .iter()
+            .filter(|m| matches!(m.role, "call_end" | "section_end"))
+            .filter(|m| !spec.triggers.iter().any(|t| t.text == m.text))
+            .map(|m| self.markers.lit(m.text).to_owned())
             .collect();
     }
 
@@ -367,15 +376,38 @@ impl StreamParser {
             .enumerate()
             .filter(|(_, t)| !t.at_output_start)
             .map(|(i, _)| (i, self.trigger_lits[i].as_str()))
+            .chain(self.stray_lits.iter().map(|l| (usize::MAX, l.as_str())))
             .collect();
         let lits: Vec<&str> = anywhere.iter().map(|(_, l)| *l).collect();
-        match text::scan(&self.pending, &lits) {
+        let found = match text::scan(&self.pending, &lits) {
+            Scan::Found { pos, which } => Scan::Found {
+                pos,
+                which: anywhere[which].0,
+            },
+            not_found => not_found,
+        };
+        match found {
             Scan::Found { pos, which } => {
-                let trigger = anywhere[which].0;
                 let before = self.pending[..pos].to_owned();
                 self.emit_content(&before);
                 self.consume(pos);
-                self.open_region(trigger);
+                if which == usize::MAX {
+                    let stray = self
+                        .stray_lits
+                        .iter()
+                        .find(|l| self.pending.starts_with(l.as_str()))
+                        .cloned();
+                    let stray = stray.unwrap_or_default();
+                    self.consume(stray.len());
+                    self.sink.fail_call(
+                        crate::message::IssueKind::UnexpectedText,
+                        "an end marker outside any call",
+                        &stray,
+                    );
+                    self.state = State::Content;
+                } else {
+                    self.open_region(which);
+                }
                 true
             }
             Scan::NotFound { safe } => {

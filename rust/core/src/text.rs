@@ -11,7 +11,10 @@ pub fn find_any(hay: &str, literals: &[&str]) -> Option<(usize, usize)> {
         if lit.is_empty() {
             continue;
         }
-        let limit = best.map_or(hay.len(), |(pos, _)| (pos + lit.len()).min(hay.len()));
+        let mut limit = best.map_or(hay.len(), |(pos, _)| (pos + lit.len()).min(hay.len()));
+        while !hay.is_char_boundary(limit) {
+            limit += 1;
+        }
         if let Some(pos) = hay[..limit].find(lit) {
             match best {
                 Some((bpos, bwhich))
@@ -77,6 +80,11 @@ mod tests {
         assert_eq!(find_any("ab<x><xy>", &["<xy>", "<x>"]), Some((2, 1)));
         assert_eq!(find_any("ab<xy>", &["<x", "<xy>"]), Some((2, 1)));
         assert_eq!(find_any("abc", &["<x"]), None);
+        // The search window after a first match must end on a char boundary.
+        assert_eq!(
+            find_any("<|start|>é", &["<|start|>", "<|channel|>"]),
+            Some((0, 0))
+        );
     }
 
     #[test]

@@ -807,8 +807,13 @@ fn env_file(var: &str) -> Option<String> {
             "TOOLWIRE_TEKKEN_JSON" => ("mistral_common", "data/tekken_240911.json"),
             _ => return None,
         };
-        let script = format!("import os, {module}; print(os.path.join(os.path.dirname({module}.__file__), '{rel}'))");
-        let out = std::process::Command::new("python3").args(["-c", &script]).output().ok()?;
+        let script = format!(
+            "import os, {module}; print(os.path.join(os.path.dirname({module}.__file__), '{rel}'))"
+        );
+        let out = std::process::Command::new("python3")
+            .args(["-c", &script])
+            .output()
+            .ok()?;
         let path = String::from_utf8(out.stdout).ok()?.trim().to_owned();
         (out.status.success() && std::path::Path::new(&path).exists()).then_some(path)
     };
@@ -817,7 +822,9 @@ fn env_file(var: &str) -> Option<String> {
         _ => from_package(),
     };
     match path {
-        Some(path) => Some(std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{var}={path}: {e}"))),
+        Some(path) => {
+            Some(std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{var}={path}: {e}")))
+        }
         None => {
             println!("skipping: {var} is not set and the package is not installed (see the header of tests/vocab.rs)");
             None

@@ -1,10 +1,15 @@
 //! The format registry: every wire format is one file in this folder with a `SPEC`, plus one line
 //! in `REGISTRY`.
 
+pub mod cohere;
 pub mod default;
+pub mod harmony;
 pub mod hermes;
+pub mod hunyuan_a13b;
 pub mod json_calls;
 pub mod llama3_json;
+pub mod longcat;
+pub mod markup;
 pub mod mistral;
 
 use crate::spec::FormatSpec;
@@ -14,6 +19,10 @@ pub static REGISTRY: &[&FormatSpec] = &[
     &hermes::SPEC,
     &llama3_json::SPEC,
     &mistral::SPEC,
+    &harmony::SPEC,
+    &longcat::SPEC,
+    &hunyuan_a13b::SPEC,
+    &cohere::SPEC,
     &default::SPEC,
 ];
 

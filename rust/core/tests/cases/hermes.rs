@@ -89,6 +89,15 @@ pub fn matrix() -> Matrix {
                 vec![("get_weather", serde_json::from_str("{\"days\": 9007199254740993}").unwrap())],
             )),
             ("lone_open_marker_is_truncated", broken("Hi<tool_call>", Some("Hi"), vec![], vec!["truncated"])),
+            (
+                "stray_end_marker_is_not_content",
+                broken(
+                    "<tool_call>{\"name\": \"get_time\", \"arguments\": {}}</tool_call></tool_call> ok",
+                    Some(" ok"),
+                    vec![("get_time", json!({}))],
+                    vec!["unexpected_text"],
+                ),
+            ),
             ("angle_brackets_in_content", sample("a < b and <tool or <b>bold</b>", Some("a < b and <tool or <b>bold</b>"), vec![])),
         ],
     }

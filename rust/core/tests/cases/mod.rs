@@ -3,9 +3,13 @@
 
 use serde_json::Value;
 
+pub mod cohere;
 pub mod default;
+pub mod harmony;
 pub mod hermes;
+pub mod hunyuan_a13b;
 pub mod llama3_json;
+pub mod longcat;
 pub mod mistral;
 
 pub struct Expect {
@@ -89,6 +93,10 @@ pub fn all() -> Vec<Matrix> {
         hermes::matrix(),
         llama3_json::matrix(),
         mistral::matrix(),
+        harmony::matrix(),
+        longcat::matrix(),
+        hunyuan_a13b::matrix(),
+        cohere::matrix(),
         default::matrix(),
     ]
 }

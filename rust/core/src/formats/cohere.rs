@@ -1,0 +1,152 @@
+//! Cohere Command R7B / Command A (and the Command 4 generation): calls are one JSON array
+//! `<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "N", "parameters": {...}}, ...]<|END_ACTION|>`;
+//! the plan is reasoning in `<|START_THINKING|>` ... `<|END_THINKING|>`; the reply to the user is
+//! wrapped in `<|START_RESPONSE|>` ... `<|END_RESPONSE|>` (Command 3 generation) or
+//! `<|START_TEXT|>` ... `<|END_TEXT|>` (Command 4): those wrappers are dropped, their text is
+//! content. The model's `tool_call_id` ("0", "1", ...) restarts every turn and is not used as the
+//! call id. Sources: the chat template `CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja`,
+//! SGLang `cohere_command4_detector.py`, vLLM `cohere_command{3,4}`.
+
+use super::json_calls::{CallKeys, JsonRegion, JsonRegionSpec, Payload};
+use super::markup::DropMarker;
+use crate::json;
+use crate::region::{RegionCtx, RegionParser};
+use crate::render::RenderCall;
+use crate::spec::{FormatSpec, Marker, Trigger};
+
+const KEYS: CallKeys = CallKeys {
+    name: &["tool_name", "name"],
+    arguments: &["parameters", "arguments"],
+};
+
+const WRAPPERS: [&str; 5] = [
+    "<|START_RESPONSE|>",
+    "<|END_RESPONSE|>",
+    "<|START_TEXT|>",
+    "<|END_TEXT|>",
+    "<|END_OF_TURN_TOKEN|>",
+];
+
+pub static SPEC: FormatSpec = FormatSpec {
+    name: "cohere_command",
+    aliases: &[
+        "cohere",
+        "cohere_command3",
+        "cohere_command4",
+        "command_a",
+        "command_r7b",
+    ],
+    families: &[
+        "Command R7B",
+        "Command A",
+        "Command A Reasoning",
+        "Command A Plus",
+    ],
+    description: "<|START_ACTION|> then a JSON array of {tool_call_id, tool_name, parameters} \
+                  then <|END_ACTION|>; response wrappers dropped",
+    // Cohere's markers are added tokens of its vocabulary (not verified offline); the response
+    // wrappers are added but not special.
+    markers: &[
+        Marker {
+            role: "section_start",
+            text: "<|START_ACTION|>",
+            special_token: true,
+        },
+        Marker {
+            role: "section_end",
+            text: "<|END_ACTION|>",
+            special_token: true,
+        },
+        Marker {
+            role: "reasoning_start",
+            text: "<|START_THINKING|>",
+            special_token: true,
+        },
+        Marker {
+            role: "reasoning_end",
+            text: "<|END_THINKING|>",
+            special_token: true,
+        },
+        Marker {
+            role: "response_start",
+            text: WRAPPERS[0],
+            special_token: false,
+        },
+        Marker {
+            role: "response_end",
+            text: WRAPPERS[1],
+            special_token: false,
+        },
+        Marker {
+            role: "response_start",
+            text: WRAPPERS[2],
+            special_token: false,
+        },
+        Marker {
+            role: "response_end",
+            text: WRAPPERS[3],
+            special_token: false,
+        },
+        Marker {
+            role: "turn_end",
+            text: WRAPPERS[4],
+            special_token: true,
+        },
+    ],
+    triggers: &[
+        Trigger::marker("<|START_ACTION|>"),
+        Trigger::marker(WRAPPERS[0]),
+        Trigger::marker(WRAPPERS[1]),
+        Trigger::marker(WRAPPERS[2]),
+        Trigger::marker(WRAPPERS[3]),
+        Trigger::marker(WRAPPERS[4]),
+    ],
+    name_encoding: "json_field",
+    argument_encoding: "json_object",
+    call_separator: Some(",\n    "),
+    reasoning: Some(("<|START_THINKING|>", "<|END_THINKING|>")),
+    template: None,
+    new_region,
+    render,
+};
+
+fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
+    if ctx.trigger > 0 {
+        return Box::new(DropMarker::new(ctx));
+    }
+    Box::new(JsonRegion::new(
+        ctx,
+        JsonRegionSpec {
+            consume_trigger: true,
+            payload: Payload::ObjectOrArray,
+            end: Some("<|END_ACTION|>"),
+            keys: KEYS,
+        },
+    ))
+}
+
+/// The template's layout: content alone as a response block; calls as the action list. The
+/// template never writes both; content with calls is rendered as a response block first.
+fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+    let mut out = String::new();
+    if let Some(content) = content {
+        out.push_str("<|START_RESPONSE|>");
+        out.push_str(content);
+        out.push_str("<|END_RESPONSE|>");
+    }
+    if !calls.is_empty() {
+        out.push_str("<|START_ACTION|>[\n");
+        for (i, call) in calls.iter().enumerate() {
+            if i > 0 {
+                out.push_str(",\n");
+            }
+            out.push_str(&format!(
+                "    {{\"tool_call_id\": \"{i}\", \"tool_name\": {}, \"parameters\": {}}}",
+                json::quote(&call.name),
+                call.arguments_json()
+            ));
+        }
+        out.push_str("\n]<|END_ACTION|>");
+    }
+    out
+}

@@ -1,0 +1,90 @@
+//! Hunyuan-A13B: one JSON array of `{"name": ..., "arguments": {...}}` objects inside
+//! `<tool_calls>` ... `</tool_calls>` (vLLM `hunyuan_a13b`). The model wraps its answer in
+//! `<answer>` ... `</answer>` after `<think>` ... `</think>`; the answer tags are markup and are
+//! dropped, the text inside stays content.
+//!
+//! Not this format: Hunyuan HY-V3 (SGLang `hunyuan`, vLLM `hy_v3`), which writes
+//! `<tool_call>NAME<tool_sep><arg_key>K</arg_key><arg_value>V</arg_value></tool_call>`.
+
+use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
+use super::markup::DropMarker;
+use crate::region::{RegionCtx, RegionParser};
+use crate::render::{self, RenderCall};
+use crate::spec::{FormatSpec, Marker, Trigger};
+
+pub static SPEC: FormatSpec = FormatSpec {
+    name: "hunyuan_a13b",
+    aliases: &["hunyuan_a13b_instruct"],
+    families: &["Hunyuan-A13B-Instruct"],
+    description: "JSON array of {name, arguments} inside <tool_calls>...</tool_calls>; \
+                  <answer> wrappers dropped",
+    markers: &[
+        Marker {
+            role: "section_start",
+            text: "<tool_calls>",
+            special_token: false,
+        },
+        Marker {
+            role: "section_end",
+            text: "</tool_calls>",
+            special_token: false,
+        },
+        Marker {
+            role: "answer_start",
+            text: "<answer>",
+            special_token: false,
+        },
+        Marker {
+            role: "answer_end",
+            text: "</answer>",
+            special_token: false,
+        },
+        Marker {
+            role: "reasoning_start",
+            text: "<think>",
+            special_token: false,
+        },
+        Marker {
+            role: "reasoning_end",
+            text: "</think>",
+            special_token: false,
+        },
+    ],
+    triggers: &[
+        Trigger::marker("<tool_calls>"),
+        Trigger::marker("<answer>"),
+        Trigger::marker("</answer>"),
+    ],
+    name_encoding: "json_field",
+    argument_encoding: "json_object",
+    call_separator: Some(", "),
+    reasoning: Some(("<think>", "</think>")),
+    template: None,
+    new_region,
+    render,
+};
+
+fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
+    if ctx.trigger > 0 {
+        return Box::new(DropMarker::new(ctx));
+    }
+    Box::new(JsonRegion::new(
+        ctx,
+        JsonRegionSpec {
+            consume_trigger: true,
+            payload: Payload::ObjectOrArray,
+            end: Some("</tool_calls>"),
+            keys: STANDARD_KEYS,
+        },
+    ))
+}
+
+fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+    let mut out = String::from(content.unwrap_or(""));
+    if !calls.is_empty() {
+        out.push_str("<tool_calls>");
+        out.push_str(&render::call_array(calls, "arguments"));
+        out.push_str("</tool_calls>");
+    }
+    out
+}

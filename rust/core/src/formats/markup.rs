@@ -1,0 +1,22 @@
+//! A region for a wrapper marker that carries no call: the marker is consumed and dropped, and
+//! the text around it stays content (Cohere's `<|START_RESPONSE|>`, Hunyuan's `<answer>`, ...).
+
+use crate::region::{Progress, RegionCtx, RegionParser, Sink};
+
+pub struct DropMarker {
+    len: usize,
+}
+
+impl DropMarker {
+    pub fn new(ctx: &RegionCtx<'_>) -> Self {
+        Self {
+            len: ctx.trigger_lit().len(),
+        }
+    }
+}
+
+impl RegionParser for DropMarker {
+    fn feed(&mut self, input: &str, _eof: bool, _sink: &mut Sink) -> Progress {
+        Progress::done(self.len.min(input.len()))
+    }
+}

@@ -1,0 +1,737 @@
+//! Typing of XML-encoded parameter values by the tool's JSON schema.
+//!
+//! XML-parameter formats (qwen3_coder, GLM, MiniMax, ...) write every value as raw text; only the
+//! tool's schema says whether `2` is the number 2 or the string "2". The rules, shared by every
+//! such format:
+//!
+//! - a parameter the schema does not declare stays a string, verbatim;
+//! - a string-only parameter stays a string, verbatim (no trimming, `null` included);
+//! - otherwise the value (trimmed) is read as the first type of the schema it fits: null,
+//!   integer, number, boolean, object/array (JSON, or a Python literal such as
+//!   `{'a': True, 'b': None}`); numbers keep their literal digits, so big integers stay exact;
+//! - a value that fits none of its types is kept as a string (never an error).
+//!
+//! When the schema also allows strings, only exact JSON spellings count as another type (`1`
+//! is an integer, but `1.0`, `True` or `{'a': 1}` stay strings), since the text is then a valid
+//! string as it stands.
+//!
+//! Schema types come from `type` (a name or a list of names), `nullable`, `enum`/`const` (the
+//! types of their values), the members of `anyOf`/`oneOf`/`allOf`, and `properties`/`items`.
+//! `$ref` is not resolved: it allows an object, an array, or a string.
+
+use serde_json::Value;
+
+/// The set of JSON types a parameter's schema allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TypeSet(u8);
+
+impl TypeSet {
+    pub const STRING: TypeSet = TypeSet(1);
+    pub const INTEGER: TypeSet = TypeSet(2);
+    pub const NUMBER: TypeSet = TypeSet(4);
+    pub const BOOLEAN: TypeSet = TypeSet(8);
+    pub const NULL: TypeSet = TypeSet(16);
+    pub const OBJECT: TypeSet = TypeSet(32);
+    pub const ARRAY: TypeSet = TypeSet(64);
+
+    /// The types `schema` allows; a missing schema, or one that names no type, allows only
+    /// strings (the value is kept as written).
+    pub fn of(schema: Option<&Value>) -> TypeSet {
+        let Some(schema) = schema else {
+            return TypeSet::STRING;
+        };
+        let mut set = TypeSet::default();
+        // Explicit stack: schemas nest through anyOf/oneOf/allOf; the walk is bounded.
+        let mut stack: Vec<(&Value, usize)> = vec![(schema, 0)];
+        let mut visited = 0;
+        while let Some((node, depth)) = stack.pop() {
+            visited += 1;
+            if visited > 256 {
+                break;
+            }
+            let Some(obj) = node.as_object() else {
+                continue;
+            };
+            let mut typed = false;
+            match obj.get("type") {
+                Some(Value::String(name)) => {
+                    set.0 |= type_name(name).0;
+                    typed = true;
+                }
+                Some(Value::Array(names)) => {
+                    for name in names.iter().filter_map(Value::as_str) {
+                        set.0 |= type_name(name).0;
+                    }
+                    typed = true;
+                }
+                _ => {}
+            }
+            if !typed {
+                if let Some(values) = obj.get("enum").and_then(Value::as_array) {
+                    for v in values {
+                        set.0 |= value_type(v).0;
+                    }
+                    typed = true;
+                }
+                if let Some(v) = obj.get("const") {
+                    set.0 |= value_type(v).0;
+                    typed = true;
+                }
+            }
+            if !typed {
+                if obj.contains_key("properties") || obj.contains_key("additionalProperties") {
+                    set.0 |= TypeSet::OBJECT.0;
+                }
+                if obj.contains_key("items") || obj.contains_key("prefixItems") {
+                    set.0 |= TypeSet::ARRAY.0;
+                }
+                if obj.contains_key("$ref") {
+                    set.0 |= TypeSet::OBJECT.0 | TypeSet::ARRAY.0 | TypeSet::STRING.0;
+                }
+            }
+            if obj.get("nullable").and_then(Value::as_bool) == Some(true) {
+                set.0 |= TypeSet::NULL.0;
+            }
+            if depth < 8 {
+                for key in ["anyOf", "oneOf", "allOf"] {
+                    if let Some(members) = obj.get(key).and_then(Value::as_array) {
+                        stack.extend(members.iter().map(|m| (m, depth + 1)));
+                    }
+                }
+            }
+        }
+        if set.0 == 0 {
+            return TypeSet::STRING;
+        }
+        set
+    }
+
+    pub fn has(self, other: TypeSet) -> bool {
+        self.0 & other.0 != 0
+    }
+
+    /// Whether a value is always kept as written: its text can be streamed as a JSON string.
+    pub fn is_string_only(self) -> bool {
+        self == TypeSet::STRING
+    }
+}
+
+/// Type names as schemas (and models' own tool definitions) write them.
+fn type_name(name: &str) -> TypeSet {
+    let n = name.trim().to_ascii_lowercase();
+    let n = n.as_str();
+    match n {
+        "string" | "str" | "text" | "varchar" | "char" | "enum" => TypeSet::STRING,
+        "null" | "none" => TypeSet::NULL,
+        "boolean" | "bool" | "binary" => TypeSet::BOOLEAN,
+        "object" | "map" => TypeSet::OBJECT,
+        "array" | "arr" | "tuple" => TypeSet::ARRAY,
+        _ if n.starts_with("int")
+            || n.starts_with("uint")
+            || n.starts_with("long")
+            || n.starts_with("short")
+            || n.starts_with("unsigned") =>
+        {
+            TypeSet::INTEGER
+        }
+        _ if n.starts_with("num") || n.starts_with("float") || n == "double" || n == "decimal" => {
+            TypeSet::NUMBER
+        }
+        _ if n.starts_with("dict") => TypeSet::OBJECT,
+        _ if n.starts_with("list") => TypeSet::ARRAY,
+        _ => TypeSet::default(),
+    }
+}
+
+fn value_type(v: &Value) -> TypeSet {
+    match v {
+        Value::Null => TypeSet::NULL,
+        Value::Bool(_) => TypeSet::BOOLEAN,
+        Value::Number(n) => {
+            if json_integer(&n.to_string()).is_some() {
+                TypeSet::INTEGER
+            } else {
+                TypeSet::NUMBER
+            }
+        }
+        Value::String(_) => TypeSet::STRING,
+        Value::Array(_) => TypeSet::ARRAY,
+        Value::Object(_) => TypeSet::OBJECT,
+    }
+}
+
+/// Whether a value of this schema is always kept as written (so it can be streamed as an escaped
+/// JSON string while it arrives).
+pub fn is_string_typed(schema: Option<&Value>) -> bool {
+    TypeSet::of(schema).is_string_only()
+}
+
+/// The JSON text of an XML-encoded value `raw`, typed by the parameter's schema.
+pub fn typed_json(raw: &str, schema: Option<&Value>) -> String {
+    typed_json_as(raw, TypeSet::of(schema))
+}
+
+/// [`typed_json`] with the schema's types already computed.
+pub fn typed_json_as(raw: &str, types: TypeSet) -> String {
+    if types.is_string_only() {
+        return crate::json::quote(raw);
+    }
+    let t = raw.trim();
+    // With strings allowed, the text is already a valid value: only exact JSON spellings of the
+    // other types are read as those types.
+    let exact = types.has(TypeSet::STRING);
+    let is_null = if exact {
+        types.has(TypeSet::NULL) && t == "null"
+    } else {
+        t.eq_ignore_ascii_case("null") || (types.has(TypeSet::NULL) && t == "None")
+    };
+    if is_null {
+        return "null".to_owned();
+    }
+    if types.has(TypeSet::INTEGER) {
+        let found = if exact {
+            json_integer(t).filter(|n| n == t)
+        } else {
+            json_integer(t)
+        };
+        if let Some(n) = found {
+            return n;
+        }
+    }
+    if types.has(TypeSet::NUMBER) {
+        let found = if exact {
+            json_number(t).filter(|n| n == t)
+        } else {
+            json_number(t)
+        };
+        if let Some(n) = found {
+            return n;
+        }
+    }
+    if types.has(TypeSet::BOOLEAN) {
+        let b = if exact {
+            match t {
+                "true" => Some(true),
+                "false" => Some(false),
+                _ => None,
+            }
+        } else if t.eq_ignore_ascii_case("true") || t == "1" {
+            Some(true)
+        } else if t.eq_ignore_ascii_case("false") || t == "0" {
+            Some(false)
+        } else {
+            None
+        };
+        if let Some(b) = b {
+            return b.to_string();
+        }
+    }
+    if types.has(TypeSet::OBJECT) || types.has(TypeSet::ARRAY) {
+        let fits = |v: &Value| {
+            (v.is_object() && types.has(TypeSet::OBJECT))
+                || (v.is_array() && types.has(TypeSet::ARRAY))
+        };
+        if let Ok(v) = serde_json::from_str::<Value>(t) {
+            if fits(&v) {
+                return v.to_string();
+            }
+        } else if !exact {
+            if let Some(v) =
+                python_literal_to_json(t).and_then(|json| serde_json::from_str::<Value>(&json).ok())
+            {
+                if fits(&v) {
+                    return v.to_string();
+                }
+            }
+        }
+    }
+    crate::json::quote(raw)
+}
+
+/// A JSON number literal for `t`, normalised from looser spellings (`+1`, `.5`, `5.`, `007`).
+fn json_number(t: &str) -> Option<String> {
+    let (neg, body) = match t.as_bytes().first()? {
+        b'-' => (true, &t[1..]),
+        b'+' => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let (mantissa, exp) = match body.find(['e', 'E']) {
+        Some(p) => (&body[..p], Some((&body[p..p + 1], &body[p + 1..]))),
+        None => (body, None),
+    };
+    let (int, frac) = match mantissa.find('.') {
+        Some(p) => (&mantissa[..p], &mantissa[p + 1..]),
+        None => (mantissa, ""),
+    };
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(int) || !digits(frac) || (int.is_empty() && frac.is_empty()) {
+        return None;
+    }
+    let mut out = String::with_capacity(t.len() + 2);
+    if neg {
+        out.push('-');
+    }
+    let int = int.trim_start_matches('0');
+    out.push_str(if int.is_empty() { "0" } else { int });
+    if !frac.is_empty() {
+        out.push('.');
+        out.push_str(frac);
+    }
+    if let Some((e, exp)) = exp {
+        let (sign, digits_part) = match exp.as_bytes().first()? {
+            b'-' => ("-", &exp[1..]),
+            b'+' => ("+", &exp[1..]),
+            _ => ("", exp),
+        };
+        if digits_part.is_empty() || !digits(digits_part) {
+            return None;
+        }
+        out.push_str(e);
+        out.push_str(sign);
+        out.push_str(digits_part);
+    }
+    Some(out)
+}
+
+/// A JSON integer literal for `t`: an integer, or a number whose fraction is all zeros (`140.0`).
+fn json_integer(t: &str) -> Option<String> {
+    let n = json_number(t)?;
+    if n.contains(['e', 'E']) {
+        return None;
+    }
+    match n.split_once('.') {
+        None => Some(n),
+        Some((int, frac)) if frac.bytes().all(|b| b == b'0') => Some(int.to_owned()),
+        Some(_) => None,
+    }
+}
+
+/// Containers nested deeper than this are not converted (the value stays a string).
+const MAX_LITERAL_DEPTH: usize = 100;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Frame {
+    List(u8),
+    Dict,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Want {
+    Value,
+    ValueOrClose,
+    KeyOrClose,
+    Colon,
+    CommaOrClose,
+}
+
+/// Convert a Python literal (dict, list, tuple, str, int, float, True/False/None; JSON spellings
+/// also accepted) to JSON text. Iterative, with a nesting limit: `None` when the text is not such
+/// a literal or nests deeper than the limit.
+pub fn python_literal_to_json(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut want = Want::Value;
+    let mut done = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        if done {
+            return None;
+        }
+        let closes = match stack.last() {
+            Some(Frame::List(close)) => b == *close,
+            Some(Frame::Dict) => b == b'}',
+            None => false,
+        };
+        match want {
+            Want::ValueOrClose | Want::KeyOrClose | Want::CommaOrClose if closes => {
+                stack.pop();
+                out.push(if b == b'}' { '}' } else { ']' });
+                i += 1;
+            }
+            Want::CommaOrClose => {
+                if b != b',' {
+                    return None;
+                }
+                i += 1;
+                // The comma is written when the next element starts (a trailing comma is legal).
+                want = match stack.last() {
+                    Some(Frame::Dict) => Want::KeyOrClose,
+                    _ => Want::ValueOrClose,
+                };
+                continue;
+            }
+            Want::Colon => {
+                if b != b':' {
+                    return None;
+                }
+                out.push(':');
+                i += 1;
+                want = Want::Value;
+                continue;
+            }
+            Want::KeyOrClose => {
+                if !out.ends_with('{') {
+                    out.push(',');
+                }
+                match b {
+                    b'\'' | b'"' => i = python_string(text, i, &mut out)?,
+                    b'-' | b'+' | b'.' | b'0'..=b'9' => {
+                        let end = token_end(bytes, i);
+                        out.push('"');
+                        out.push_str(&json_number(&text[i..end])?);
+                        out.push('"');
+                        i = end;
+                    }
+                    _ => return None,
+                }
+                want = Want::Colon;
+                continue;
+            }
+            Want::Value | Want::ValueOrClose => {
+                if want == Want::ValueOrClose && !out.ends_with('[') {
+                    out.push(',');
+                }
+                match b {
+                    b'{' | b'[' | b'(' => {
+                        if stack.len() >= MAX_LITERAL_DEPTH {
+                            return None;
+                        }
+                        let (frame, next) = match b {
+                            b'{' => (Frame::Dict, Want::KeyOrClose),
+                            b'[' => (Frame::List(b']'), Want::ValueOrClose),
+                            _ => (Frame::List(b')'), Want::ValueOrClose),
+                        };
+                        stack.push(frame);
+                        out.push(if b == b'{' { '{' } else { '[' });
+                        i += 1;
+                        want = next;
+                        continue;
+                    }
+                    b'\'' | b'"' => i = python_string(text, i, &mut out)?,
+                    b'-' | b'+' | b'.' | b'0'..=b'9' => {
+                        let end = token_end(bytes, i);
+                        out.push_str(&json_number(&text[i..end])?);
+                        i = end;
+                    }
+                    _ => {
+                        let end = token_end(bytes, i);
+                        out.push_str(match &text[i..end] {
+                            "True" | "true" => "true",
+                            "False" | "false" => "false",
+                            "None" | "null" => "null",
+                            _ => return None,
+                        });
+                        i = end;
+                    }
+                }
+            }
+        }
+        // A value (or a container) just ended.
+        if stack.is_empty() {
+            done = true;
+        } else {
+            want = Want::CommaOrClose;
+        }
+    }
+    done.then_some(out)
+}
+
+/// End of a bare token (number or name): the next delimiter or whitespace.
+fn token_end(bytes: &[u8], from: usize) -> usize {
+    let mut i = from;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b.is_ascii_whitespace() || b",:]})[{('\"".contains(&b) {
+            break;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// Read a Python string literal starting at its quote; append it as a JSON string. Returns the
+/// offset after the closing quote.
+fn python_string(text: &str, start: usize, out: &mut String) -> Option<usize> {
+    let quote = text.as_bytes()[start] as char;
+    let mut value = String::new();
+    let mut chars = text[start + 1..].char_indices();
+    while let Some((off, c)) = chars.next() {
+        if c == quote {
+            out.push_str(&crate::json::quote(&value));
+            return Some(start + 1 + off + 1);
+        }
+        if c != '\\' {
+            if c == '\n' {
+                return None;
+            }
+            value.push(c);
+            continue;
+        }
+        let (_, e) = chars.next()?;
+        match e {
+            '\n' => {}
+            '\\' | '\'' | '"' => value.push(e),
+            'n' => value.push('\n'),
+            'r' => value.push('\r'),
+            't' => value.push('\t'),
+            'b' => value.push('\u{8}'),
+            'f' => value.push('\u{c}'),
+            'v' => value.push('\u{b}'),
+            'a' => value.push('\u{7}'),
+            'x' | 'u' | 'U' => {
+                let len = match e {
+                    'x' => 2,
+                    'u' => 4,
+                    _ => 8,
+                };
+                let mut code = 0u32;
+                for _ in 0..len {
+                    let (_, h) = chars.next()?;
+                    code = code * 16 + h.to_digit(16)?;
+                }
+                value.push(char::from_u32(code)?);
+            }
+            '0'..='7' => {
+                let mut code = e.to_digit(8)?;
+                for _ in 0..2 {
+                    let rest = chars.as_str();
+                    match rest.chars().next().and_then(|d| d.to_digit(8)) {
+                        Some(d) => {
+                            code = code * 8 + d;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                value.push(char::from_u32(code)?);
+            }
+            other => {
+                value.push('\\');
+                value.push(other);
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn typed(raw: &str, schema: Value) -> String {
+        typed_json(raw, Some(&schema))
+    }
+
+    #[test]
+    fn typing_table() {
+        let s = json!({"type": "string"});
+        let i = json!({"type": "integer"});
+        let n = json!({"type": "number"});
+        let b = json!({"type": "boolean"});
+        let o = json!({"type": "object"});
+        let a = json!({"type": "array"});
+        let int_or_null = json!({"type": ["integer", "null"]});
+        let str_or_int = json!({"type": ["string", "integer"]});
+        let str_or_null = json!({"type": "string", "nullable": true});
+        let any_of = json!({"anyOf": [{"type": "integer"}, {"type": "array", "items": {}}]});
+        let one_of_obj = json!({"oneOf": [{"type": "object"}, {"type": "null"}]});
+        let enum_int = json!({"enum": [1, 2, 3]});
+        let enum_str = json!({"enum": ["a", "b"]});
+        let nested_any = json!({"anyOf": [{"anyOf": [{"type": "boolean"}]}]});
+        let props = json!({"properties": {"a": {"type": "string"}}});
+        let reference = json!({"$ref": "#/$defs/Thing"});
+        let table: &[(&str, &Value, &str)] = &[
+            // strings: verbatim, even when they look like something else
+            (" NYC \n", &s, "\" NYC \\n\""),
+            ("null", &s, "\"null\""),
+            ("{\"a\": 1}", &s, "\"{\\\"a\\\": 1}\""),
+            ("42", &s, "\"42\""),
+            // integers, exact
+            ("42", &i, "42"),
+            (" -7 ", &i, "-7"),
+            ("+5", &i, "5"),
+            ("007", &i, "7"),
+            ("140.0", &i, "140"),
+            ("9007199254740993", &i, "9007199254740993"),
+            (
+                "123456789012345678901234567890",
+                &i,
+                "123456789012345678901234567890",
+            ),
+            ("1.5", &i, "\"1.5\""),
+            ("abc", &i, "\"abc\""),
+            ("1e3", &i, "\"1e3\""),
+            ("null", &i, "null"),
+            ("NULL", &i, "null"),
+            // numbers keep their literal
+            ("9007199254740993", &n, "9007199254740993"),
+            (
+                "3.14159265358979323846264338327950288",
+                &n,
+                "3.14159265358979323846264338327950288",
+            ),
+            ("1e3", &n, "1e3"),
+            (".5", &n, "0.5"),
+            ("5.", &n, "5"),
+            ("-0.25E-2", &n, "-0.25E-2"),
+            ("1E3", &str_or_int, "\"1E3\""),
+            ("NaN", &n, "\"NaN\""),
+            ("Infinity", &n, "\"Infinity\""),
+            ("1.2.3", &n, "\"1.2.3\""),
+            ("", &n, "\"\""),
+            ("-", &n, "\"-\""),
+            // booleans
+            ("true", &b, "true"),
+            ("False", &b, "false"),
+            ("TRUE\n", &b, "true"),
+            ("1", &b, "true"),
+            ("0", &b, "false"),
+            ("maybe", &b, "\"maybe\""),
+            // objects and arrays: JSON or Python literals
+            (
+                "{\"a\": 1, \"b\": [true, null]}",
+                &o,
+                "{\"a\":1,\"b\":[true,null]}",
+            ),
+            (
+                "{'a': 'x', 'b': True, 'c': None, 'd': (1, 2.5,)}",
+                &o,
+                "{\"a\":\"x\",\"b\":true,\"c\":null,\"d\":[1,2.5]}",
+            ),
+            (
+                "{'it\\'s': \"q\\\"\", 'n': -1e5}",
+                &o,
+                "{\"it's\":\"q\\\"\",\"n\":-1e+5}",
+            ),
+            ("{1: 'one'}", &o, "{\"1\":\"one\"}"),
+            (
+                "{'big': 9007199254740993}",
+                &o,
+                "{\"big\":9007199254740993}",
+            ),
+            ("[1, 2, 3]", &o, "\"[1, 2, 3]\""),
+            ("not json", &o, "\"not json\""),
+            ("{'a': }", &o, "\"{'a': }\""),
+            ("{'a' 1}", &o, "\"{'a' 1}\""),
+            ("{'a': 1} extra", &o, "\"{'a': 1} extra\""),
+            ("['x', 'y',]", &a, "[\"x\",\"y\"]"),
+            ("[]", &a, "[]"),
+            ("('a',)", &a, "[\"a\"]"),
+            ("[1, [2, [3]]]", &a, "[1,[2,[3]]]"),
+            ("[1, 2", &a, "\"[1, 2\""),
+            ("{\"a\": 1}", &a, "\"{\\\"a\\\": 1}\""),
+            ("null", &a, "null"),
+            // unions
+            ("5", &int_or_null, "5"),
+            ("null", &int_or_null, "null"),
+            ("None", &int_or_null, "null"),
+            ("x", &int_or_null, "\"x\""),
+            ("5", &str_or_int, "5"),
+            ("05", &str_or_int, "\"05\""),
+            ("5.0", &str_or_int, "\"5.0\""),
+            ("null", &str_or_int, "\"null\""),
+            ("null", &str_or_null, "null"),
+            ("None", &str_or_null, "\"None\""),
+            ("hello", &str_or_null, "\"hello\""),
+            ("3", &any_of, "3"),
+            ("[3]", &any_of, "[3]"),
+            ("{'k': [1]}", &one_of_obj, "{\"k\":[1]}"),
+            ("2", &enum_int, "2"),
+            ("a", &enum_str, "\"a\""),
+            ("true", &nested_any, "true"),
+            ("{\"a\": \"b\"}", &props, "{\"a\":\"b\"}"),
+            ("{\"a\": 1}", &reference, "{\"a\":1}"),
+            ("celsius", &reference, "\"celsius\""),
+            ("{'a': 1}", &reference, "\"{'a': 1}\""),
+        ];
+        for (raw, schema, want) in table {
+            assert_eq!(typed(raw, (*schema).clone()), *want, "{raw:?} as {schema}");
+        }
+    }
+
+    #[test]
+    fn unknown_and_untyped_parameters_stay_strings() {
+        assert_eq!(typed_json("42", None), "\"42\"");
+        assert_eq!(typed_json("null", None), "\"null\"");
+        assert_eq!(typed("42", json!({})), "\"42\"");
+        assert_eq!(typed("42", json!(true)), "\"42\"");
+        assert_eq!(typed("42", json!({"type": "whatever"})), "\"42\"");
+        assert_eq!(typed("42", json!({"description": "n"})), "\"42\"");
+        assert!(is_string_typed(None));
+        assert!(is_string_typed(Some(&json!({"type": "string"}))));
+        assert!(is_string_typed(Some(&json!({"enum": ["a", "b"]}))));
+        assert!(!is_string_typed(Some(&json!({"type": ["string", "null"]}))));
+        assert!(!is_string_typed(Some(&json!({"type": "integer"}))));
+    }
+
+    #[test]
+    fn python_literals_convert_or_refuse() {
+        let ok: &[(&str, &str)] = &[
+            ("{'a': 'b'}", "{\"a\":\"b\"}"),
+            ("'\\x41\\u00e9\\n\\t\\101'", "\"Aé\\n\\tA\""),
+            ("[True, False, None]", "[true,false,null]"),
+            ("{}", "{}"),
+            ("  ( )  ", "[]"),
+            (
+                "{'a': {'b': [1, {'c': ()}]}}",
+                "{\"a\":{\"b\":[1,{\"c\":[]}]}}",
+            ),
+        ];
+        for (text, want) in ok {
+            assert_eq!(
+                python_literal_to_json(text).as_deref(),
+                Some(*want),
+                "{text}"
+            );
+        }
+        for bad in [
+            "",
+            "[",
+            "]",
+            "{'a'}",
+            "{'a': 1,,}",
+            "[1 2]",
+            "'open",
+            "foo",
+            "[1](2)",
+            "{,}",
+            "[,]",
+            "{'a': 1]",
+            "(1]",
+            "'\\xZZ'",
+            "'a\nb'",
+        ] {
+            let got = python_literal_to_json(bad);
+            assert!(
+                got.as_deref().map_or(true, |j| !crate::json::is_valid(j)),
+                "{bad:?} gave {got:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn hostile_nesting_does_not_overflow() {
+        let deep = "[".repeat(200_000) + &"]".repeat(200_000);
+        assert_eq!(python_literal_to_json(&deep), None);
+        let schema = json!({"type": "array"});
+        let out = typed(&deep, schema.clone());
+        assert!(out.starts_with("\"[[[["));
+        let ok = "[".repeat(60) + &"]".repeat(60);
+        assert_eq!(typed(&ok, schema), ok);
+        let dict_deep = "{'a': ".repeat(50_000) + "1" + &"}".repeat(50_000);
+        assert!(typed(&dict_deep, json!({"type": "object"})).starts_with('"'));
+        // A self-referencing-looking deep schema is walked with a bound.
+        let mut s = json!({"type": "integer"});
+        for _ in 0..50 {
+            s = json!({"anyOf": [s]});
+        }
+        assert_eq!(typed("5", s), "\"5\"");
+    }
+}

@@ -1,0 +1,70 @@
+//! LongCat-Flash-Chat. Shapes from SGLang's `LongCatDetector` docstring and vLLM's `longcat`
+//! parser (a Hermes parser with `<longcat_tool_call>` tags): blocks back to back, no separator.
+
+use serde_json::json;
+
+use super::{broken, sample, weather_tools, Matrix};
+
+pub fn matrix() -> Matrix {
+    Matrix {
+        format: "longcat",
+        tools: weather_tools(),
+        plain_content: sample("Sure, here is a haiku about rain.", Some("Sure, here is a haiku about rain."), vec![]),
+        one_call: sample(
+            "<longcat_tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"location\": \"Beijing\"}}\n</longcat_tool_call>",
+            None,
+            vec![("get_weather", json!({"location": "Beijing"}))],
+        ),
+        parallel_calls: sample(
+            "<longcat_tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"location\": \"NYC\"}}\n</longcat_tool_call><longcat_tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"timezone\": \"EST\"}}\n</longcat_tool_call>",
+            None,
+            vec![("get_weather", json!({"location": "NYC"})), ("get_time", json!({"timezone": "EST"}))],
+        ),
+        text_before_between_after: sample(
+            "Let me check.\n<longcat_tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"location\": \"NYC\"}}\n</longcat_tool_call> then <longcat_tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"timezone\": \"EST\"}}\n</longcat_tool_call>\nDone.",
+            Some("Let me check.\n then \nDone."),
+            vec![("get_weather", json!({"location": "NYC"})), ("get_time", json!({"timezone": "EST"}))],
+        ),
+        nested_json: sample(
+            "<longcat_tool_call>\n{\"name\": \"search\", \"arguments\": {\"query\": \"}]</longcat_tool_call>\", \"filters\": {\"range\": {\"from\": [1, {\"x\": null}]}}}}\n</longcat_tool_call>",
+            None,
+            vec![("search", json!({"query": "}]</longcat_tool_call>", "filters": {"range": {"from": [1, {"x": null}]}}}))],
+        ),
+        unicode_and_escapes: sample(
+            "<longcat_tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"location\": \"北京 \\\"朝阳\\\" \\u00e9\\n🌧\"}}\n</longcat_tool_call>",
+            None,
+            vec![("get_weather", json!({"location": "北京 \"朝阳\" é\n🌧"}))],
+        ),
+        empty_arguments: sample(
+            "<longcat_tool_call>\n{\"name\": \"ping\", \"arguments\": {}}\n</longcat_tool_call>",
+            None,
+            vec![("ping", json!({}))],
+        ),
+        truncated: broken(
+            "Checking.<longcat_tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"location\": \"Bei",
+            Some("Checking."),
+            vec![],
+            vec!["truncated"],
+        ),
+        malformed: broken(
+            "<longcat_tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"location\": Beijing}}\n</longcat_tool_call>After.",
+            Some("After."),
+            vec![],
+            vec!["malformed_json"],
+        ),
+        more: vec![
+            ("missing_close_keeps_complete_call", sample(
+                "<longcat_tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"timezone\": \"UTC\"}}",
+                None,
+                vec![("get_time", json!({"timezone": "UTC"}))],
+            )),
+            ("unknown_tool_is_returned_and_flagged", broken(
+                "<longcat_tool_call>\n{\"name\": \"launch\", \"arguments\": {}}\n</longcat_tool_call>",
+                None,
+                vec![("launch", json!({}))],
+                vec!["unknown_tool"],
+            )),
+            ("stray_close_tag", broken("Done.</longcat_tool_call>", Some("Done."), vec![], vec!["unexpected_text"])),
+        ],
+    }
+}
