@@ -63,6 +63,7 @@ CASES: dict[str, str] = {
     "minimax_m2": "minimax_m2",
     "gemma4": "gemma4",
     "harmony": "harmony",
+    "cohere_command": "cohere_command",
 }
 DEFAULT_CASES = list(CASES)
 

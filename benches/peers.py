@@ -40,7 +40,10 @@ SGLANG_PARSER: dict[str, str | None] = {
     "minimax_m3": "minimax-m3",
     "gemma4": "gemma4",
     "harmony": "gpt-oss",
+    "cohere_command": "cohere_command4",
     "default": None,
+    "longcat": None,
+    "hunyuan_a13b": None,        # SGLang's "hunyuan" is the Hy3 arg_key format, not A13B's JSON
     "phi4": None,
     "jamba": None,
     "nemotron_deci": None,
@@ -50,7 +53,8 @@ SGLANG_PARSER: dict[str, str | None] = {
 # Aliases a caller may use for a toolwire format name.
 _ALIASES = {"qwen25": "hermes", "gpt-oss": "harmony", "gpt_oss": "harmony", "llama3": "llama3_json",
             "deepseekv3": "deepseek_v3", "deepseekv31": "deepseek_v3_1",
-            "deepseekv32": "deepseek_v3_2", "minimax-m2": "minimax_m2"}
+            "deepseekv32": "deepseek_v3_2", "minimax-m2": "minimax_m2",
+            "cohere_command4": "cohere_command", "cohere": "cohere_command"}
 
 
 class PeerUnavailable(RuntimeError):

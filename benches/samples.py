@@ -311,6 +311,15 @@ def _harmony(calls):
     return "".join(out)
 
 
+def _cohere_command(calls):
+    # Command R7B / Command A: the tool plan on the thinking channel, then one JSON array of
+    # {tool_call_id, tool_name, parameters}, one item per line.
+    items = ",\n".join("    " + _j({"tool_call_id": str(i), "tool_name": c["name"],
+                                      "parameters": c["arguments"]}) for i, c in enumerate(calls))
+    return (f"<|START_THINKING|>{PREAMBLE}<|END_THINKING|>"
+            f"<|START_ACTION|>[\n{items}\n]<|END_ACTION|>")
+
+
 RENDERERS: dict[str, Callable[[list[dict]], str]] = {
     "hermes": _hermes,
     "qwen3_coder": _qwen3_coder,
@@ -328,6 +337,7 @@ RENDERERS: dict[str, Callable[[list[dict]], str]] = {
     "minimax_m2": _minimax_m2,
     "gemma4": _gemma4,
     "harmony": _harmony,
+    "cohere_command": _cohere_command,
 }
 
 
@@ -360,6 +370,7 @@ SPECIAL_TOKENS: dict[str, list[str]] = {
     "gemma4": ["<|tool_call>", "<tool_call|>", '<|"|>'],
     "harmony": ["<|start|>", "<|channel|>", "<|message|>", "<|constrain|>", "<|end|>", "<|call|>",
                 "<|return|>"],
+    "cohere_command": ["<|START_THINKING|>", "<|END_THINKING|>", "<|START_ACTION|>", "<|END_ACTION|>"],
 }
 
 
