@@ -142,6 +142,8 @@ impl MarkerTable {
 struct CallRecord {
     call: ToolCall,
     state: CallState,
+    /// Whether the id was written by the model (and so may repeat).
+    model_id: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -210,9 +212,9 @@ impl Sink {
         }
         let name = self.markers.restore(name).into_owned();
         let index = self.calls.len();
-        let id = match model_id {
-            Some(id) if !id.is_empty() => id,
-            _ => self.ids.next_id(index, &name),
+        let (id, model_id) = match model_id {
+            Some(id) if !id.is_empty() => (self.markers.restore(&id).into_owned(), true),
+            _ => (self.ids.next_id(index, &name), false),
         };
         self.deltas.call_start(index, &id, &name);
         self.calls.push(CallRecord {
@@ -223,6 +225,7 @@ impl Sink {
                 arguments: String::new(),
             },
             state: CallState::Open,
+            model_id,
         });
         self.open = Some(index);
     }
@@ -250,6 +253,15 @@ impl Sink {
             return;
         }
         self.calls[index].state = CallState::Complete;
+        let record = &self.calls[index];
+        if record.model_id
+            && self.calls[..index]
+                .iter()
+                .any(|c| c.state == CallState::Complete && c.call.id == record.call.id)
+        {
+            let detail = format!("call id {:?} is used twice in one message", record.call.id);
+            self.push_issue(Some(index), IssueKind::DuplicateCallId, detail, raw);
+        }
         if !self.tools.is_empty() && self.tools.get(&self.calls[index].call.name).is_none() {
             let detail = format!(
                 "tool {:?} is not among the request's tools",

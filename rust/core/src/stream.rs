@@ -113,6 +113,9 @@ pub struct StreamParser {
     sink: Sink,
     finished: bool,
     trigger_lits: Vec<String>,
+    /// A label the format writes right after its native reasoning opener (Gemma 4's
+    /// `thought\n`), still to be stripped from the start of the reasoning.
+    label_pending: Option<&'static str>,
     /// End markers with no open call: markup, not content (kept in an issue).
     stray_lits: Vec<String>,
 }
@@ -130,6 +133,10 @@ impl StreamParser {
             Reasoning::ClosingOnly { .. } => State::Reasoning,
         };
         let sink = Sink::new(ids, config.tools.clone(), markers.clone());
+        let label_pending = match config.reasoning {
+            Reasoning::ClosingOnly { .. } => reasoning_label(&config, None),
+            _ => None,
+        };
         let mut parser = Self {
             config,
             input: Input::Unset,
@@ -140,6 +147,7 @@ impl StreamParser {
             sink,
             finished: false,
             trigger_lits: Vec::new(),
+            label_pending,
             stray_lits: Vec::new(),
         };
         parser.refresh_trigger_lits();
@@ -302,6 +310,7 @@ impl StreamParser {
         let rest = &self.pending[ws..];
         if rest.starts_with(open_lit.as_str()) {
             self.consume(ws + open_lit.len());
+            self.label_pending = reasoning_label(&self.config, Some(open));
             self.state = State::Reasoning;
             return true;
         }
@@ -318,6 +327,19 @@ impl StreamParser {
             Reasoning::Paired { close, .. } | Reasoning::ClosingOnly { close } => close,
             Reasoning::Off => "</think>",
         };
+        if let Some(label) = self.label_pending {
+            if self.pending.starts_with(label) {
+                self.consume(label.len());
+                self.label_pending = None;
+            } else if !eof
+                && (self.pending.is_empty() || text::is_proper_prefix(&self.pending, label))
+            {
+                self.state = State::Reasoning;
+                return false;
+            } else {
+                self.label_pending = None;
+            }
+        }
         let close_lit = self.markers.lit(close).to_owned();
         match text::scan(&self.pending, &[close_lit.as_str()]) {
             Scan::Found { pos, .. } => {
@@ -479,6 +501,16 @@ impl StreamParser {
             }
         }
     }
+}
+
+/// The label a format writes after its native reasoning opener (a `reasoning_label` marker),
+/// when reasoning was opened by that native opener (`None`: opened by the prompt).
+fn reasoning_label(config: &ParserConfig, opened_by: Option<&str>) -> Option<&'static str> {
+    let (native_open, _) = config.spec.reasoning?;
+    if opened_by.is_some_and(|open| open != native_open) {
+        return None;
+    }
+    config.spec.marker("reasoning_label").map(|m| m.text)
 }
 
 /// One-shot parse: the same engine, fed everything at once.

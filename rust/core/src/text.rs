@@ -85,6 +85,11 @@ mod tests {
             find_any("<|start|>é", &["<|start|>", "<|channel|>"]),
             Some((0, 0))
         );
+        // The search window after an earlier match must end on a char boundary.
+        assert_eq!(find_any("<a>ü<bb>", &["<a>", "<bb>"]), Some((0, 0)));
+        // The search window after an earlier match may end inside a multi-byte character.
+        assert_eq!(find_any("<a>｜x", &["<a>", "<a>｜"]), Some((0, 1)));
+        assert_eq!(find_any("<a>｜x", &["<a>", "a>"]), Some((0, 0)));
     }
 
     #[test]

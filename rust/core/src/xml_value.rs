@@ -520,6 +520,31 @@ fn python_string(text: &str, start: usize, out: &mut String) -> Option<usize> {
     None
 }
 
+/// A non-string value as chat templates write it with `tojson` (Python's `json.dumps`
+/// separators `, ` and `: `, non-ASCII kept): how XML-parameter templates render arguments.
+pub fn template_json(value: &Value) -> String {
+    let compact = value.to_string();
+    let mut out = String::with_capacity(compact.len() + compact.len() / 4);
+    let (mut in_string, mut escaped) = (false, false);
+    for c in compact.chars() {
+        out.push(c);
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+        } else if c == ',' || c == ':' {
+            out.push(' ');
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -654,6 +679,16 @@ mod tests {
         for (raw, schema, want) in table {
             assert_eq!(typed(raw, (*schema).clone()), *want, "{raw:?} as {schema}");
         }
+    }
+
+    #[test]
+    fn template_json_spacing() {
+        let v =
+            json!({"a": [1, "x, y: z"], "b": {"c": null}, "q": "\\\"", "n": 9007199254740993u64});
+        assert_eq!(
+            template_json(&v),
+            "{\"a\": [1, \"x, y: z\"], \"b\": {\"c\": null}, \"q\": \"\\\\\\\"\", \"n\": 9007199254740993}"
+        );
     }
 
     #[test]

@@ -2,15 +2,23 @@
 //! in `REGISTRY`.
 
 pub mod cohere;
+pub mod deepseek_v3;
+pub mod deepseek_v3_1;
 pub mod default;
+pub mod gemma4;
+pub mod glm;
 pub mod harmony;
 pub mod hermes;
 pub mod hunyuan_a13b;
 pub mod json_calls;
+pub mod kimi_k2;
 pub mod llama3_json;
 pub mod longcat;
 pub mod markup;
 pub mod mistral;
+pub mod qwen3_coder;
+pub mod sectioned;
+pub mod xml_params;
 
 use crate::spec::FormatSpec;
 
@@ -23,7 +31,14 @@ pub static REGISTRY: &[&FormatSpec] = &[
     &longcat::SPEC,
     &hunyuan_a13b::SPEC,
     &cohere::SPEC,
+    &qwen3_coder::SPEC,
+    &glm::GLM45,
+    &glm::GLM47,
     &default::SPEC,
+    &deepseek_v3::SPEC,
+    &deepseek_v3_1::SPEC,
+    &kimi_k2::SPEC,
+    &gemma4::SPEC,
 ];
 
 /// Find a format by canonical name or alias (case-insensitive, `-` and `_` interchangeable).

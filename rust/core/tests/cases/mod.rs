@@ -4,13 +4,20 @@
 use serde_json::Value;
 
 pub mod cohere;
+pub mod deepseek_v3;
+pub mod deepseek_v3_1;
 pub mod default;
+pub mod gemma4;
+pub mod glm45;
+pub mod glm47;
 pub mod harmony;
 pub mod hermes;
 pub mod hunyuan_a13b;
+pub mod kimi_k2;
 pub mod llama3_json;
 pub mod longcat;
 pub mod mistral;
+pub mod qwen3_coder;
 
 pub struct Expect {
     pub content: Option<&'static str>,
@@ -97,7 +104,14 @@ pub fn all() -> Vec<Matrix> {
         longcat::matrix(),
         hunyuan_a13b::matrix(),
         cohere::matrix(),
+        qwen3_coder::matrix(),
+        glm45::matrix(),
+        glm47::matrix(),
         default::matrix(),
+        deepseek_v3::matrix(),
+        deepseek_v3_1::matrix(),
+        kimi_k2::matrix(),
+        gemma4::matrix(),
     ]
 }
 

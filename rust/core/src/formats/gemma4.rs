@@ -1,0 +1,728 @@
+//! Gemma 4: `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:2,flag:true,obj:{a:1},arr:[1,<|"|>x<|"|>]}<tool_call|>`,
+//! one block per call, blocks concatenated for parallel calls (two `call:` in one block are read
+//! too). Keys are bare (or `<|"|>`-quoted), strings run between `<|"|>` delimiters with no
+//! escaping, numbers / booleans / `null` (`None`, `none`, `nil`) are bare, and `{}` / `[]` nest.
+//! The body is converted to JSON while it streams: strings as they arrive, bare values when their
+//! delimiter is seen, numbers kept as written. Nesting is an explicit stack.
+//! Reasoning is `<|channel>thought\n...<channel|>`. Every marker is a Gemma 4 special token.
+
+use crate::json::escape_into;
+use crate::message::IssueKind;
+use crate::region::{MarkerTable, Progress, RegionCtx, RegionParser, Sink};
+use crate::render::RenderCall;
+use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::text;
+
+const CALL_START: &str = "<|tool_call>";
+const CALL_END: &str = "<tool_call|>";
+const QUOTE: &str = "<|\"|>";
+const CALL_PREFIX: &str = "call:";
+
+pub static SPEC: FormatSpec = FormatSpec {
+    name: "gemma4",
+    aliases: &["gemma-4", "gemma_4"],
+    families: &["Gemma 4"],
+    description: "<|tool_call>call:NAME{key:value,...}<tool_call|> with <|\"|>-delimited strings and bare keys, one block per call",
+    markers: &[
+        Marker { role: "call_start", text: CALL_START, special_token: true },
+        Marker { role: "call_end", text: CALL_END, special_token: true },
+        Marker { role: "string_delimiter", text: QUOTE, special_token: true },
+        Marker { role: "reasoning_start", text: "<|channel>", special_token: true },
+        Marker { role: "reasoning_end", text: "<channel|>", special_token: true },
+        Marker { role: "reasoning_label", text: "thought\n", special_token: false },
+    ],
+    triggers: &[
+        Trigger::marker(CALL_START),
+        Trigger::marker(CALL_END),
+        Trigger::marker(QUOTE),
+    ],
+    name_encoding: "call_prefix",
+    argument_encoding: "gemma4_object",
+    call_separator: Some(""),
+    reasoning: Some(("<|channel>", "<channel|>")),
+    // Per-call shape `<|tool_call>call:NAME{...}<tool_call|>`, but the body is not JSON, so no
+    // JSON-style structural tag can describe it.
+    template: None,
+    new_region,
+    render,
+};
+
+fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
+    let start = ctx.lit(CALL_START);
+    let end = ctx.lit(CALL_END);
+    let quote = ctx.lit(QUOTE);
+    let trigger_len = ctx.trigger_lit().len();
+    let stray = ctx.trigger != 0;
+    Box::new(GemmaRegion {
+        state: if stray { State::Stray } else { State::Start },
+        start,
+        end,
+        quote,
+        trigger_len,
+        raw: String::new(),
+        name: String::new(),
+        buf: String::new(),
+        stack: Vec::new(),
+    })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Start,
+    /// A call marker outside any call.
+    Stray,
+    /// Before `call:`.
+    Prefix,
+    Name,
+    /// Before the body's opening `{`.
+    Open,
+    /// In an object: a key, `,`, or `}`.
+    Key,
+    BareKey,
+    QuotedKey,
+    Colon,
+    /// A value (in an object after `:`, or an array element or `]`).
+    Value,
+    Str,
+    Bare,
+    AfterValue,
+    AfterCall,
+    Recover(IssueKind, &'static str),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Frame {
+    Object { members: usize },
+    Array { items: usize },
+}
+
+struct GemmaRegion {
+    state: State,
+    start: String,
+    end: String,
+    quote: String,
+    trigger_len: usize,
+    /// Text of the call being read, markers included, for issues.
+    raw: String,
+    name: String,
+    /// A bare key or value being read.
+    buf: String,
+    stack: Vec<Frame>,
+}
+
+fn is_name_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/')
+}
+
+/// Whether `s` is a JSON number literal.
+fn is_json_number(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    if b.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while b.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        *i - start
+    };
+    let int_start = i;
+    let n = digits(&mut i);
+    if n == 0 || (n > 1 && b[int_start] == b'0') {
+        return false;
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+/// JSON text for a bare Gemma value: booleans, null in its spellings, numbers as written (with
+/// `108.`, `.5` and `+3` completed to JSON), anything else as a string.
+fn bare_to_json(value: &str) -> String {
+    let lower = value.to_ascii_lowercase();
+    match lower.as_str() {
+        "true" => return "true".into(),
+        "false" => return "false".into(),
+        "null" | "none" | "nil" => return "null".into(),
+        _ => {}
+    }
+    if is_json_number(value) {
+        return value.to_owned();
+    }
+    let (sign, digits) = match value.as_bytes().first() {
+        Some(b'-') => ("-", &value[1..]),
+        Some(b'+') => ("", &value[1..]),
+        _ => ("", value),
+    };
+    let mut fixed = String::from(sign);
+    if digits.starts_with('.') {
+        fixed.push('0');
+    }
+    fixed.push_str(digits);
+    if fixed.ends_with('.') {
+        fixed.push('0');
+    }
+    if is_json_number(&fixed) {
+        return fixed;
+    }
+    crate::json::quote(value)
+}
+
+impl GemmaRegion {
+    fn fail(&mut self, kind: IssueKind, why: &str, sink: &mut Sink) {
+        let raw = std::mem::take(&mut self.raw);
+        sink.fail_call(kind, why, &raw);
+    }
+
+    fn truncated(&mut self, input: &str, i: usize, sink: &mut Sink) -> Progress {
+        self.raw.push_str(&input[i..]);
+        self.fail(IssueKind::Truncated, "output ended inside a call", sink);
+        Progress::done(input.len())
+    }
+
+    fn malformed(&mut self, why: &'static str) {
+        self.state = State::Recover(IssueKind::MalformedJson, why);
+    }
+
+    /// Emit a value's opening text, with the `,` an array element needs.
+    fn begin_value(&mut self, text: &str, sink: &mut Sink) {
+        if let Some(Frame::Array { items }) = self.stack.last_mut() {
+            if *items > 0 {
+                sink.args(",");
+            }
+            *items += 1;
+        }
+        sink.args(text);
+    }
+
+    /// Close the innermost container; returns whether the whole body is complete.
+    fn close(&mut self, sink: &mut Sink) -> bool {
+        match self.stack.pop() {
+            Some(Frame::Object { .. }) => sink.args("}"),
+            Some(Frame::Array { .. }) => sink.args("]"),
+            None => {}
+        }
+        self.stack.is_empty()
+    }
+
+    fn complete(&mut self, sink: &mut Sink) {
+        let raw = std::mem::take(&mut self.raw);
+        sink.end_call(&raw);
+        self.state = State::AfterCall;
+    }
+
+    /// Whether `rest` starts a `<|"|>`: `Some(true)` yes, `None` undecided.
+    fn quote_at(&self, rest: &str, eof: bool) -> Option<bool> {
+        if rest.starts_with(self.quote.as_str()) {
+            Some(true)
+        } else if !eof && text::is_proper_prefix(rest, &self.quote) {
+            None
+        } else {
+            Some(false)
+        }
+    }
+}
+
+impl RegionParser for GemmaRegion {
+    fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
+        let mut i = 0;
+        loop {
+            let rest = &input[i..];
+            match self.state {
+                State::Start => {
+                    let n = self.trigger_len.min(rest.len());
+                    self.raw.push_str(&rest[..n]);
+                    i += n;
+                    self.state = State::Prefix;
+                }
+                State::Stray => {
+                    let n = self.trigger_len.min(rest.len());
+                    sink.fail_call(
+                        IssueKind::UnexpectedText,
+                        "tool-call marker outside any call",
+                        &rest[..n],
+                    );
+                    return Progress::done(i + n);
+                }
+                State::Prefix => {
+                    let ws = text::skip_ws(rest);
+                    self.raw.push_str(&rest[..ws]);
+                    i += ws;
+                    let rest = &input[i..];
+                    if rest.starts_with(CALL_PREFIX) || rest.starts_with(':') {
+                        // `call:NAME`, or the bare `:NAME` some servers show.
+                        let n = if rest.starts_with(':') {
+                            1
+                        } else {
+                            CALL_PREFIX.len()
+                        };
+                        self.raw.push_str(&rest[..n]);
+                        i += n;
+                    } else if rest.is_empty() || text::is_proper_prefix(rest, CALL_PREFIX) {
+                        if eof {
+                            return self.truncated(input, i, sink);
+                        }
+                        return Progress::more(i);
+                    }
+                    self.name.clear();
+                    self.state = State::Name;
+                }
+                State::Name => {
+                    let end = rest.char_indices().find(|&(_, c)| !is_name_char(c));
+                    let Some((p, c)) = end else {
+                        if eof {
+                            return self.truncated(input, i, sink);
+                        }
+                        self.name.push_str(rest);
+                        self.raw.push_str(rest);
+                        return Progress::more(input.len());
+                    };
+                    self.name.push_str(&rest[..p]);
+                    self.raw.push_str(&rest[..p]);
+                    i += p;
+                    if self.name.is_empty() {
+                        self.state = State::Recover(IssueKind::MissingName, "the call has no name");
+                    } else if c == '{' || c.is_whitespace() {
+                        let name = std::mem::take(&mut self.name);
+                        sink.start_call(&name, None);
+                        self.state = State::Open;
+                    } else {
+                        self.malformed("unexpected text in the call name");
+                    }
+                }
+                State::Open => {
+                    let ws = text::skip_ws(rest);
+                    self.raw.push_str(&rest[..ws]);
+                    i += ws;
+                    match input[i..].chars().next() {
+                        None if eof => return self.truncated(input, i, sink),
+                        None => return Progress::more(i),
+                        Some('{') => {
+                            self.raw.push('{');
+                            i += 1;
+                            self.stack.clear();
+                            self.stack.push(Frame::Object { members: 0 });
+                            sink.args("{");
+                            self.state = State::Key;
+                        }
+                        Some(_) => self.malformed("the call has no '{' after its name"),
+                    }
+                }
+                State::Key => {
+                    let skip = rest
+                        .bytes()
+                        .take_while(|b| b.is_ascii_whitespace() || *b == b',')
+                        .count();
+                    self.raw.push_str(&rest[..skip]);
+                    i += skip;
+                    let rest = &input[i..];
+                    let Some(c) = rest.chars().next() else {
+                        if eof {
+                            return self.truncated(input, i, sink);
+                        }
+                        return Progress::more(i);
+                    };
+                    if c == '}' {
+                        self.raw.push('}');
+                        i += 1;
+                        if self.close(sink) {
+                            self.complete(sink);
+                        } else {
+                            self.state = State::AfterValue;
+                        }
+                        continue;
+                    }
+                    match self.quote_at(rest, eof) {
+                        None => return Progress::more(i),
+                        Some(true) => {
+                            self.raw.push_str(&self.quote.clone());
+                            i += self.quote.len();
+                            self.buf.clear();
+                            self.state = State::QuotedKey;
+                        }
+                        Some(false) => {
+                            if matches!(c, '{' | '[' | ']' | ':' | '<')
+                                || MarkerTable::is_sentinel(c)
+                            {
+                                self.malformed("expected a key");
+                            } else {
+                                self.buf.clear();
+                                self.state = State::BareKey;
+                            }
+                        }
+                    }
+                }
+                State::BareKey => {
+                    let stop = rest.char_indices().find(|&(_, c)| {
+                        matches!(c, ':' | '{' | '}' | '[' | ']' | ',' | '<')
+                            || MarkerTable::is_sentinel(c)
+                    });
+                    let Some((p, c)) = stop else {
+                        if eof {
+                            return self.truncated(input, i, sink);
+                        }
+                        self.buf.push_str(rest);
+                        self.raw.push_str(rest);
+                        return Progress::more(input.len());
+                    };
+                    self.buf.push_str(&rest[..p]);
+                    self.raw.push_str(&rest[..p]);
+                    i += p;
+                    let key = self.buf.trim();
+                    let key = key
+                        .strip_prefix('"')
+                        .and_then(|k| k.strip_suffix('"'))
+                        .unwrap_or(key);
+                    if c != ':' || key.is_empty() {
+                        self.malformed("expected 'key:'");
+                        continue;
+                    }
+                    let key = crate::json::quote(key);
+                    if let Some(Frame::Object { members }) = self.stack.last_mut() {
+                        if *members > 0 {
+                            sink.args(",");
+                        }
+                        *members += 1;
+                    }
+                    sink.args(&key);
+                    sink.args(":");
+                    self.raw.push(':');
+                    i += 1;
+                    self.state = State::Value;
+                }
+                State::QuotedKey => match text::scan(rest, &[self.quote.as_str()]) {
+                    text::Scan::Found { pos, .. } => {
+                        self.buf.push_str(&rest[..pos]);
+                        self.raw.push_str(&rest[..pos + self.quote.len()]);
+                        i += pos + self.quote.len();
+                        let key = crate::json::quote(&self.buf);
+                        if let Some(Frame::Object { members }) = self.stack.last_mut() {
+                            if *members > 0 {
+                                sink.args(",");
+                            }
+                            *members += 1;
+                        }
+                        sink.args(&key);
+                        self.state = State::Colon;
+                    }
+                    text::Scan::NotFound { safe } => {
+                        if eof {
+                            return self.truncated(input, i, sink);
+                        }
+                        self.buf.push_str(&rest[..safe]);
+                        self.raw.push_str(&rest[..safe]);
+                        return Progress::more(i + safe);
+                    }
+                },
+                State::Colon => {
+                    let ws = text::skip_ws(rest);
+                    self.raw.push_str(&rest[..ws]);
+                    i += ws;
+                    match input[i..].chars().next() {
+                        None if eof => return self.truncated(input, i, sink),
+                        None => return Progress::more(i),
+                        Some(':') => {
+                            self.raw.push(':');
+                            i += 1;
+                            sink.args(":");
+                            self.state = State::Value;
+                        }
+                        Some(_) => self.malformed("expected ':' after a key"),
+                    }
+                }
+                State::Value => {
+                    let ws = text::skip_ws(rest);
+                    self.raw.push_str(&rest[..ws]);
+                    i += ws;
+                    let rest = &input[i..];
+                    let Some(c) = rest.chars().next() else {
+                        if eof {
+                            return self.truncated(input, i, sink);
+                        }
+                        return Progress::more(i);
+                    };
+                    let in_array = matches!(self.stack.last(), Some(Frame::Array { .. }));
+                    match c {
+                        ']' if in_array => {
+                            // `[]`, or a trailing comma before `]`.
+                            self.raw.push(']');
+                            i += 1;
+                            self.close(sink);
+                            self.state = State::AfterValue;
+                        }
+                        '{' => {
+                            self.raw.push('{');
+                            i += 1;
+                            self.begin_value("{", sink);
+                            self.stack.push(Frame::Object { members: 0 });
+                            self.state = State::Key;
+                        }
+                        '[' => {
+                            self.raw.push('[');
+                            i += 1;
+                            self.begin_value("[", sink);
+                            self.stack.push(Frame::Array { items: 0 });
+                        }
+                        _ => match self.quote_at(rest, eof) {
+                            None => return Progress::more(i),
+                            Some(true) => {
+                                self.raw.push_str(&self.quote.clone());
+                                i += self.quote.len();
+                                self.begin_value("\"", sink);
+                                self.state = State::Str;
+                            }
+                            Some(false) => {
+                                if matches!(c, ',' | '}' | ']' | ':' | '<')
+                                    || MarkerTable::is_sentinel(c)
+                                {
+                                    self.malformed("expected a value");
+                                } else {
+                                    self.buf.clear();
+                                    self.state = State::Bare;
+                                }
+                            }
+                        },
+                    }
+                }
+                State::Str => {
+                    // Raw text up to the closing delimiter; any other special token means the
+                    // string was never closed.
+                    let stop = text::find_any(rest, &[self.quote.as_str()]).map(|(p, _)| p);
+                    let sentinel = rest
+                        .char_indices()
+                        .find(|&(_, c)| MarkerTable::is_sentinel(c))
+                        .map(|(p, _)| p)
+                        .filter(|&p| Some(p) != stop);
+                    let (upto, closed) = match (stop, sentinel) {
+                        (Some(q), Some(s)) if s < q => (s, false),
+                        (Some(q), _) => (q, true),
+                        (None, Some(s)) => (s, false),
+                        (None, None) => (
+                            rest.len() - text::partial_suffix_len(rest, &[self.quote.as_str()]),
+                            false,
+                        ),
+                    };
+                    let mut escaped = String::with_capacity(upto);
+                    escape_into(&mut escaped, &rest[..upto]);
+                    sink.args(&escaped);
+                    self.raw.push_str(&rest[..upto]);
+                    i += upto;
+                    if closed {
+                        self.raw.push_str(&rest[upto..upto + self.quote.len()]);
+                        i += self.quote.len();
+                        sink.args("\"");
+                        self.state = State::AfterValue;
+                    } else if sentinel.is_some() {
+                        self.malformed("a string was never closed");
+                    } else if eof {
+                        return self.truncated(input, i, sink);
+                    } else {
+                        return Progress::more(i);
+                    }
+                }
+                State::Bare => {
+                    let stop = rest.char_indices().find(|&(_, c)| {
+                        matches!(c, ',' | '}' | ']' | '<' | '{' | '[' | ':')
+                            || MarkerTable::is_sentinel(c)
+                    });
+                    let Some((p, _)) = stop else {
+                        if eof {
+                            return self.truncated(input, i, sink);
+                        }
+                        self.buf.push_str(rest);
+                        self.raw.push_str(rest);
+                        return Progress::more(input.len());
+                    };
+                    self.buf.push_str(&rest[..p]);
+                    self.raw.push_str(&rest[..p]);
+                    i += p;
+                    let json = bare_to_json(self.buf.trim());
+                    self.begin_value(&json, sink);
+                    self.state = State::AfterValue;
+                }
+                State::AfterValue => {
+                    let ws = text::skip_ws(rest);
+                    self.raw.push_str(&rest[..ws]);
+                    i += ws;
+                    let top = self.stack.last().copied();
+                    match (input[i..].chars().next(), top) {
+                        (None, _) if eof => return self.truncated(input, i, sink),
+                        (None, _) => return Progress::more(i),
+                        (Some(','), Some(Frame::Object { .. })) => {
+                            self.raw.push(',');
+                            i += 1;
+                            self.state = State::Key;
+                        }
+                        (Some(','), Some(Frame::Array { .. })) => {
+                            self.raw.push(',');
+                            i += 1;
+                            self.state = State::Value;
+                        }
+                        (Some('}'), Some(Frame::Object { .. }))
+                        | (Some(']'), Some(Frame::Array { .. })) => {
+                            self.raw.push_str(&input[i..i + 1]);
+                            i += 1;
+                            if self.close(sink) {
+                                self.complete(sink);
+                            }
+                        }
+                        _ => self.malformed("expected ',' or the end of a container"),
+                    }
+                }
+                State::AfterCall => {
+                    let ws = text::skip_ws(rest);
+                    i += ws;
+                    let rest = &input[i..];
+                    if rest.starts_with(self.end.as_str()) {
+                        return Progress::done(i + self.end.len());
+                    }
+                    if rest.starts_with(self.start.as_str()) {
+                        return Progress::done(i);
+                    }
+                    if rest.starts_with(CALL_PREFIX) {
+                        // A second call inside the same block.
+                        self.raw.clear();
+                        self.state = State::Prefix;
+                        continue;
+                    }
+                    let undecided = rest.is_empty()
+                        || [self.end.as_str(), self.start.as_str(), CALL_PREFIX]
+                            .iter()
+                            .any(|m| text::is_proper_prefix(rest, m));
+                    if undecided {
+                        if eof {
+                            return Progress::done(i);
+                        }
+                        return Progress::more(i);
+                    }
+                    self.state = State::Recover(
+                        IssueKind::UnexpectedText,
+                        "text after a call inside its block",
+                    );
+                }
+                State::Recover(kind, why) => {
+                    let ends = [self.end.as_str(), self.start.as_str()];
+                    match text::scan(rest, &ends) {
+                        text::Scan::Found { pos, which } => {
+                            let n = if which == 0 {
+                                pos + self.end.len()
+                            } else {
+                                pos
+                            };
+                            self.raw.push_str(&rest[..n]);
+                            self.fail(kind, why, sink);
+                            return Progress::done(i + n);
+                        }
+                        text::Scan::NotFound { safe } => {
+                            if eof {
+                                self.raw.push_str(rest);
+                                self.fail(kind, why, sink);
+                                return Progress::done(input.len());
+                            }
+                            self.raw.push_str(&rest[..safe]);
+                            return Progress::more(i + safe);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A JSON value in Gemma's notation, as the chat template writes it: keys bare and sorted,
+/// strings between `<|"|>`.
+fn write_value(out: &mut String, value: &serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => {
+            out.push_str(QUOTE);
+            out.push_str(s);
+            out.push_str(QUOTE);
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (k, item) in items.iter().enumerate() {
+                if k > 0 {
+                    out.push(',');
+                }
+                write_value(out, item);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            write_members(out, map);
+            out.push('}');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+fn write_members(out: &mut String, map: &serde_json::Map<String, serde_json::Value>) {
+    let mut keys: Vec<&String> = map.keys().collect();
+    keys.sort();
+    for (k, key) in keys.into_iter().enumerate() {
+        if k > 0 {
+            out.push(',');
+        }
+        out.push_str(key);
+        out.push(':');
+        write_value(out, &map[key]);
+    }
+}
+
+/// As the Gemma 4 chat template writes an assistant turn: the calls, then the content.
+fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+    let mut out = String::new();
+    for call in calls {
+        out.push_str(CALL_START);
+        out.push_str(CALL_PREFIX);
+        out.push_str(&call.name);
+        out.push('{');
+        if let serde_json::Value::Object(map) = &call.arguments {
+            write_members(&mut out, map);
+        }
+        out.push('}');
+        out.push_str(CALL_END);
+    }
+    out.push_str(content.unwrap_or(""));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{bare_to_json, is_json_number};
+
+    #[test]
+    fn bare_values() {
+        assert_eq!(bare_to_json("true"), "true");
+        assert_eq!(bare_to_json("None"), "null");
+        assert_eq!(bare_to_json("nil"), "null");
+        assert_eq!(bare_to_json("9007199254740993"), "9007199254740993");
+        assert_eq!(bare_to_json("-1.5e3"), "-1.5e3");
+        assert_eq!(bare_to_json("108."), "108.0");
+        assert_eq!(bare_to_json(".5"), "0.5");
+        assert_eq!(bare_to_json("+3"), "3");
+        assert_eq!(bare_to_json("007"), "\"007\"");
+        assert_eq!(bare_to_json("celsius"), "\"celsius\"");
+        assert_eq!(bare_to_json("San Francisco"), "\"San Francisco\"");
+        assert!(!is_json_number("1."));
+        assert!(!is_json_number("-"));
+        assert!(is_json_number("0"));
+    }
+}

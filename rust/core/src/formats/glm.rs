@@ -1,0 +1,546 @@
+//! GLM-4.5 / 4.6 (`glm45`) and GLM-4.7 / GLM-5 (`glm47`): the name after `<tool_call>`, then
+//! key/value tag pairs:
+//!
+//! ```text
+//! glm45: <tool_call>NAME\n<arg_key>K</arg_key>\n<arg_value>V</arg_value>\n</tool_call>
+//! glm47: <tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>
+//! ```
+//!
+//! The two differ only in the newlines, and both parsers accept either spacing (and the
+//! two-character `\n` some GLM-4.5 servers show). Values are raw text, typed by the tool's schema;
+//! string values are kept exactly (not trimmed, not JSON-parsed even when they look like JSON, no
+//! entity decoding) and stream as they arrive. Every marker, `<think>`/`</think>` included, is an
+//! added special token of the GLM tokenizers (from the families' tokenizer configs as vLLM/SGLang
+//! use them; not verified offline). Calls to unknown tools are returned (and flagged).
+
+use std::sync::Arc;
+
+use super::xml_params::{param_schema, ParamWriter};
+use crate::message::IssueKind;
+use crate::region::{Progress, RegionCtx, RegionParser, Sink};
+use crate::render::RenderCall;
+use crate::spec::{CallTemplate, FormatSpec, Marker, Trigger};
+use crate::text::{self, Scan};
+use crate::tools::ToolSet;
+
+const CALL_START: &str = "<tool_call>";
+const CALL_END: &str = "</tool_call>";
+const KEY_START: &str = "<arg_key>";
+const KEY_END: &str = "</arg_key>";
+const VALUE_START: &str = "<arg_value>";
+const VALUE_END: &str = "</arg_value>";
+
+const MARKERS: &[Marker] = &[
+    Marker {
+        role: "call_start",
+        text: CALL_START,
+        special_token: true,
+    },
+    Marker {
+        role: "call_end",
+        text: CALL_END,
+        special_token: true,
+    },
+    Marker {
+        role: "key_start",
+        text: KEY_START,
+        special_token: true,
+    },
+    Marker {
+        role: "key_end",
+        text: KEY_END,
+        special_token: true,
+    },
+    Marker {
+        role: "value_start",
+        text: VALUE_START,
+        special_token: true,
+    },
+    Marker {
+        role: "value_end",
+        text: VALUE_END,
+        special_token: true,
+    },
+    Marker {
+        role: "reasoning_start",
+        text: "<think>",
+        special_token: true,
+    },
+    Marker {
+        role: "reasoning_end",
+        text: "</think>",
+        special_token: true,
+    },
+];
+
+pub static GLM45: FormatSpec = FormatSpec {
+    name: "glm45",
+    aliases: &["glm", "glm4_moe", "glm4.5", "glm4.6"],
+    families: &["GLM-4.5", "GLM-4.5-Air", "GLM-4.5V", "GLM-4.6"],
+    description: "<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>\\n</tool_call>, values typed by the tool schema",
+    markers: MARKERS,
+    triggers: &[Trigger::marker(CALL_START)],
+    name_encoding: "text_after_marker",
+    argument_encoding: "xml_key_value",
+    call_separator: Some("\n"),
+    reasoning: Some(("<think>", "</think>")),
+    // The structural-tag style `glm_xml` writes the pairs without newlines (the glm47 shape).
+    template: None,
+    new_region,
+    render: render_glm45,
+};
+
+const GLM47_TEMPLATE: CallTemplate = CallTemplate {
+    begin: "<tool_call>{name}",
+    style: "glm_xml",
+    end: "</tool_call>",
+    separator: "",
+};
+
+pub static GLM47: FormatSpec = FormatSpec {
+    name: "glm47",
+    aliases: &["glm5", "glm4.7"],
+    families: &["GLM-4.7", "GLM-4.7-Flash", "GLM-5", "GLM-5.1"],
+    description: "<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>, values typed by the tool schema",
+    markers: MARKERS,
+    triggers: &[Trigger::marker(CALL_START)],
+    name_encoding: "text_after_marker",
+    argument_encoding: "xml_key_value",
+    call_separator: None,
+    reasoning: Some(("<think>", "</think>")),
+    template: Some(GLM47_TEMPLATE),
+    new_region,
+    render: render_glm47,
+};
+
+struct Lits {
+    call_start: String,
+    call_end: String,
+    key_start: String,
+    key_end: String,
+    value_start: String,
+    value_end: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Trigger,
+    Name,
+    AfterName,
+    Body,
+    /// Text inside a call that is not a tag.
+    Stray,
+    Key,
+    AfterKey,
+    Value,
+    Recover(IssueKind, &'static str),
+}
+
+struct GlmRegion {
+    lits: Arc<Lits>,
+    tools: Arc<ToolSet>,
+    state: State,
+    raw: String,
+    name: String,
+    key: String,
+    writer: ParamWriter,
+}
+
+fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
+    Box::new(GlmRegion {
+        lits: Arc::new(Lits {
+            call_start: ctx.lit(CALL_START),
+            call_end: ctx.lit(CALL_END),
+            key_start: ctx.lit(KEY_START),
+            key_end: ctx.lit(KEY_END),
+            value_start: ctx.lit(VALUE_START),
+            value_end: ctx.lit(VALUE_END),
+        }),
+        tools: ctx.tools.clone(),
+        state: State::Trigger,
+        raw: String::new(),
+        name: String::new(),
+        key: String::new(),
+        writer: ParamWriter::new(),
+    })
+}
+
+fn is_name_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ':' | '/')
+}
+
+/// Whitespace between GLM tags, including the two characters `\n` (backslash, n) that some
+/// GLM-4.5 deployments show. Returns the length skipped and whether a lone trailing `\` may still
+/// become such a pair.
+fn skip_space(rest: &str) -> (usize, bool) {
+    let bytes = rest.as_bytes();
+    let mut i = 0;
+    loop {
+        i += text::skip_ws(&rest[i..]);
+        match (bytes.get(i), bytes.get(i + 1)) {
+            (Some(b'\\'), Some(b'n')) => i += 2,
+            (Some(b'\\'), None) => return (i, true),
+            _ => return (i, false),
+        }
+    }
+}
+
+fn starts_with_any(rest: &str, lits: &[&str]) -> Option<usize> {
+    lits.iter().position(|l| rest.starts_with(l))
+}
+
+fn prefix_of_any(rest: &str, lits: &[&str]) -> bool {
+    lits.iter().any(|l| text::is_proper_prefix(rest, l))
+}
+
+impl GlmRegion {
+    fn take(&mut self, input: &str, from: usize, to: usize) {
+        self.raw.push_str(&input[from..to]);
+    }
+
+    fn fail(&mut self, kind: IssueKind, why: &str, sink: &mut Sink) {
+        let raw = std::mem::take(&mut self.raw);
+        sink.fail_call(kind, why, &raw);
+    }
+
+    fn finish_call(&mut self, sink: &mut Sink) {
+        self.writer.close(sink);
+        let raw = std::mem::take(&mut self.raw);
+        sink.end_call(&raw);
+    }
+}
+
+impl RegionParser for GlmRegion {
+    fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
+        let l = Arc::clone(&self.lits);
+        let mut i = 0;
+        loop {
+            let rest = &input[i..];
+            match self.state {
+                State::Trigger => {
+                    let n = l.call_start.len().min(rest.len());
+                    self.take(input, i, i + n);
+                    i += n;
+                    self.state = State::Name;
+                }
+                State::Name => {
+                    let mut rest = rest;
+                    if self.name.is_empty() {
+                        let ws = text::skip_ws(rest);
+                        self.take(input, i, i + ws);
+                        i += ws;
+                        rest = &input[i..];
+                    }
+                    let end = rest
+                        .char_indices()
+                        .find(|&(_, c)| !is_name_char(c))
+                        .map(|(p, _)| p);
+                    let n = end.unwrap_or(rest.len());
+                    self.name.push_str(&rest[..n]);
+                    self.take(input, i, i + n);
+                    i += n;
+                    let rest = &input[i..];
+                    if end.is_none() {
+                        if !eof {
+                            return Progress::more(i);
+                        }
+                        self.fail(
+                            IssueKind::Truncated,
+                            "output ended inside a tool call name",
+                            sink,
+                        );
+                        return Progress::done(i);
+                    }
+                    if !self.name.is_empty() {
+                        self.state = State::AfterName;
+                        continue;
+                    }
+                    if rest.starts_with(l.call_end.as_str()) {
+                        let n = l.call_end.len();
+                        self.take(input, i, i + n);
+                        self.fail(IssueKind::MissingName, "empty <tool_call> block", sink);
+                        return Progress::done(i + n);
+                    }
+                    if prefix_of_any(rest, &[l.call_end.as_str()]) {
+                        if !eof {
+                            return Progress::more(i);
+                        }
+                        self.take(input, i, input.len());
+                        self.fail(IssueKind::Truncated, "output ended after <tool_call>", sink);
+                        return Progress::done(input.len());
+                    }
+                    self.state = State::Recover(IssueKind::MissingName, "the call has no name");
+                }
+                State::AfterName => {
+                    // The name is complete only when a marker follows it.
+                    let (ws, partial) = skip_space(rest);
+                    let after = &rest[ws..];
+                    let lits = [
+                        l.key_start.as_str(),
+                        l.call_end.as_str(),
+                        l.call_start.as_str(),
+                    ];
+                    if starts_with_any(after, &lits).is_some() {
+                        self.take(input, i, i + ws);
+                        i += ws;
+                        sink.start_call(&self.name, None);
+                        self.writer.open(sink);
+                        self.state = State::Body;
+                        continue;
+                    }
+                    if after.is_empty() || partial || prefix_of_any(after, &lits) {
+                        if !eof {
+                            return Progress::more(i);
+                        }
+                        self.take(input, i, input.len());
+                        self.fail(
+                            IssueKind::Truncated,
+                            "output ended after a tool call name",
+                            sink,
+                        );
+                        return Progress::done(input.len());
+                    }
+                    self.state = State::Recover(
+                        IssueKind::MalformedJson,
+                        "unexpected text after a tool call name",
+                    );
+                }
+                State::Body => {
+                    let (ws, partial) = skip_space(rest);
+                    self.take(input, i, i + ws);
+                    i += ws;
+                    let rest = &input[i..];
+                    let lits = [
+                        l.key_start.as_str(),
+                        l.call_end.as_str(),
+                        l.call_start.as_str(),
+                    ];
+                    if rest.is_empty() || partial || prefix_of_any(rest, &lits) {
+                        if !eof {
+                            return Progress::more(i);
+                        }
+                        self.take(input, i, input.len());
+                        i = input.len();
+                        if self.writer.count() > 0 {
+                            // Every value closed; only `</tool_call>` is missing.
+                            self.finish_call(sink);
+                        } else {
+                            self.fail(IssueKind::Truncated, "output ended inside a call", sink);
+                        }
+                        return Progress::done(i);
+                    }
+                    match starts_with_any(rest, &lits) {
+                        Some(0) => {
+                            self.take(input, i, i + lits[0].len());
+                            i += lits[0].len();
+                            self.key.clear();
+                            self.state = State::Key;
+                        }
+                        Some(1) => {
+                            self.take(input, i, i + lits[1].len());
+                            self.finish_call(sink);
+                            return Progress::done(i + lits[1].len());
+                        }
+                        Some(_) => {
+                            // The next call starts: this one lacked `</tool_call>`.
+                            self.finish_call(sink);
+                            return Progress::done(i);
+                        }
+                        None => self.state = State::Stray,
+                    }
+                }
+                State::Stray => {
+                    // Text between parameters that belongs to no tag stays content; whitespace
+                    // right before the next tag is formatting.
+                    let lits = [
+                        l.key_start.as_str(),
+                        l.call_end.as_str(),
+                        l.call_start.as_str(),
+                    ];
+                    match text::scan(rest, &lits) {
+                        Scan::Found { pos, .. } => {
+                            let text = rest[..pos].trim_end();
+                            sink.content(text);
+                            self.take(input, i + text.len(), i + pos);
+                            i += pos;
+                            self.state = State::Body;
+                        }
+                        Scan::NotFound { .. } if eof => {
+                            sink.content(rest);
+                            i = input.len();
+                            self.state = State::Body;
+                        }
+                        Scan::NotFound { safe } => {
+                            let text = rest[..safe].trim_end();
+                            sink.content(text);
+                            return Progress::more(i + text.len());
+                        }
+                    }
+                }
+                State::Key => {
+                    let lits = [
+                        l.key_end.as_str(),
+                        l.value_start.as_str(),
+                        l.key_start.as_str(),
+                        l.call_end.as_str(),
+                        l.call_start.as_str(),
+                    ];
+                    match text::scan(rest, &lits) {
+                        Scan::Found { pos, which } => {
+                            self.key.push_str(&rest[..pos]);
+                            if which == 0 {
+                                let n = pos + lits[0].len();
+                                self.take(input, i, i + n);
+                                i += n;
+                                self.state = State::AfterKey;
+                            } else {
+                                self.take(input, i, i + pos);
+                                i += pos;
+                                self.state = State::Recover(
+                                    IssueKind::MalformedJson,
+                                    "an <arg_key> is not closed",
+                                );
+                            }
+                        }
+                        Scan::NotFound { .. } if eof => {
+                            self.take(input, i, input.len());
+                            self.fail(IssueKind::Truncated, "output ended inside a key", sink);
+                            return Progress::done(input.len());
+                        }
+                        Scan::NotFound { safe } => {
+                            self.key.push_str(&rest[..safe]);
+                            self.take(input, i, i + safe);
+                            return Progress::more(i + safe);
+                        }
+                    }
+                }
+                State::AfterKey => {
+                    let (ws, partial) = skip_space(rest);
+                    let after = &rest[ws..];
+                    let value_start = l.value_start.as_str();
+                    if after.starts_with(value_start) {
+                        let n = ws + value_start.len();
+                        self.take(input, i, i + n);
+                        i += n;
+                        let key = self.key.trim();
+                        if key.is_empty() {
+                            self.state =
+                                State::Recover(IssueKind::MalformedJson, "an argument has no key");
+                            continue;
+                        }
+                        let schema = param_schema(&self.tools, &self.name, key);
+                        self.writer.begin(key, schema, sink);
+                        self.state = State::Value;
+                        continue;
+                    }
+                    if after.is_empty() || partial || text::is_proper_prefix(after, value_start) {
+                        if !eof {
+                            return Progress::more(i);
+                        }
+                        self.take(input, i, input.len());
+                        self.fail(IssueKind::Truncated, "output ended after a key", sink);
+                        return Progress::done(input.len());
+                    }
+                    self.take(input, i, i + ws);
+                    i += ws;
+                    self.state = State::Recover(
+                        IssueKind::MalformedJson,
+                        "expected <arg_value> after a key",
+                    );
+                }
+                State::Value => {
+                    let lits = [
+                        l.value_end.as_str(),
+                        l.key_start.as_str(),
+                        l.call_end.as_str(),
+                        l.call_start.as_str(),
+                    ];
+                    match text::scan(rest, &lits) {
+                        Scan::Found { pos, which } => {
+                            self.writer.text(&rest[..pos], sink);
+                            self.writer.end(sink);
+                            // A missing `</arg_value>` before the next marker is tolerated.
+                            let n = if which == 0 { pos + lits[0].len() } else { pos };
+                            self.take(input, i, i + n);
+                            i += n;
+                            self.state = State::Body;
+                        }
+                        Scan::NotFound { .. } if eof => {
+                            self.take(input, i, input.len());
+                            self.fail(IssueKind::Truncated, "output ended inside a value", sink);
+                            return Progress::done(input.len());
+                        }
+                        Scan::NotFound { safe } => {
+                            self.writer.text(&rest[..safe], sink);
+                            self.take(input, i, i + safe);
+                            return Progress::more(i + safe);
+                        }
+                    }
+                }
+                State::Recover(kind, why) => {
+                    let lits = [l.call_end.as_str(), l.call_start.as_str()];
+                    match text::scan(rest, &lits) {
+                        Scan::Found { pos, which } => {
+                            let n = if which == 0 { pos + lits[0].len() } else { pos };
+                            self.take(input, i, i + n);
+                            self.fail(kind, why, sink);
+                            return Progress::done(i + n);
+                        }
+                        Scan::NotFound { .. } if eof => {
+                            self.take(input, i, input.len());
+                            self.fail(kind, why, sink);
+                            return Progress::done(input.len());
+                        }
+                        Scan::NotFound { safe } => {
+                            self.take(input, i, i + safe);
+                            return Progress::more(i + safe);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn value_text(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(s) => s.clone(),
+        other => crate::xml_value::template_json(other),
+    }
+}
+
+fn render_with(calls: &[RenderCall], content: Option<&str>, newlines: bool) -> String {
+    let nl = if newlines { "\n" } else { "" };
+    let mut out = String::from(content.unwrap_or(""));
+    for call in calls {
+        out.push_str(nl);
+        out.push_str(CALL_START);
+        out.push_str(&call.name);
+        out.push_str(nl);
+        if let Some(args) = call.arguments.as_object() {
+            for (key, value) in args {
+                out.push_str(KEY_START);
+                out.push_str(key);
+                out.push_str(KEY_END);
+                out.push_str(nl);
+                out.push_str(VALUE_START);
+                out.push_str(&value_text(value));
+                out.push_str(VALUE_END);
+                out.push_str(nl);
+            }
+        }
+        out.push_str(CALL_END);
+    }
+    out
+}
+
+/// As the GLM-4.5 / 4.6 chat templates write calls: `\n<tool_call>NAME\n`, then
+/// `<arg_key>K</arg_key>\n<arg_value>V</arg_value>\n` per argument, then `</tool_call>`.
+fn render_glm45(calls: &[RenderCall], content: Option<&str>) -> String {
+    render_with(calls, content, true)
+}
+
+/// As the GLM-4.7 chat template writes calls: the same tags with no newlines.
+fn render_glm47(calls: &[RenderCall], content: Option<&str>) -> String {
+    render_with(calls, content, false)
+}
