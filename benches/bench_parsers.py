@@ -380,6 +380,10 @@ def linearity(results: list[dict]) -> list[dict]:
             a, b = _get(lo, side, "stream"), _get(hi, side, "stream")
             if a and b:
                 row[side] = {"ratio": b / a, "per_char_ratio": (b / hi["chars"]) / (a / lo["chars"])}
+                pa, pb = _get(lo, side, "parse"), _get(hi, side, "parse")
+                if pa and pb:
+                    row[side]["parse_ratio"] = pb / pa
+                    row[side]["parse_per_char_ratio"] = (pb / hi["chars"]) / (pa / lo["chars"])
         if "toolwire" in row or "sglang" in row:
             out.append(row)
     return out
@@ -404,13 +408,17 @@ def fmt_md_table(head, rows) -> str:
 
 
 def lin_rows(lin: list[dict]) -> tuple[list[str], list[list[str]]]:
-    head = ["format", "calls", "tw total ratio", "tw per-char ratio", "sg total ratio", "sg per-char ratio"]
+    head = ["format", "calls", "tw stream ratio", "tw stream/char", "sg stream ratio", "sg stream/char",
+            "tw parse/char", "sg parse/char"]
     rows = []
     for row in lin:
         cells = [row["case"], f"{row['calls'][1]}/{row['calls'][0]}"]
         for side in ("toolwire", "sglang"):
             d = row.get(side)
             cells += [f"{d['ratio']:.1f}", f"{d['per_char_ratio']:.2f}"] if d else ["-", "-"]
+        for side in ("toolwire", "sglang"):
+            d = row.get(side) or {}
+            cells.append(f"{d['parse_per_char_ratio']:.2f}" if "parse_per_char_ratio" in d else "-")
         rows.append(cells)
     return head, rows
 
@@ -544,8 +552,8 @@ def main(argv=None) -> int:
     print("\n'!' = that side's result differs from the rendered calls (see notes); ratios > 1 mean "
           "toolwire is faster.")
     if lrows:
-        print("\nLinearity of total streaming time (largest / smallest call count; per-char ratio "
-              "1.0 = linear in output length):\n")
+        print("\nLinearity: total time at the largest / smallest call count; '/char' divides out the "
+              "output length (1.0 = linear in it, > 1 = superlinear):\n")
         print(fmt_text_table(lhead, lrows))
     if notes:
         print("\nNotes:")
@@ -570,7 +578,8 @@ def main(argv=None) -> int:
                     f"SGLang / toolwire.\n\n")
             f.write(fmt_md_table(head, rows) + "\n")
             if lrows:
-                f.write("\nLinearity of total streaming time (largest / smallest call count):\n\n")
+                f.write("\nLinearity: total time at the largest / smallest call count; '/char' divides "
+                        "out the output length (1.0 = linear in it, > 1 = superlinear):\n\n")
                 f.write(fmt_md_table(lhead, lrows) + "\n")
             if notes:
                 f.write("\nNotes:\n\n" + "".join(f"- {n}\n" for n in notes))
