@@ -33,3 +33,5 @@ pub mod vocab;
 pub mod xml_value;
 
 pub use error::{Error, Result};
+pub mod schema;
+pub fn hello() {}

@@ -5,25 +5,30 @@
 //! one pass over the new text, so a feed costs time linear in its size.
 
 /// Earliest occurrence of any literal; on ties the longest literal wins.
+///
+/// One pass over `hay` that stops at the first position where a literal matches, so a search
+/// costs time proportional to the text before the match, however many literals are absent.
 pub fn find_any(hay: &str, literals: &[&str]) -> Option<(usize, usize)> {
-    let mut best: Option<(usize, usize)> = None;
-    for (which, lit) in literals.iter().enumerate() {
-        if lit.is_empty() {
+    let bytes = hay.as_bytes();
+    let mut first_bytes = [false; 256];
+    for lit in literals.iter().filter(|l| !l.is_empty()) {
+        first_bytes[lit.as_bytes()[0] as usize] = true;
+    }
+    for pos in 0..bytes.len() {
+        if !first_bytes[bytes[pos] as usize] {
             continue;
         }
-        let mut limit = best.map_or(hay.len(), |(pos, _)| (pos + lit.len()).min(hay.len()));
-        while !hay.is_char_boundary(limit) {
-            limit += 1;
-        }
-        if let Some(pos) = hay[..limit].find(lit) {
-            match best {
-                Some((bpos, bwhich))
-                    if bpos < pos || (bpos == pos && literals[bwhich].len() >= lit.len()) => {}
-                _ => best = Some((pos, which)),
-            }
+        let rest = &bytes[pos..];
+        let best = literals
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| !l.is_empty() && rest.starts_with(l.as_bytes()))
+            .max_by_key(|(which, l)| (l.len(), std::cmp::Reverse(*which)));
+        if let Some((which, _)) = best {
+            return Some((pos, which));
         }
     }
-    best
+    None
 }
 
 /// Length of the longest suffix of `hay` that is a proper prefix of one of the literals; that
@@ -90,6 +95,9 @@ mod tests {
         // The search window after an earlier match may end inside a multi-byte character.
         assert_eq!(find_any("<a>｜x", &["<a>", "<a>｜"]), Some((0, 1)));
         assert_eq!(find_any("<a>｜x", &["<a>", "a>"]), Some((0, 0)));
+        // The search bound for a later literal may fall inside a multi-byte char.
+        assert_eq!(find_any("<é", &["<", "<x"]), Some((0, 0)));
+        assert_eq!(find_any("<😀<x", &["<", "<x"]), Some((0, 0)));
     }
 
     #[test]

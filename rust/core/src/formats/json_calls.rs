@@ -376,6 +376,16 @@ impl JsonRegion {
         }
     }
 
+    /// Text a wrapping parser consumed between the trigger and the payload (a header such as
+    /// `<|plugin|>` or a code-fence tag): it joins the first call's raw text for issues, and the
+    /// rejected text when a soft trigger turns out not to open a call.
+    pub fn seed_raw(&mut self, text: &str) {
+        self.raw.push_str(text);
+        if self.soft_reject_allowed() {
+            self.consumed_all.push_str(text);
+        }
+    }
+
     fn soft_reject_allowed(&self) -> bool {
         self.soft && self.calls_done == 0 && !self.object.has_started_call()
     }

@@ -5,19 +5,31 @@ pub mod cohere;
 pub mod deepseek_v3;
 pub mod deepseek_v3_1;
 pub mod default;
+pub mod dsml;
 pub mod gemma4;
 pub mod glm;
+pub mod granite;
 pub mod harmony;
 pub mod hermes;
 pub mod hunyuan_a13b;
+pub mod internlm;
+pub mod jamba;
 pub mod json_calls;
 pub mod kimi_k2;
 pub mod llama3_json;
 pub mod longcat;
 pub mod markup;
+pub mod minimax_m2;
+pub mod minimax_m3;
 pub mod mistral;
+pub mod nemotron_deci;
+pub mod phi4;
+pub mod pylit;
+pub mod pythonic;
 pub mod qwen3_coder;
 pub mod sectioned;
+pub mod xlam;
+pub mod xml_invoke;
 pub mod xml_params;
 
 use crate::spec::FormatSpec;
@@ -34,11 +46,22 @@ pub static REGISTRY: &[&FormatSpec] = &[
     &qwen3_coder::SPEC,
     &glm::GLM45,
     &glm::GLM47,
+    &dsml::DEEPSEEK_V3_2,
+    &dsml::DEEPSEEK_V4,
+    &minimax_m2::SPEC,
+    &minimax_m3::SPEC,
     &default::SPEC,
     &deepseek_v3::SPEC,
     &deepseek_v3_1::SPEC,
     &kimi_k2::SPEC,
     &gemma4::SPEC,
+    &pythonic::SPEC,
+    &phi4::SPEC,
+    &jamba::SPEC,
+    &nemotron_deci::SPEC,
+    &granite::SPEC,
+    &xlam::SPEC,
+    &internlm::SPEC,
 ];
 
 /// Find a format by canonical name or alias (case-insensitive, `-` and `_` interchangeable).

@@ -6,18 +6,29 @@ use serde_json::Value;
 pub mod cohere;
 pub mod deepseek_v3;
 pub mod deepseek_v3_1;
+pub mod deepseek_v3_2;
+pub mod deepseek_v4;
 pub mod default;
 pub mod gemma4;
 pub mod glm45;
 pub mod glm47;
+pub mod granite;
 pub mod harmony;
 pub mod hermes;
 pub mod hunyuan_a13b;
+pub mod internlm;
+pub mod jamba;
 pub mod kimi_k2;
 pub mod llama3_json;
 pub mod longcat;
+pub mod minimax_m2;
+pub mod minimax_m3;
 pub mod mistral;
+pub mod nemotron_deci;
+pub mod phi4;
+pub mod pythonic;
 pub mod qwen3_coder;
+pub mod xlam;
 
 pub struct Expect {
     pub content: Option<&'static str>,
@@ -107,11 +118,22 @@ pub fn all() -> Vec<Matrix> {
         qwen3_coder::matrix(),
         glm45::matrix(),
         glm47::matrix(),
+        deepseek_v3_2::matrix(),
+        deepseek_v4::matrix(),
+        minimax_m2::matrix(),
+        minimax_m3::matrix(),
         default::matrix(),
         deepseek_v3::matrix(),
         deepseek_v3_1::matrix(),
         kimi_k2::matrix(),
         gemma4::matrix(),
+        pythonic::matrix(),
+        phi4::matrix(),
+        jamba::matrix(),
+        nemotron_deci::matrix(),
+        granite::matrix(),
+        xlam::matrix(),
+        internlm::matrix(),
     ]
 }
 
@@ -126,4 +148,24 @@ pub fn weather_tools() -> Value {
             "query": {"type": "string"}, "filters": {"type": "object"}, "tags": {"type": "array"}}}}},
         {"type": "function", "function": {"name": "ping", "parameters": {"type": "object", "properties": {}}}}
     ])
+}
+
+/// `weather_tools` plus the tools the conformance fixtures
+/// (ai-dynamo toolcalling fixtures-batch-v1) call.
+pub fn conformance_tools() -> Value {
+    let mut tools = weather_tools();
+    let extra = serde_json::json!([
+        {"type": "function", "function": {"name": "run_query", "parameters": {"type": "object", "properties": {
+            "sql": {"type": "string"}}}}},
+        {"type": "function", "function": {"name": "book_flight", "parameters": {"type": "object", "properties": {
+            "destination": {"type": "string"}, "passengers": {"type": "integer"}, "first_class": {"type": "boolean"}}}}},
+        {"type": "function", "function": {"name": "set_temperature", "parameters": {"type": "object", "properties": {
+            "celsius": {"type": "integer"}}}}},
+        {"type": "function", "function": {"name": "process_data", "parameters": {"type": "object", "properties": {
+            "items": {"type": "array"}, "config": {"type": "object"}, "payload": {"type": "object"}}}}}
+    ]);
+    if let (Some(list), Some(more)) = (tools.as_array_mut(), extra.as_array()) {
+        list.extend(more.iter().cloned());
+    }
+    tools
 }

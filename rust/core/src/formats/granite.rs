@@ -1,0 +1,96 @@
+//! IBM Granite 3.x: `<|tool_call|>[{"name": ..., "arguments": {...}}, ...]` with no closing
+//! marker. Granite 3.0 writes the special token `<|tool_call|>`; 3.1-3.3 may write the plain text
+//! `<tool_call>` instead (vLLM's granite parser accepts both), and when the special token was
+//! skipped on decode the array stands bare at the start of the output. The models sometimes put
+//! `"arguments"` before `"name"`. A `</tool_call>` after the array (the Granite 4 habit) is taken as
+//! its end; Granite 4 proper is the `hermes` format.
+
+use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
+use crate::region::{RegionCtx, RegionParser};
+use crate::render::{self, RenderCall};
+use crate::spec::{FormatSpec, Marker, Trigger};
+
+pub static SPEC: FormatSpec = FormatSpec {
+    name: "granite",
+    aliases: &[
+        "granite3",
+        "granite3.0",
+        "granite3.1",
+        "granite3.2",
+        "granite3.3",
+    ],
+    families: &["Granite 3.0", "Granite 3.1", "Granite 3.2", "Granite 3.3"],
+    description: "<|tool_call|> (or plain <tool_call>) then a JSON call array, no closing marker",
+    markers: &[
+        Marker {
+            role: "call_start",
+            text: "<|tool_call|>",
+            special_token: true,
+        },
+        Marker {
+            role: "call_start",
+            text: "<tool_call>",
+            special_token: false,
+        },
+        Marker {
+            role: "call_end",
+            text: "</tool_call>",
+            special_token: false,
+        },
+        Marker {
+            role: "reasoning_start",
+            text: "<think>",
+            special_token: false,
+        },
+        Marker {
+            role: "reasoning_end",
+            text: "</think>",
+            special_token: false,
+        },
+    ],
+    triggers: &[
+        Trigger::marker("<|tool_call|>"),
+        Trigger::marker("<tool_call>"),
+        Trigger::at_start("["),
+    ],
+    name_encoding: "json_field",
+    argument_encoding: "json_object",
+    call_separator: Some(", "),
+    reasoning: Some(("<think>", "</think>")),
+    template: None,
+    new_region,
+    render,
+};
+
+fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
+    let spec = match ctx.trigger {
+        0 => JsonRegionSpec {
+            consume_trigger: true,
+            payload: Payload::ObjectOrArray,
+            end: None,
+            keys: STANDARD_KEYS,
+        },
+        1 => JsonRegionSpec {
+            consume_trigger: true,
+            payload: Payload::ObjectOrArray,
+            end: Some("</tool_call>"),
+            keys: STANDARD_KEYS,
+        },
+        _ => JsonRegionSpec {
+            consume_trigger: false,
+            payload: Payload::Array,
+            end: None,
+            keys: STANDARD_KEYS,
+        },
+    };
+    Box::new(JsonRegion::new(ctx, spec))
+}
+
+fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+    let mut out = String::from(content.unwrap_or(""));
+    if !calls.is_empty() {
+        out.push_str("<|tool_call|>");
+        out.push_str(&render::call_array(calls, "arguments"));
+    }
+    out
+}

@@ -1,0 +1,57 @@
+//! AI21 Jamba 1.5-1.7: `<tool_calls>[{"name": ..., "arguments": {...}}, ...]</tool_calls>`.
+//! vLLM's Jamba parser looks both tags up in the vocabulary, so they are special tokens there;
+//! SentencePiece decoding often leaves a space before the opening tag, which is content.
+
+use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
+use crate::region::{RegionCtx, RegionParser};
+use crate::render::{self, RenderCall};
+use crate::spec::{FormatSpec, Marker, Trigger};
+
+pub static SPEC: FormatSpec = FormatSpec {
+    name: "jamba",
+    aliases: &["jamba1.5", "jamba1.6", "jamba1.7"],
+    families: &["AI21 Jamba 1.5", "AI21 Jamba 1.6", "AI21 Jamba 1.7"],
+    description: "JSON call array inside <tool_calls>...</tool_calls>",
+    markers: &[
+        Marker {
+            role: "call_start",
+            text: "<tool_calls>",
+            special_token: true,
+        },
+        Marker {
+            role: "call_end",
+            text: "</tool_calls>",
+            special_token: true,
+        },
+    ],
+    triggers: &[Trigger::marker("<tool_calls>")],
+    name_encoding: "json_field",
+    argument_encoding: "json_object",
+    call_separator: Some(", "),
+    reasoning: None,
+    template: None,
+    new_region,
+    render,
+};
+
+fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
+    Box::new(JsonRegion::new(
+        ctx,
+        JsonRegionSpec {
+            consume_trigger: true,
+            payload: Payload::ObjectOrArray,
+            end: Some("</tool_calls>"),
+            keys: STANDARD_KEYS,
+        },
+    ))
+}
+
+fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+    let mut out = String::from(content.unwrap_or(""));
+    if !calls.is_empty() {
+        out.push_str("<tool_calls>");
+        out.push_str(&render::call_array(calls, "arguments"));
+        out.push_str("</tool_calls>");
+    }
+    out
+}

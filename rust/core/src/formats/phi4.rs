@@ -1,0 +1,46 @@
+//! Phi-4-mini: `functools[{"name": ..., "arguments": {...}}, ...]`, a JSON call array after the
+//! `functools` marker, with no closing marker (vLLM `phi4_mini_json`, Dynamo `phi4`). The word is
+//! ordinary text (Python's `functools` module is a likely word in prose), so the trigger is soft:
+//! unless a call object follows, the text stays content.
+
+use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
+use crate::region::{RegionCtx, RegionParser};
+use crate::render::{self, RenderCall};
+use crate::spec::{FormatSpec, Marker, Trigger};
+
+pub static SPEC: FormatSpec = FormatSpec {
+    name: "phi4",
+    aliases: &["phi4_mini_json", "phi-4", "phi4_mini"],
+    families: &["Phi-4-mini-instruct"],
+    description: "functools[{name, arguments}, ...]: a JSON call array after the functools marker, no closing marker",
+    markers: &[Marker { role: "call_start", text: "functools", special_token: false }],
+    triggers: &[Trigger::soft("functools")],
+    name_encoding: "json_field",
+    argument_encoding: "json_object",
+    call_separator: Some(", "),
+    reasoning: None,
+    template: None,
+    new_region,
+    render,
+};
+
+fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
+    Box::new(JsonRegion::new(
+        ctx,
+        JsonRegionSpec {
+            consume_trigger: true,
+            payload: Payload::ObjectOrArray,
+            end: None,
+            keys: STANDARD_KEYS,
+        },
+    ))
+}
+
+fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+    let mut out = String::from(content.unwrap_or(""));
+    if !calls.is_empty() {
+        out.push_str("functools");
+        out.push_str(&render::call_array(calls, "arguments"));
+    }
+    out
+}
