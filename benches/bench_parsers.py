@@ -61,6 +61,7 @@ CASES: dict[str, str] = {
     "glm45": "glm45",
     "glm47": "glm47",
     "minimax_m2": "minimax_m2",
+    "minimax_m3": "minimax_m3",
     "gemma4": "gemma4",
     "harmony": "harmony",
     "cohere_command": "cohere_command",

@@ -282,6 +282,28 @@ def _minimax_m2(calls):
     return "".join(out)
 
 
+_MM = "]<]minimax[>["  # MiniMax-M3 namespace token, written before every tag
+
+
+def _m3_value(v) -> str:
+    if isinstance(v, list):
+        return "".join(f"{_MM}<item>{_m3_value(x)}{_MM}</item>" for x in v)
+    if isinstance(v, dict):
+        return "".join(f"{_MM}<{k}>{_m3_value(x)}{_MM}</{k}>" for k, x in v.items())
+    return _raw(v)
+
+
+def _minimax_m3(calls):
+    out = [PREAMBLE, f"\n{_MM}<tool_call>\n"]
+    for c in calls:
+        out.append(f'{_MM}<invoke name="{c["name"]}">\n')
+        for k, v in c["arguments"].items():
+            out.append(f"{_MM}<{k}>{_m3_value(v)}{_MM}</{k}>\n")
+        out.append(f"{_MM}</invoke>\n")
+    out.append(f"{_MM}</tool_call>")
+    return "".join(out)
+
+
 def _g4(v) -> str:
     if isinstance(v, str):
         return '<|"|>' + v + '<|"|>'
@@ -335,6 +357,7 @@ RENDERERS: dict[str, Callable[[list[dict]], str]] = {
     "glm45": _glm45,
     "glm47": _glm47,
     "minimax_m2": _minimax_m2,
+    "minimax_m3": _minimax_m3,
     "gemma4": _gemma4,
     "harmony": _harmony,
     "cohere_command": _cohere_command,
@@ -367,6 +390,7 @@ SPECIAL_TOKENS: dict[str, list[str]] = {
     "glm45": _GLM,
     "glm47": _GLM,
     "minimax_m2": ["<minimax:tool_call>", "</minimax:tool_call>"],
+    "minimax_m3": [_MM],
     "gemma4": ["<|tool_call>", "<tool_call|>", '<|"|>'],
     "harmony": ["<|start|>", "<|channel|>", "<|message|>", "<|constrain|>", "<|end|>", "<|call|>",
                 "<|return|>"],
