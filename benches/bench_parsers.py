@@ -444,6 +444,13 @@ def environment() -> dict:
     env = {"python": platform.python_version(), "implementation": platform.python_implementation(),
            "machine": platform.machine(), "system": platform.system(),
            "cpus": os.cpu_count(), "toolwire": toolwire_version()}
+    try:  # the checkout the bench runs from (toolwire itself may be installed from elsewhere)
+        import subprocess
+        env["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                                       text=True, cwd=os.path.dirname(os.path.abspath(__file__)),
+                                       timeout=10).stdout.strip() or None
+    except Exception:
+        env["commit"] = None
     try:
         env["sglang"] = peers.sglang_version()
     except peers.PeerUnavailable:
