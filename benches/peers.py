@@ -4,9 +4,9 @@ Only SGLang for now: its function-call detectors are pure Python and run on CPU.
 SGLang is not a dependency of toolwire; install it as described in benches/README.md
 (`pip install --no-deps sglang==0.5.23` plus the `bench` extra).
 
-    from benches.peers import sglang_parse, sglang_stream
-    calls, content = sglang_parse("hermes", tools, text)
-    calls, content = sglang_stream("hermes", tools, chunks)
+    import peers                       # with benches/ on sys.path, as bench_parsers.py does
+    calls, content = peers.sglang_parse("hermes", tools, text)
+    calls, content = peers.sglang_stream("hermes", tools, chunks)
 
 `calls` is a list of `{"name": str, "arguments": str}` (arguments as JSON text), `content` the
 text that SGLang hands to the user as normal content.
