@@ -37,9 +37,14 @@ pub fn partial_suffix_len(hay: &str, literals: &[&str]) -> usize {
     let bytes = hay.as_bytes();
     let mut best = 0;
     for lit in literals {
+        let lit = lit.as_bytes();
         let max = lit.len().saturating_sub(1).min(bytes.len());
-        for len in (best + 1..=max).rev() {
-            if bytes[bytes.len() - len..] == lit.as_bytes()[..len] {
+        for pos in bytes.len() - max..bytes.len() {
+            let len = bytes.len() - pos;
+            if len <= best {
+                break;
+            }
+            if bytes[pos] == lit[0] && bytes[pos..] == lit[..len] {
                 best = len;
                 break;
             }
