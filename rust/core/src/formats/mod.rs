@@ -1,6 +1,7 @@
 //! The format registry: every wire format is one file in this folder with a `SPEC`, plus one line
 //! in `REGISTRY`.
 
+pub mod apertus;
 pub mod cohere;
 pub mod deepseek_v3;
 pub mod deepseek_v3_1;
@@ -8,6 +9,7 @@ pub mod default;
 pub mod dsml;
 pub mod functiongemma;
 pub mod gemma4;
+pub mod gigachat3;
 pub mod glm;
 pub mod granite;
 pub mod harmony;
@@ -52,6 +54,7 @@ pub static REGISTRY: &[&FormatSpec] = &[
     &glm::GLM47,
     &dsml::DEEPSEEK_V3_2,
     &dsml::DEEPSEEK_V4,
+    &dsml::DEEPSEEK_V4_1,
     &minimax_m2::SPEC,
     &minimax_m3::SPEC,
     &default::SPEC,
@@ -71,6 +74,8 @@ pub static REGISTRY: &[&FormatSpec] = &[
     &functiongemma::SPEC,
     &hunyuan::HUNYUAN,
     &hunyuan::HY_V4,
+    &apertus::SPEC,
+    &gigachat3::SPEC,
 ];
 
 /// Find a format by canonical name or alias (case-insensitive, `-` and `_` interchangeable).

@@ -3,14 +3,17 @@
 
 use serde_json::Value;
 
+pub mod apertus;
 pub mod cohere;
 pub mod deepseek_v3;
 pub mod deepseek_v3_1;
 pub mod deepseek_v3_2;
 pub mod deepseek_v4;
+pub mod deepseek_v4_1;
 pub mod default;
 pub mod functiongemma;
 pub mod gemma4;
+pub mod gigachat3;
 pub mod glm45;
 pub mod glm47;
 pub mod granite;
@@ -143,6 +146,9 @@ pub fn all() -> Vec<Matrix> {
         functiongemma::matrix(),
         hunyuan::hy3(),
         hunyuan::hy4(),
+        deepseek_v4_1::matrix(),
+        apertus::matrix(),
+        gigachat3::matrix(),
     ]
 }
 
