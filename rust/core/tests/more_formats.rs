@@ -36,6 +36,16 @@ fn aliases_resolve() {
         ("qwen3_xml", "qwen3_coder"),
         ("step3p5", "qwen3_coder"),
         ("nanbeige", "qwen3_coder"),
+        ("mimo", "qwen3_coder"),
+        ("ling3", "glm45"),
+        ("deepseekv41", "deepseek_v4_1"),
+        ("apertus2509", "apertus"),
+        ("gigachat", "gigachat3"),
+        ("lfm2.5", "lfm2"),
+        ("dots", "dots"),
+        ("iquest", "iquest_q1"),
+        ("spark25", "glm45"),
+        ("trinity", "hermes"),
     ] {
         assert_eq!(formats::lookup(alias).unwrap().name, name, "{alias}");
     }
@@ -192,6 +202,30 @@ fn special_token_markers_match_by_token_only() {
          ⟦<end_function_call>⟧",
     );
     assert_eq!(arguments(&m, 0), json!({"query": "say <escape> twice"}));
+    assert!(m.issues.is_empty(), "{:?}", m.issues);
+
+    let m = token_mode(
+        "apertus",
+        "typed <|tools_prefix|> stays text ⟦<|tools_prefix|>⟧[{\"search\": {\"query\": \"<|tools_suffix|>\"}}]⟦<|tools_suffix|>⟧",
+    );
+    assert_eq!(m.content, "typed <|tools_prefix|> stays text ");
+    assert_eq!(arguments(&m, 0), json!({"query": "<|tools_suffix|>"}));
+    assert!(m.issues.is_empty(), "{:?}", m.issues);
+
+    let m = token_mode(
+        "lfm2",
+        "typed <|tool_call_start|>[f()] stays text ⟦<|tool_call_start|>⟧[search(query='<|tool_call_end|>')]⟦<|tool_call_end|>⟧",
+    );
+    assert_eq!(m.content, "typed <|tool_call_start|>[f()] stays text ");
+    assert_eq!(arguments(&m, 0), json!({"query": "<|tool_call_end|>"}));
+    assert!(m.issues.is_empty(), "{:?}", m.issues);
+
+    let m = token_mode(
+        "gigachat3",
+        "Sure.⟦<|message_sep|>⟧\n\nfunction call⟦<|role_sep|>⟧\n{\"name\": \"search\", \"arguments\": {\"query\": \"x\"}}⟦</s>⟧",
+    );
+    assert_eq!(m.content, "Sure.");
+    assert_eq!(arguments(&m, 0), json!({"query": "x"}));
     assert!(m.issues.is_empty(), "{:?}", m.issues);
 
     let m = token_mode(

@@ -6,20 +6,24 @@ pub mod cohere;
 pub mod deepseek_v3;
 pub mod deepseek_v3_1;
 pub mod default;
+pub mod dots;
 pub mod dsml;
 pub mod functiongemma;
 pub mod gemma4;
 pub mod gigachat3;
 pub mod glm;
 pub mod granite;
+pub mod granite_20b_fc;
 pub mod harmony;
 pub mod hermes;
 pub mod hunyuan;
 pub mod hunyuan_a13b;
 pub mod internlm;
+pub mod iquest;
 pub mod jamba;
 pub mod json_calls;
 pub mod kimi_k2;
+pub mod lfm2;
 pub mod llama3_json;
 pub mod longcat;
 pub mod markup;
@@ -76,6 +80,10 @@ pub static REGISTRY: &[&FormatSpec] = &[
     &hunyuan::HY_V4,
     &apertus::SPEC,
     &gigachat3::SPEC,
+    &lfm2::SPEC,
+    &dots::SPEC,
+    &iquest::SPEC,
+    &granite_20b_fc::SPEC,
 ];
 
 /// Find a format by canonical name or alias (case-insensitive, `-` and `_` interchangeable).

@@ -16,6 +16,10 @@
 //! (151657/151658; 248058/248059 for Qwen3.5/3.6); `<function=`, `<parameter=` and their closing
 //! tags are plain text.
 //!
+//! The same body is written by Step-3.5 / Step-3.7 (SGLang `step3p5`), Nanbeige, Xiaomi MiMo
+//! (SGLang `mimo`, which also HTML-unescapes values; not done here: values are kept as written)
+//! and read by vLLM's `qwen3_xml` parser; they are aliases of this format.
+//!
 //! Leniency that real outputs need: a missing `</parameter>` before the next `<parameter=`,
 //! `</function>` or `</tool_call>`; a missing `</function>` or `</tool_call>`; several functions
 //! in one `<tool_call>`; a bare `<function=NAME>` without `<tool_call>` (a soft trigger, confirmed
@@ -59,6 +63,7 @@ pub static SPEC: FormatSpec = FormatSpec {
         "step3p5",
         "step3.5",
         "nanbeige",
+        "mimo",
     ],
     families: &[
         "Qwen3-Coder",
@@ -68,6 +73,7 @@ pub static SPEC: FormatSpec = FormatSpec {
         "Nemotron 3 Nano",
         "Step-3.5",
         "Nanbeige",
+        "MiMo",
     ],
     description: "<tool_call><function=NAME><parameter=KEY>VALUE</parameter>...</function></tool_call>, values typed by the tool schema",
     markers: &[

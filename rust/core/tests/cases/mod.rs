@@ -11,19 +11,23 @@ pub mod deepseek_v3_2;
 pub mod deepseek_v4;
 pub mod deepseek_v4_1;
 pub mod default;
+pub mod dots;
 pub mod functiongemma;
 pub mod gemma4;
 pub mod gigachat3;
 pub mod glm45;
 pub mod glm47;
 pub mod granite;
+pub mod granite_20b_fc;
 pub mod harmony;
 pub mod hermes;
 pub mod hunyuan;
 pub mod hunyuan_a13b;
 pub mod internlm;
+pub mod iquest;
 pub mod jamba;
 pub mod kimi_k2;
+pub mod lfm2;
 pub mod llama3_json;
 pub mod longcat;
 pub mod minimax_m2;
@@ -149,6 +153,10 @@ pub fn all() -> Vec<Matrix> {
         deepseek_v4_1::matrix(),
         apertus::matrix(),
         gigachat3::matrix(),
+        lfm2::matrix(),
+        dots::matrix(),
+        iquest::matrix(),
+        granite_20b_fc::matrix(),
     ]
 }
 
