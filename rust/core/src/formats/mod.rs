@@ -8,6 +8,7 @@ pub mod deepseek_v3_1;
 pub mod default;
 pub mod dots;
 pub mod dsml;
+pub mod ernie45;
 pub mod functiongemma;
 pub mod gemma4;
 pub mod gigachat3;
@@ -84,6 +85,7 @@ pub static REGISTRY: &[&FormatSpec] = &[
     &dots::SPEC,
     &iquest::SPEC,
     &granite_20b_fc::SPEC,
+    &ernie45::SPEC,
 ];
 
 /// Find a format by canonical name or alias (case-insensitive, `-` and `_` interchangeable).

@@ -12,6 +12,7 @@ pub mod deepseek_v4;
 pub mod deepseek_v4_1;
 pub mod default;
 pub mod dots;
+pub mod ernie45;
 pub mod functiongemma;
 pub mod gemma4;
 pub mod gigachat3;
@@ -157,6 +158,7 @@ pub fn all() -> Vec<Matrix> {
         dots::matrix(),
         iquest::matrix(),
         granite_20b_fc::matrix(),
+        ernie45::matrix(),
     ]
 }
 
