@@ -10,3 +10,17 @@
 
 Importing this package imports neither engine; each adapter module imports its engine.
 """
+
+import os
+import sys
+
+
+def sglang_plugin() -> None:
+    """SGLang general-plugin hook (toolwire's ``sglang.srt.plugins`` entry point, which SGLang's
+    ``launch_server`` runs before parsing its arguments): registers the toolwire detectors when the
+    command line names a ``toolwire_`` parser or ``TOOLWIRE_SGLANG=1``, and otherwise imports
+    nothing, so SGLang processes that do not use toolwire pay nothing."""
+    if os.environ.get("TOOLWIRE_SGLANG") == "1" or any("toolwire_" in arg for arg in sys.argv):
+        from toolwire.integrations.sglang import register
+
+        register()
