@@ -19,7 +19,12 @@ set -euo pipefail
 PYTHON=${PYTHON:-python3}
 VLLM_VERSION=0.33.0
 SGLANG_VERSION=0.5.23
-pip() { "$PYTHON" -m pip install --disable-pip-version-check -q "$@"; }
+# pip's resolver lists every requirement of the --no-deps wheels that is not installed; that is
+# expected here, so those lines are dropped (anything else pip says is kept).
+pip() {
+    "$PYTHON" -m pip install --disable-pip-version-check -q "$@" 2> >(grep -v -E \
+        "^(vllm|sglang) [0-9.]+ requires |dependency resolver does not currently take into account" >&2)
+}
 
 want=("$@")
 [ ${#want[@]} -eq 0 ] && want=(vllm sglang)
@@ -28,6 +33,8 @@ want=("$@")
 "$PYTHON" -c "import torch" 2>/dev/null || pip torch
 pip transformers openai pydantic numpy pillow pyzmq msgspec orjson partial-json-parser \
     aiohttp psutil pybase64 tiktoken requests pyyaml
+# xgrammar: both engines import it; keep the grammar extra's version when one is there.
+"$PYTHON" -c "import xgrammar" 2>/dev/null || pip xgrammar==0.2.8
 
 for engine in "${want[@]}"; do
     case "$engine" in
@@ -48,8 +55,6 @@ EOF
         ;;
     sglang)
         pip --no-deps "sglang==$SGLANG_VERSION"
-        # xgrammar: keep the grammar extra's version when present.
-        "$PYTHON" -c "import xgrammar" 2>/dev/null || pip xgrammar==0.2.8
         pip starlette ipython
         "$PYTHON" - <<'EOF'
 import warnings

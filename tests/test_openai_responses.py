@@ -343,3 +343,39 @@ def test_events_after_close_are_refused():
     events.close()
     with pytest.raises(RuntimeError):
         events.push(fake_delta(content="x"))
+
+
+CUSTOM_TOOLS = [
+    *__import__("conftest").WEATHER_TOOLS,
+    {"type": "custom", "custom": {"name": "run_python", "description": "Run code", "format": {"type": "text"}}},
+]
+CODE = "print('hi')\nfor i in range(3):\n    print(i)"
+
+
+@pytest.mark.parametrize("fmt", toolwire.formats())
+def test_custom_tool_calls_on_every_format(fmt):
+    text = toolwire.render(
+        fmt, [{"name": "run_python", "arguments": {"input": CODE}}, {"name": "get_time", "arguments": {}}], "On it."
+    )
+    parser = toolwire.ToolParser(fmt, CUSTOM_TOOLS)
+    message = parser.parse(text)
+    assert message.valid, message.issues
+    items = message.to_responses()
+    for item in items:
+        check.output_item(item)
+    calls = [i for i in items if i["type"] in ("custom_tool_call", "function_call")]
+    assert [(i["type"], i["name"]) for i in calls] == [("custom_tool_call", "run_python"), ("function_call", "get_time")]
+    assert calls[0]["input"] == CODE and calls[0]["call_id"] == message.tool_calls[0].id
+
+    for pieces in chunkings(text):
+        stream = tw_openai.ResponsesStream(parser.stream(), response={"tools": CUSTOM_TOOLS})
+        events = [e for piece in pieces for e in stream.feed(piece)] + stream.finish()
+        check_event_invariants(events)
+        final = accumulate(events)
+        streamed = [i for i in stream.output if i["type"] in ("custom_tool_call", "function_call")]
+        same = lambda items: [{k: v for k, v in i.items() if k not in ("id", "call_id")} for i in items]  # noqa: E731
+        assert same(streamed) == same(calls)
+        assert [i["call_id"] for i in streamed] == [c.id for c in stream.message().tool_calls]
+        assert [drop_parsed(i.to_dict(mode="json")) for i in final.output] == stream.output
+        deltas = [e for e in events if e["type"] == "response.custom_tool_call_input.delta"]
+        assert [d["delta"] for d in deltas] == [CODE], "a custom call's input comes whole, once"

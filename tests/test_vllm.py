@@ -250,3 +250,15 @@ def test_parser_class_with_reasoning():
     rest = parser.finish_streaming()
     assert out.reasoning == "a"
     assert (out.content or "") + (rest.content if rest else "") == "b"
+
+
+def test_custom_tool_calls_reach_vllm_as_function_calls():
+    """vLLM's ToolCall is function-only: a call to a custom tool keeps the model's arguments."""
+    custom = {"type": "custom", "custom": {"name": "run_python", "format": {"type": "text"}}}
+    text = toolwire.render("hermes", [{"name": "run_python", "arguments": {"input": "print(1)"}}])
+    parser = tw_vllm.parser_class("hermes")(None, [custom, *WEATHER_TOOLS])
+    info = parser.extract_tool_calls(text, request())
+    assert [(c.function.name, json.loads(c.function.arguments)) for c in info.tool_calls] == [
+        ("run_python", {"input": "print(1)"})
+    ]
+    assert [i.kind for i in parser.toolwire_message.issues] == ["unknown_tool"]

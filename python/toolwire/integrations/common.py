@@ -16,11 +16,15 @@ def registered_name(fmt: str) -> str:
     return PREFIX + fmt
 
 
-def tool_dicts(tools: Iterable[Any] | None) -> list[dict[str, Any]]:
+def tool_dicts(tools: Iterable[Any] | None, *, functions_only: bool = False) -> list[dict[str, Any]]:
     """OpenAI chat tool dicts from what an engine holds: pydantic tool models (vLLM's
     ``ChatCompletionToolsParam``, SGLang's ``Tool``, the openai package's Responses
     ``FunctionTool``), or dicts in the Chat (``{"type": "function", "function": {...}}``) or
-    Responses (``{"type": "function", "name": ...}``) shape."""
+    Responses (``{"type": "function", "name": ...}``) shape.
+
+    ``functions_only`` keeps function tools only: the engines' tool-call types have no custom
+    (freeform) call, so a call to a custom tool is then an ordinary call with its arguments as the
+    model wrote them (flagged ``unknown_tool``) instead of a custom call the engine cannot carry."""
     out: list[dict[str, Any]] = []
     for tool in tools or []:
         if hasattr(tool, "model_dump"):
@@ -28,6 +32,8 @@ def tool_dicts(tools: Iterable[Any] | None) -> list[dict[str, Any]]:
         if not isinstance(tool, dict):
             continue
         kind = tool.get("type") or "function"
+        if functions_only and kind != "function":
+            continue
         if isinstance(tool.get(kind), dict):
             out.append({"type": kind, kind: {k: v for k, v in tool[kind].items() if v is not None}})
         elif "name" in tool:

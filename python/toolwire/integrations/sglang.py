@@ -58,7 +58,7 @@ def _forward_unknown_tools() -> bool:
 
 def _tool_names(tools: Any) -> dict[str, int]:
     names: dict[str, int] = {}
-    for i, tool in enumerate(tool_dicts(tools)):
+    for i, tool in enumerate(tool_dicts(tools, functions_only=True)):
         inner = tool.get(tool.get("type", "function"), {})
         name = inner.get("name")
         if name and name not in names:
@@ -109,7 +109,7 @@ class ToolwireDetector(BaseFormatDetector):
     # -- toolwire parser ----------------------------------------------------------------------
 
     def toolwire_parser(self, tools: Any = None) -> toolwire.ToolParser:
-        dicts = tool_dicts(tools)
+        dicts = tool_dicts(tools, functions_only=True)
         key = repr(dicts)
         parser = self._parsers.get(key)
         if parser is None:
@@ -243,7 +243,7 @@ class ToolwireDetector(BaseFormatDetector):
             kwargs["scope"] = "always"
         if "reasoning" in params:
             kwargs["reasoning"] = True if thinking_mode else None
-        return build(self.toolwire_format, tool_dicts(tools), **kwargs)
+        return build(self.toolwire_format, tool_dicts(tools, functions_only=True), **kwargs)
 
 
 _CLASSES: dict[tuple[str, Any], type[ToolwireDetector]] = {}

@@ -105,7 +105,7 @@ class ToolwireToolParser(ToolParser):
         if self._parser is None:
             tools = self._init_tools or getattr(request, "tools", None) or getattr(self, "tools", None)
             self._parser = toolwire.ToolParser(
-                self.toolwire_format, tool_dicts(tools), reasoning=self.toolwire_reasoning
+                self.toolwire_format, tool_dicts(tools, functions_only=True), reasoning=self.toolwire_reasoning
             )
         return self._parser
 
