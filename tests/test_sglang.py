@@ -205,3 +205,26 @@ def test_model_native_tags_with_the_real_grammar_module():
     kind, tag = parser.get_structure_constraint("required")
     assert kind == "structural_tag"
     assert tag is not None and type(tag).__name__ == "StructuralTag", grammar
+
+
+def test_sglang_launch_path_accepts_toolwire_parsers():
+    """What `python -m sglang.launch_server --tool-call-parser toolwire_hermes` runs before
+    serving: SGLang's plugin loading (toolwire's entry point), then its argument parsing, in a
+    fresh interpreter."""
+    import importlib.metadata
+    import subprocess
+    import sys
+
+    if not any(ep.value == "toolwire.integrations:sglang_plugin" for ep in importlib.metadata.entry_points(group="sglang.srt.plugins")):
+        pytest.skip("toolwire is not installed with its entry points (pip install -e .)")
+    code = (
+        "import sys, warnings; warnings.simplefilter('ignore')\n"
+        "sys.argv = ['launch_server', '--tool-call-parser', 'toolwire_hermes']\n"
+        "from sglang.srt.plugins import load_plugins\n"
+        "load_plugins()\n"
+        "from sglang.srt.server_args import prepare_server_args\n"
+        "args = prepare_server_args(['--model-path', 'm', '--tool-call-parser', 'toolwire_hermes'])\n"
+        "print('PARSER=' + args.tool_call_parser)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert "PARSER=toolwire_hermes" in out.stdout, out.stderr[-2000:]

@@ -262,3 +262,23 @@ def test_custom_tool_calls_reach_vllm_as_function_calls():
         ("run_python", {"input": "print(1)"})
     ]
     assert [i.kind for i in parser.toolwire_message.issues] == ["unknown_tool"]
+
+
+def test_vllm_cli_plugin_flags_accept_toolwire_parsers():
+    """What `vllm serve --tool-parser-plugin toolwire.integrations.vllm --tool-call-parser
+    toolwire_hermes` runs: vLLM's own plugin loading and parser-name validation."""
+    from types import SimpleNamespace
+
+    cli_args = pytest.importorskip("vllm.entrypoints.common.cli_args")
+    args = SimpleNamespace(
+        tool_parser_plugin="toolwire.integrations.vllm",
+        reasoning_parser_plugin="",
+        enable_auto_tool_choice=True,
+        tool_call_parser="toolwire_qwen3_coder",
+        structured_outputs_config=SimpleNamespace(reasoning_parser=None),
+    )
+    cli_args.init_parser_plugin(args)
+    cli_args.validate_api_server_args(args)
+    args.tool_call_parser = "not_a_parser"
+    with pytest.raises(KeyError):
+        cli_args.validate_api_server_args(args)
