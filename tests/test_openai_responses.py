@@ -379,3 +379,13 @@ def test_custom_tool_calls_on_every_format(fmt):
         assert [drop_parsed(i.to_dict(mode="json")) for i in final.output] == stream.output
         deltas = [e for e in events if e["type"] == "response.custom_tool_call_input.delta"]
         assert [d["delta"] for d in deltas] == [CODE], "a custom call's input comes whole, once"
+
+
+@pytest.mark.parametrize("text", ["   ", "\n", "<think>x</think>  "])
+def test_whitespace_only_content_without_calls_is_a_message(text):
+    parser = toolwire.ToolParser("hermes", reasoning=True)
+    stream = tw_openai.ResponsesStream(parser.stream(), response={})
+    events = [e for ch in text for e in stream.feed(ch)] + stream.finish()
+    assert strip_ids(stream.output) == strip_ids(stream.message().to_responses())
+    assert stream.output[-1]["type"] == "message"
+    assert accumulate(events) is not None

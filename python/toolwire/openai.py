@@ -202,7 +202,8 @@ class ResponsesEvents:
     each call a ``function_call`` (or ``custom_tool_call``) item; a new item closes the open one,
     so an item is finished (``...done`` events, then ``response.output_item.done``) as soon as the
     model moves on. Whitespace-only text between items (the newline between two calls) opens no
-    message item; it is kept if more text follows.
+    message item; it is kept if more text follows, and is the message when the output has no
+    call (as ``ParsedMessage.content`` has it).
 
     Events are dicts shaped like the ``openai`` package's ``ResponseStreamEvent`` types.
     ``sequence_number`` counts up from ``sequence_start`` and ``output_index`` from
@@ -260,6 +261,9 @@ class ResponsesEvents:
         self._closed = True
         events: list[dict[str, Any]] = []
         kept = None if message is None else {call.index for call in message.tool_calls}
+        if self._pending_space and not self._calls and (self._open is None or self._open.kind != "message"):
+            # Whitespace is content when there is no call (as in ParsedMessage.content).
+            self._text("message", "", events, force=True)
         if self._open is not None:
             item = self._open
             dropped = item.call_index is not None and kept is not None and item.call_index not in kept
@@ -295,10 +299,10 @@ class ResponsesEvents:
         self._next_index += 1
         return item
 
-    def _text(self, kind: str, text: str, events: list[dict[str, Any]]) -> None:
+    def _text(self, kind: str, text: str, events: list[dict[str, Any]], *, force: bool = False) -> None:
         open_ = self._open
         if open_ is None or open_.kind != kind:
-            if kind == "message" and not text.strip():
+            if kind == "message" and not text.strip() and not force:
                 self._pending_space += text
                 return
             if kind == "message":
