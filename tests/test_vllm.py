@@ -126,19 +126,23 @@ def test_extract_tool_calls_streaming_interface(case):
         assert parser.streamed_args_for_tool == [c.arguments for c in ref.tool_calls]
 
 
-def serve(case, pieces, *, reasoning_parser=None, tokenizer=None, finish="stop"):
+def serve(case, pieces, **kwargs):
+    return serve_text(case.format, pieces, **kwargs)
+
+
+def serve_text(fmt, pieces, *, tools=WEATHER_TOOLS, reasoning_parser=None, tokenizer=None, finish="stop"):
     """vLLM's serving path for one streamed choice: the Parser class vLLM composes from the CLI
     names, driven by ChatStreamProcessor exactly as OpenAIServingChat does; each delta is turned
     into an OpenAI chunk and accumulated by the openai package's ChatCompletionStreamState."""
     parser_cls = ParserManager.get_parser(
-        tool_parser_name=f"toolwire_{case.format}",
+        tool_parser_name=f"toolwire_{fmt}",
         reasoning_parser_name=reasoning_parser,
         enable_auto_tools=True,
     )
     parser = parser_cls(tokenizer)
-    req = parser.adjust_request(request())
+    req = parser.adjust_request(request(tools=tools or None))
     processor = ChatStreamProcessor(req, parser, enable_auto_tools=True, parser_cls=parser_cls)
-    state = ChatCompletionStreamState(input_tools=WEATHER_TOOLS)
+    state = ChatCompletionStreamState(input_tools=tools or [])
     reasoning = ""
     for i, piece in enumerate(pieces):
         last = i == len(pieces) - 1
