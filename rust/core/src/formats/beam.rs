@@ -34,6 +34,15 @@
 //! (`native`) and `closing_only` use the analysis message as the format's reasoning block, so a
 //! prompt that already opened `<|channel|>analysis<|message|>` works too.
 //!
+//! For structural tags, one turn is [`ANALYSIS_OPEN`] reasoning `<|end|>` (the spec's `reasoning`
+//! pair), then either calls as [`TEMPLATE`] (nothing between them) or the final message
+//! [`FINAL_OPEN`] answer `<|return|>`, where a `response_format` JSON goes. As a layout: no
+//! section, content block `(FINAL_OPEN, "<|return|>")`, reasoning block `(ANALYSIS_OPEN,
+//! "<|end|>")`. The argument style `beam_xml` writes each argument as
+//! `<rfl:parameter name="KEY">VALUE</rfl:parameter>`, with no whitespace between elements;
+//! VALUE is a string's raw text (no escaping: it may not contain `</rfl:parameter>` or a stop
+//! marker) or any other value as JSON, which the parser types back by the schema.
+//!
 //! Special tokens: `<|start|>`, `<|channel|>`, `<|message|>`, `<|constrain|>`, `<|end|>`, `<|call|>`,
 //! `<|return|>` are single tokens (Harmony's o200k ids 200006, 200005, 200008, 200003, 200007,
 //! 200012, 200002, if Beam's tokenizer shares them; no source gives Beam's own ids). The parameter
