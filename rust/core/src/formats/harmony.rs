@@ -19,7 +19,7 @@
 //!   closes a message whose header was in the prompt); a stray `<|call|>` is `unexpected_text`.
 //!
 //! The message reader is shared with formats that use the same channel messages with other call
-//! bodies ([`channel_region`] with a [`Dialect`]): Beam names tools without the `functions.`
+//! bodies (`channel_region` with a `Dialect`): Beam names tools without the `functions.`
 //! namespace and writes XML parameters (`super::beam`).
 
 use std::sync::Arc;
