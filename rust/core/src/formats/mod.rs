@@ -2,6 +2,7 @@
 //! in `REGISTRY`.
 
 pub mod apertus;
+pub mod beam;
 pub mod cohere;
 pub mod deepseek_v3;
 pub mod deepseek_v3_1;
@@ -51,6 +52,7 @@ pub static REGISTRY: &[&FormatSpec] = &[
     &llama3_json::SPEC,
     &mistral::SPEC,
     &harmony::SPEC,
+    &beam::SPEC,
     &longcat::SPEC,
     &hunyuan_a13b::SPEC,
     &cohere::SPEC,

@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 pub mod apertus;
+pub mod beam;
 pub mod cohere;
 pub mod deepseek_v3;
 pub mod deepseek_v3_1;
@@ -124,6 +125,7 @@ pub fn all() -> Vec<Matrix> {
         llama3_json::matrix(),
         mistral::matrix(),
         harmony::matrix(),
+        beam::matrix(),
         longcat::matrix(),
         hunyuan_a13b::matrix(),
         cohere::matrix(),
