@@ -34,6 +34,7 @@ LIMITS = {
     "granite": "special-token flags taken from peers' code (no offline vocabulary)",
     "xlam": "the `</think>[...]` form needs reasoning parsing on",
     "internlm": "`<|interpreter|>` actions are content, not calls",
+    "beam": "no offline Beam vocabulary (token ids tested on a hand-built one); a typed stop marker in a value ends it in text input",
 }
 
 

@@ -153,6 +153,11 @@ class ParsedMessage:
         """True when there are no issues."""
     def to_openai(self) -> dict[str, Any]:
         """The OpenAI assistant message (``role``, ``content``, ``tool_calls``, ``reasoning_content``)."""
+    def to_responses(self, *, id_factory: Callable[[str], str] | None = None) -> list[dict[str, Any]]:
+        """The OpenAI Responses API ``output`` items: ``reasoning``, ``message`` (one
+        ``output_text``), then one ``function_call`` per call (``call_id`` = the call's id).
+        ``id_factory(prefix)`` makes item ids (``rs``/``msg``/``fc``/``ctc``). Implemented in
+        Python (:func:`toolwire.openai.message_to_responses`), attached on ``import toolwire``."""
 
 class ToolCallDelta:
     """One entry of a delta's ``tool_calls``: the first for a call carries ``id`` and ``name``."""

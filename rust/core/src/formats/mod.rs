@@ -1,6 +1,7 @@
 //! The format registry: every wire format is one file in this folder with a `SPEC`, plus one line
 //! in `REGISTRY`.
 
+pub mod beam;
 pub mod cohere;
 pub mod deepseek_v3;
 pub mod deepseek_v3_1;
@@ -40,6 +41,7 @@ pub static REGISTRY: &[&FormatSpec] = &[
     &llama3_json::SPEC,
     &mistral::SPEC,
     &harmony::SPEC,
+    &beam::SPEC,
     &longcat::SPEC,
     &hunyuan_a13b::SPEC,
     &cohere::SPEC,

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+pub mod beam;
 pub mod cohere;
 pub mod deepseek_v3;
 pub mod deepseek_v3_1;
@@ -112,6 +113,7 @@ pub fn all() -> Vec<Matrix> {
         llama3_json::matrix(),
         mistral::matrix(),
         harmony::matrix(),
+        beam::matrix(),
         longcat::matrix(),
         hunyuan_a13b::matrix(),
         cohere::matrix(),
