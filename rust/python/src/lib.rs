@@ -3,6 +3,7 @@
 
 mod convert;
 mod parser;
+mod toolset;
 mod vocab;
 
 use pyo3::prelude::*;
@@ -30,6 +31,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<parser::Delta>()?;
     m.add_class::<parser::ToolCallDelta>()?;
     m.add_class::<vocab::Vocab>()?;
+    m.add_class::<toolset::ToolSet>()?;
     m.add_function(wrap_pyfunction!(parser::formats, m)?)?;
     m.add_function(wrap_pyfunction!(parser::format_info, m)?)?;
     m.add_function(wrap_pyfunction!(parser::render, m)?)?;
