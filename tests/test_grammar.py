@@ -241,7 +241,9 @@ def test_strict_schema_violations_are_rejected(fmt, compiled):
         assert not accepts(auto, text), (fmt, text)
         assert not accepts(strict_all, text), (fmt, text)
     # Schema mode auto leaves the non-strict tool's arguments free; strict holds them too.
-    loose = toolwire.render(fmt, [{"name": "search", "arguments": {"q": "x", "tags": "not-a-list", "extra": 1}}])
+    # (MiniMax M3 names each parameter in its closing tag too: only declared names can be written.)
+    extra = {} if fmt == "minimax_m3" else {"extra": 1}
+    loose = toolwire.render(fmt, [{"name": "search", "arguments": {"q": "x", "tags": "not-a-list", **extra}}])
     assert accepts(auto, loose), (fmt, loose)
     assert not accepts(strict_all, loose), (fmt, loose)
 
@@ -407,7 +409,10 @@ WALKS = int(os.environ.get("TOOLWIRE_GRAMMAR_WALKS", "6"))
 
 def _check_walk(fmt, text, msg, *, mode, parallel, names):
     jsonschema = pytest.importorskip("jsonschema")
-    problems = [(i.kind, i.detail) for i in msg.issues]
+    # The parser checks arguments against every tool's schema; the grammar holds only strict
+    # tools to theirs (schema mode auto), so the non-strict tool may break its schema.
+    loose = {c.index for c in msg.tool_calls if c.name == "search"}
+    problems = [(i.kind, i.detail) for i in msg.issues if not (i.kind == "schema_violation" and i.index in loose)]
     if mode != "auto" and not msg.tool_calls:
         problems.append(("no call", ""))
     if not parallel and len(msg.tool_calls) > 1:
@@ -531,9 +536,12 @@ def test_exclusion_bans_calls(fmt, compiled, info, encode):
     cg = compiled(tag)
     text = toolwire.render(fmt, [CALL_W])
     plain = "Plain answer, no tools: 2 < 3 and {x} is fine."
-    block = toolwire.format_info(fmt)["content_block"]
-    if block:  # harmony: content is a final-channel message
+    info_ = toolwire.format_info(fmt)
+    block = info_["content_block"]
+    if block:  # harmony, beam: content is a final-channel message (after beam's analysis)
         plain = block["begin"] + plain + block["end"]
+        if fmt == "beam":
+            plain = info_["reasoning_block"]["begin"] + "ok" + info_["reasoning_block"]["end"] + plain
     if tag.format.type == "any_tokens":  # banned by token id: feed tokens
         assert accepts_tokens(cg, encode(plain))
         assert not accepts_tokens(cg, encode(text)), (fmt, text)

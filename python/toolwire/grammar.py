@@ -49,6 +49,7 @@ from xgrammar.structural_tag import (
     RegexFormat,
     RepeatFormat,
     SequenceFormat,
+    StarFormat,
     StructuralTag,
     TagFormat,
     TagsWithSeparatorFormat,
@@ -86,7 +87,6 @@ LEAD_WS = r"[ \t\n]{0,3}"
 #: doubles the compile time.
 MAX_WHITESPACE: int | None = None
 
-XML_STYLES = frozenset({"qwen_xml", "glm_xml", "minimax_xml", "minimax_m3_xml", "deepseek_xml", "deepseek_v4_1_xml"})
 OWN_STYLES = frozenset({"gemma4", "python_kwargs"})
 
 
@@ -135,7 +135,7 @@ class _Format:
     @property
     def opener(self) -> str:
         """What opens a run of calls: the section begin, or the call begin up to the name."""
-        if self.section is not None:
+        if self.section is not None and self.section[0]:
             return self.section[0]
         return self.begin.split("{", 1)[0] if "{name}" in self.begin or "{index}" in self.begin else self.begin
 
@@ -541,10 +541,11 @@ class _Gemma(_Syntax):
     sort_keys = True
     true, false, null = "true", "false", "null"
     key_sep, item_sep = ":", ","
-    Q = '<|"|>'
 
-    def __init__(self, markers: Sequence[str]):
-        self.string_excludes = tuple(m for m in markers if m != self.Q)
+    def __init__(self, fmt: _Format):
+        quotes = [t for role, t, _ in fmt.markers if role == "string_delimiter"]
+        self.Q = quotes[0] if quotes else '<|"|>'
+        self.string_excludes = tuple(t for role, t, _ in fmt.markers if t != self.Q and not role.startswith("reasoning"))
 
     def key(self, k: str) -> str:
         if _IDENT.match(k):
@@ -590,8 +591,9 @@ class _Python(_Syntax):
     #: A double-quoted Python string with JSON-compatible escapes (no lone surrogates), written
     #: right-recursively with a lookahead as xgrammar's own JSON strings are: a ``( ... )*`` loop
     #: made every mask inside a string cost ~50 ms.
-    STRING_RULES = r"""g_string ::= "\"" g_chars
-g_chars ::= ("\"" | [^"\\\0-\x1f\x7f] g_chars | "\\" ["\\bfnrt] g_chars | "\\u" g_uesc g_chars) (= [ ,)\]}:])
+    STRING_RULES = r"""g_string ::= "\"" g_dchars | "'" g_schars
+g_dchars ::= ("\"" | [^"\\\0-\x1f\x7f] g_dchars | "\\" ["'\\bfnrt] g_dchars | "\\u" g_uesc g_dchars) (= [ ,)\]}:])
+g_schars ::= ("'" | [^'\\\0-\x1f\x7f] g_schars | "\\" ["'\\bfnrt] g_schars | "\\u" g_uesc g_schars) (= [ ,)\]}:])
 g_uesc ::= [0-9a-cA-Ce-fE-F] g_hex g_hex g_hex | [dD] [0-7] g_hex g_hex | [dD] [89abAB] g_hex g_hex "\\u" [dD] [c-fC-F] g_hex g_hex
 g_hex ::= [0-9a-fA-F]
 """
@@ -688,11 +690,11 @@ class _ValueBuilder:
             raise ToolwireError(f"{path}: a schema must be an object or a boolean")
         keys = set(schema) - ANNOTATIONS
         if "const" in schema:
-            return ConstStringFormat(value=self.literal(schema["const"], path))
+            return _or(self.spellings(schema["const"], path))
         if "enum" in schema:
             if not isinstance(schema["enum"], list) or not schema["enum"]:
                 raise ToolwireError(f"{path}: enum must be a non-empty list")
-            return _or([ConstStringFormat(value=self.literal(v, path)) for v in schema["enum"]])
+            return _or([f for v in schema["enum"] for f in self.spellings(v, path)])
         for key in ("anyOf", "oneOf"):
             if key in schema:
                 rest = {k: v for k, v in schema.items() if k != key and k not in ANNOTATIONS}
@@ -797,6 +799,14 @@ class _ValueBuilder:
             alternatives.append(ConstStringFormat(value=""))
         return _or(alternatives)
 
+    def spellings(self, v: Any, path: str) -> list[Any]:
+        """``v`` as constant formats: a Python string in either quote style."""
+        text = self.literal(v, path)
+        if isinstance(v, str) and self.s is _PYTHON:
+            single = "'" + json.dumps(v, ensure_ascii=False)[1:-1].replace('\\"', '"').replace("'", "\\'") + "'"
+            return [ConstStringFormat(value=text), ConstStringFormat(value=single)]
+        return [ConstStringFormat(value=text)]
+
     def literal(self, v: Any, path: str) -> str:
         """``v`` written as a literal of this syntax."""
         if v is None:
@@ -828,112 +838,218 @@ def _or(elements: list[Any]) -> Any:
 
 
 def _xml_excludes(fmt: _Format) -> list[str]:
-    """Text an XML parameter value must not contain: the format's call markers (the parser ends a
-    value at the next tag). xgrammar's XML styles refuse exclusions with outer whitespace."""
-    skip = set(fmt.reasoning or ()) | MARKUP_ROLES
-    out = {t for role, t, _ in fmt.markers if role not in skip and t not in skip and not role.startswith("reasoning")}
+    """Text an XML parameter value must not contain: every marker of the format but the reasoning
+    and markup ones (the parser ends a value at the next tag or message marker), and what it acts
+    on in content. xgrammar refuses exclusions with outer whitespace."""
+    out = {t for role, t, _ in fmt.markers if role not in MARKUP_ROLES and not role.startswith("reasoning")}
+    out.update(fmt.call_triggers())
     return sorted(t for t in out if t and t == t.strip())
 
 
-#: A value that may be JSON holding strings: xgrammar applies ``excludes`` to those strings too,
-#: which costs seconds of compile time, so such parameters go without (see the README).
-def _flat(schema: Any) -> bool:
-    if not isinstance(schema, Mapping):
-        return False
-    if "$ref" in schema or "anyOf" in schema or "oneOf" in schema or "allOf" in schema:
-        return False
-    types = _types(schema)
-    return bool(types) and not (types & {"object", "array"})
+@dataclass(frozen=True)
+class _XmlStyle:
+    """How an XML style writes one parameter. ``open`` holds ``{key}`` (the name), may hold
+    ``{string}`` (``true`` for a raw-text value, ``false`` for JSON: DSML) and ``{ws}`` (optional
+    whitespace); ``close`` may hold ``{key}`` (MiniMax M3 names the closing tag). ``pad``: the
+    parser drops one newline on each side of a string value (qwen3_coder, beam). ``between``:
+    whitespace is allowed around parameters. ``nested``: objects and arrays are written as nested
+    tags (``item`` for array elements) instead of JSON."""
+
+    open: str
+    close: str
+    pad: bool = False
+    between: bool = True
+    nested: bool = False
 
 
-GENERIC_XML: dict[str, Any] = {"type": "object", "additionalProperties": {"type": "string"}}
-
-#: How each XML style writes one parameter: the text before the value (``{key}`` the name,
-#: ``{ws}`` optional whitespace), the text after it, and whether the parser drops one newline on
-#: each side of a string value (qwen3_coder does; GLM keeps values exactly).
-XML_PARAMS: dict[str, tuple[str, str, bool]] = {
-    "qwen_xml": ("<parameter={key}>", "</parameter>", True),
-    "glm_xml": ("<arg_key>{key}</arg_key>{ws}<arg_value>", "</arg_value>", False),
+XML_PARAMS: dict[str, _XmlStyle] = {
+    "qwen_xml": _XmlStyle("<parameter={key}>", "</parameter>", pad=True),
+    "glm_xml": _XmlStyle("<arg_key>{key}</arg_key>{ws}<arg_value>", "</arg_value>"),
+    "hy4_xml": _XmlStyle("<arg_key:opensource>{key}</arg_key:opensource>{ws}<arg_value:opensource>", "</arg_value:opensource>"),
+    "minimax_xml": _XmlStyle('<parameter name="{key}">', "</parameter>"),
+    "steptml_xml": _XmlStyle('<steptml:parameter name="{key}">', "</steptml:parameter>"),
+    "deepseek_xml": _XmlStyle('<｜DSML｜parameter name="{key}" string="{string}">', "</｜DSML｜parameter>"),
+    "deepseek_v4_1_xml": _XmlStyle('<｜DSML｜ parameter name="{key}" string="{string}">', "</｜DSML｜ parameter>"),
+    "beam_xml": _XmlStyle('<rfl:parameter name="{key}">', "</rfl:parameter>", pad=True, between=False),
+    "minimax_m3_xml": _XmlStyle("]<]minimax[>[<{key}>", "]<]minimax[>[</{key}>", nested=True),
 }
+XML_STYLES = frozenset(XML_PARAMS)
 _WS = r"[ \t\r\n]*"
+_XML_KEY = r"[A-Za-z_][A-Za-z0-9_.\-]*"
 
 
-def _xml_arguments(fmt: _Format, schema: Any, path: str) -> Any:
-    """XML parameters as the format's parser reads them. Without a schema every value is raw text
-    (the parser types it by the tool's schema). With one, each parameter in schema order (optional
-    ones may be left out): a value the parser keeps as text (a string, an enum, a number, a
-    boolean) is written here exactly as the parser reads it; an object, array or union value is
-    xgrammar's XML style for that one parameter, without the marker exclusions (which would cost
-    seconds of compile time on its JSON strings)."""
-    style = fmt.style
-    ex = _xml_excludes(fmt)
-    if schema is ANY_OBJECT or not isinstance(schema, Mapping):
-        return JSONSchemaFormat(json_schema=GENERIC_XML, style=style, excludes=ex)
-    props = schema.get("properties")
-    if not props:
-        if schema.get("additionalProperties") is False or "properties" in schema:
-            return ConstStringFormat(value="")  # no parameters
-        return JSONSchemaFormat(json_schema=GENERIC_XML, style=style, excludes=ex)
-    plain = {"type", "properties", "required", "additionalProperties", "$defs", "definitions"}
-    syntax = XML_PARAMS.get(style)
-    if set(schema) - ANNOTATIONS - plain or schema.get("additionalProperties") not in (None, False) or syntax is None:
-        return JSONSchemaFormat(json_schema=schema, style=style)
-    required = set(schema.get("required") or [])
-    defs = {k: schema[k] for k in ("$defs", "definitions") if k in schema}
-    elements: list[Any] = []
-    for key, sub in props.items():
-        value = _xml_value(sub, ex, syntax[2], f"{path}.{key}")
-        if value is None:
-            one = {"type": "object", "properties": {key: sub}, "required": [key], "additionalProperties": False, **defs}
-            f: Any = JSONSchemaFormat(json_schema=one, style=style)
-        else:
-            open_ = syntax[0].replace("{key}", key)
-            parts: list[Any] = [RegexFormat(pattern=_WS)]
-            for i, piece in enumerate(open_.split("{ws}")):
-                if i:
-                    parts.append(RegexFormat(pattern=_WS))
-                parts.append(ConstStringFormat(value=piece))
-            f = SequenceFormat(elements=[*parts, value, ConstStringFormat(value=syntax[1]), RegexFormat(pattern=_WS)])
-        elements.append(f if key in required else OptionalFormat(content=f))
-    return elements[0] if len(elements) == 1 else SequenceFormat(elements=elements)
+class _XmlBuilder:
+    """XML parameters as the format's parser reads them: in schema order, optional ones may be
+    left out. A value the parser keeps as text (a string, an enum) is written exactly; numbers,
+    booleans and null by their JSON spelling (the parser trims and types them); objects and arrays
+    as JSON (xgrammar's JSON-schema format, whose strings do not carry the marker exclusions:
+    those cost seconds of compile time) or, for MiniMax M3, as nested tags. Without a schema every
+    value is raw text: the parser types it by the tool's schema."""
 
+    def __init__(self, fmt: _Format, root: Any, declared: Any = None):
+        self.fmt = fmt
+        self.declared = declared if isinstance(declared, Mapping) else {}
+        self.style = XML_PARAMS[fmt.style]
+        self.ex = _xml_excludes(fmt)
+        self.root = root
+        self.depth = 0
 
-def _xml_value(sub: Any, ex: list[str], newline_pad: bool, path: str) -> Any | None:
-    """A parameter value the parser keeps as written (or trims and types): None when it is JSON
-    (an object, an array, a union), left to xgrammar."""
-    if not isinstance(sub, Mapping) or not _flat(sub):
-        return None
-    if set(sub) - ANNOTATIONS - {"type", "enum", "const", "pattern", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "nullable"}:
-        raise ToolwireError(f"{path}: {sorted(set(sub) - ANNOTATIONS)} not enforceable on an XML parameter value")
-    pad = OptionalFormat(content=ConstStringFormat(value="\n")) if newline_pad else None
+    def ws(self) -> list[Any]:
+        return [RegexFormat(pattern=_WS)] if self.style.between else []
 
-    def padded(v: Any) -> Any:
-        return SequenceFormat(elements=[pad, v, pad]) if pad is not None else v
+    def param(self, key: Any, value: Any, *, raw: bool | None) -> Any:
+        """One parameter: ``key`` a name (str) or a format for any name; ``raw`` None lets the
+        value be declared either way (DSML's ``string`` attribute)."""
+        parts: list[Any] = self.ws()
+        open_ = self.style.open
+        if raw is not None:
+            open_ = open_.replace("{string}", "true" if raw else "false")
+        if isinstance(key, str):
+            open_ = open_.replace("{key}", key)
+        holes = {"{key}": key, "{string}": RegexFormat(pattern="true|false")}
+        for i, piece in enumerate(open_.split("{ws}")):
+            if i:
+                parts.append(RegexFormat(pattern=_WS))
+            for chunk in re.split(r"(\{key\}|\{string\})", piece):
+                if chunk in holes:
+                    parts.append(holes[chunk])
+                elif chunk:
+                    parts.append(ConstStringFormat(value=chunk))
+        close = self.style.close
+        if "{key}" in close and not isinstance(key, str):
+            raise ToolwireError(f"format {self.fmt.name!r}: a parameter name must be declared")
+        parts += [value, ConstStringFormat(value=close.replace("{key}", key if isinstance(key, str) else ""))]
+        parts += self.ws()
+        return SequenceFormat(elements=[p for p in parts if not (isinstance(p, ConstStringFormat) and not p.value)])
 
-    types = _types(sub)
-    if "const" in sub or "enum" in sub:
-        values = [sub["const"]] if "const" in sub else list(sub["enum"])
-        return padded(_or([ConstStringFormat(value=v if isinstance(v, str) else json.dumps(v)) for v in values]))
-    if "string" in types:
-        if "pattern" in sub:
+    def text(self, max_chars: int | None = None) -> Any:
+        return AnyTextFormat(excludes=self.ex, max_chars=max_chars)
+
+    def generic(self, schema: Any) -> Any:
+        """Any parameters with raw-text values. Where the style repeats the name in the closing
+        tag (MiniMax M3), the tool's declared parameters instead, each optional, as raw text or
+        the nested tags their schema describes."""
+        if "{key}" in self.style.close:
+            declared = self.declared if schema is ANY_OBJECT else schema
+            props = declared.get("properties") if isinstance(declared, Mapping) else None
+            if not props:
+                return ConstStringFormat(value="")
+            elements = []
+            for k, sub in props.items():
+                value: Any = self.text()
+                try:
+                    typed, raw = self.value(sub, k)
+                    if not raw:  # raw text, or the nested tags the schema describes
+                        value = _or([value, typed])
+                except ToolwireError:
+                    pass
+                elements.append(OptionalFormat(content=self.param(k, value, raw=True)))
+            return SequenceFormat(elements=elements) if len(elements) > 1 else elements[0]
+        return StarFormat(content=self.param(RegexFormat(pattern=_XML_KEY), self.text(), raw=None))
+
+    def resolve(self, schema: Any, path: str) -> Any:
+        return _ValueBuilder(_PYTHON, self.root).resolve(schema, path)
+
+    def arguments(self, schema: Any, path: str) -> Any:
+        if schema is ANY_OBJECT or not isinstance(schema, Mapping):
+            return self.generic(schema)
+        schema = self.resolve(schema, path)
+        return self.members(schema, path)
+
+    def members(self, schema: Mapping[str, Any], path: str) -> Any:
+        props = schema.get("properties")
+        if not props:
+            if schema.get("additionalProperties") is False or "properties" in schema:
+                return ConstStringFormat(value="")  # no parameters
+            return self.generic(schema)
+        extra = set(schema) - ANNOTATIONS - {"type", "properties", "required", "additionalProperties", "$defs", "definitions"}
+        if extra:
+            raise ToolwireError(f"{path}: {sorted(extra)} not enforceable on XML parameters")
+        if schema.get("additionalProperties") not in (None, False):
+            raise ToolwireError(f"{path}: additionalProperties with a schema is not enforceable on XML parameters")
+        required = set(schema.get("required") or [])
+        elements = []
+        for key, sub in props.items():
+            value, raw = self.value(sub, f"{path}.{key}")
+            p = self.param(key, value, raw=raw)
+            elements.append(p if key in required else OptionalFormat(content=p))
+        if not elements:
+            return ConstStringFormat(value="")
+        return elements[0] if len(elements) == 1 else SequenceFormat(elements=elements)
+
+    def padded(self, v: Any) -> Any:
+        if not self.style.pad:
+            return v
+        nl = OptionalFormat(content=ConstStringFormat(value="\n"))
+        return SequenceFormat(elements=[nl, v, nl])
+
+    def value(self, sub: Any, path: str) -> tuple[Any, bool]:
+        """(the value's format, whether it is raw text)."""
+        self.depth += 1
+        try:
+            if self.depth > 24:
+                raise ToolwireError(f"{path}: schema nests too deep for XML parameters")
+            sub = self.resolve(sub, path)
+            return self._value(sub, path)
+        finally:
+            self.depth -= 1
+
+    def _value(self, sub: Any, path: str) -> tuple[Any, bool]:
+        if sub is True or sub == {} or not isinstance(sub, Mapping):
+            return self.text(), True
+        types = _types(sub)
+        if "const" in sub or "enum" in sub:
+            values = [sub["const"]] if "const" in sub else list(sub["enum"])
+            raw = all(isinstance(v, str) for v in values)
+            return self.padded(_or([ConstStringFormat(value=v if isinstance(v, str) else json.dumps(v)) for v in values])), raw
+        branches = sub.get("anyOf") or sub.get("oneOf")
+        if branches:
+            for b in branches:
+                types |= _types(self.resolve(b, path)) if isinstance(b, Mapping) else {"string"}
+        if "string" in types:
+            if len(types) == 1 and not branches:
+                for k in ("minLength", "format"):
+                    if k in sub:
+                        raise ToolwireError(f"{path}: {k!r} is not enforceable on an XML parameter value")
+                if "pattern" in sub:
+                    return self.padded(RegexFormat(pattern=_unanchor(sub["pattern"]))), True
+                return self.text(sub.get("maxLength")), True
+            if any(k in sub for k in ("pattern", "minLength", "maxLength", "format")):
+                raise ToolwireError(f"{path}: string constraints in a union are not enforceable on an XML parameter")
+            # Any text: "null", "1", "true" when the schema allows those (the parser reads their
+            # exact spellings as such), a string otherwise.
+            return self.text(), True
+        if not types or branches:
+            if not types:
+                return self.text(), True
+            return self.padded(self.json(sub)), False
+        if self.style.nested and types & {"object", "array"}:
             if len(types) > 1:
-                raise ToolwireError(f"{path}: a pattern on a string union is not enforceable on an XML parameter")
-            return padded(RegexFormat(pattern=_unanchor(sub["pattern"])))
-        # Any text: also "null", "1", "true" when the schema allows those (the parser reads their
-        # exact spellings as such).
-        return AnyTextFormat(excludes=ex, max_chars=sub.get("maxLength"))
-    pieces: list[Any] = []
-    for t in sorted(types):
-        if t in ("integer", "number"):
-            num = {k: v for k, v in sub.items() if k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")}
-            pieces.append(JSONSchemaFormat(json_schema={"type": t, **num}))
-        elif t == "boolean":
-            pieces += [ConstStringFormat(value="true"), ConstStringFormat(value="false")]
-        elif t == "null":
+                raise ToolwireError(f"{path}: a union with objects or arrays is not supported for {self.fmt.name}")
+            if "object" in types:
+                return self.members(sub, path), False
+            item, _ = self.value(sub.get("items", True), f"{path}.items")
+            one = self.param("item", item, raw=True)
+            lo, hi = int(sub.get("minItems", 0)), sub.get("maxItems")
+            return RepeatFormat(min=lo, max=-1 if hi is None else int(hi), content=one), False
+        pieces: list[Any] = []
+        scalar = {k: v for k, v in sub.items() if k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")}
+        for t in sorted(types):
+            if t in ("integer", "number"):
+                pieces.append(JSONSchemaFormat(json_schema={"type": t, **scalar}))
+            elif t == "boolean":
+                pieces += [ConstStringFormat(value="true"), ConstStringFormat(value="false")]
+            elif t == "null":
+                pieces.append(ConstStringFormat(value="null"))
+            elif t in ("object", "array"):
+                pieces.append(self.json({**sub, "type": t}))
+        if sub.get("nullable") is True and "null" not in types:
             pieces.append(ConstStringFormat(value="null"))
-    if sub.get("nullable") is True and "null" not in types:
-        pieces.append(ConstStringFormat(value="null"))
-    return padded(_or(pieces))
+        return self.padded(_or(pieces)), False
+
+    def json(self, sub: Mapping[str, Any]) -> Any:
+        defs = {k: self.root[k] for k in ("$defs", "definitions") if isinstance(self.root, Mapping) and k in self.root}
+        return JSONSchemaFormat(json_schema={**defs, **sub}, max_whitespace_cnt=MAX_WHITESPACE)
 
 
 def _special_markers(fmt: _Format) -> list[str]:
@@ -950,9 +1066,9 @@ def _arguments(fmt: _Format, schema: Any, tool: _Tool, ban_markers: bool = False
         excludes = _special_markers(fmt) if ban_markers else []
         return JSONSchemaFormat(json_schema=schema, style="json", max_whitespace_cnt=MAX_WHITESPACE, excludes=excludes)
     if style in XML_STYLES:
-        return _xml_arguments(fmt, schema, f"tool {tool.name!r} parameters")
+        return _XmlBuilder(fmt, schema, tool.parameters).arguments(schema, f"tool {tool.name!r} parameters")
     if style == "gemma4":
-        syntax = _Gemma([t for _, t, _ in fmt.markers])
+        syntax = _Gemma(fmt)
         b = _ValueBuilder(syntax, schema)
         if schema is ANY_OBJECT:
             return GrammarFormat(grammar=syntax.generic_ebnf("g_object"))
@@ -1006,7 +1122,14 @@ def _run(fmt: _Format, tags: list[TagFormat], *, stop_after_first: bool) -> Any:
     if fmt.section is None:
         return calls
     begin, end = fmt.section
-    return SequenceFormat(elements=[ConstStringFormat(value=begin), calls] + ([ConstStringFormat(value=end)] if end else []))
+    elements: list[Any] = [ConstStringFormat(value=begin)] if begin else []
+    elements.append(calls)
+    if end:
+        # A section without a begin only closes the calls (gigachat3's message separator): the
+        # model may stop before it.
+        close = ConstStringFormat(value=end)
+        elements.append(close if begin else OptionalFormat(content=close))
+    return elements[0] if len(elements) == 1 else SequenceFormat(elements=elements)
 
 
 def _free_excludes(fmt: _Format, trigger: str | None) -> list[str]:
@@ -1020,7 +1143,9 @@ def _free_excludes(fmt: _Format, trigger: str | None) -> list[str]:
             out.update(x for x in block if x)
     out.discard("")
     if trigger:
-        out = {t for t in out if not trigger.startswith(t)}
+        # The trigger dispatches before any text that starts with it could complete (and
+        # xgrammar's TagDispatch stops enforcing anything when an exclusion extends a trigger).
+        out = {t for t in out if not trigger.startswith(t) and not t.startswith(trigger)}
     return sorted(out)
 
 
@@ -1064,9 +1189,9 @@ def _auto(fmt: _Format, tags: list[TagFormat], *, parallel: bool) -> Any:
         outer_tags = [TagFormat(begin=begin, content=inner, end=end)]
     else:
         outer_tags = tags
-    if not run_end:
-        # Calls without an end (mistral, llama3_json's <|python_tag|>): the run of calls ends the
-        # output.
+    if not run_end or (fmt.section is not None and not fmt.section[0]):
+        # Calls without an end (mistral, llama3_json's <|python_tag|>), or closed by a message end
+        # (gigachat3): the run of calls ends the output.
         return _triggered_prefix_free(fmt, trigger, _run(fmt, tags, stop_after_first=not parallel), excludes)
     main = TriggeredTagsFormat(triggers=[trigger], tags=outer_tags, at_least_one=False, stop_after_first=stop, excludes=excludes)
     first = _first_char_class(fmt, excludes + [trigger])
@@ -1109,7 +1234,11 @@ def _block_excludes(fmt: _Format, end: str) -> list[str]:
 def _reasoning(fmt: _Format, reasoning: Any) -> Any | None:
     """The reasoning block before the rest: None, or a format."""
     if reasoning is None and fmt.content_block is not None and fmt.reasoning_block is not None:
-        reasoning = "optional"  # harmony: the analysis channel is always the model's to write
+        # Harmony-style messages: the analysis channel is the model's to write whatever the
+        # setting. Where the next message opens with <|start|> (beam), the prompt's open message
+        # must be the analysis one: the block is required.
+        starts = [t for role, t, _ in fmt.markers if role == "message_start"]
+        reasoning = "closing_only_full" if any(fmt.begin.startswith(t) for t in starts) else "optional"
     if reasoning in (None, False, "none", "disabled"):
         return None
     block = fmt.reasoning_block or fmt.reasoning
@@ -1120,6 +1249,8 @@ def _reasoning(fmt: _Format, reasoning: Any) -> Any | None:
     lead = [] if fmt.content_block is not None else [RegexFormat(pattern=LEAD_WS)]
     if reasoning in ("closing_only", "enabled"):
         return SequenceFormat(elements=[TagFormat(begin="", content=AnyTextFormat(excludes=excludes), end=end), *lead])
+    if reasoning == "closing_only_full":
+        return SequenceFormat(elements=[TagFormat(begin=begin, content=AnyTextFormat(excludes=excludes), end=end), *lead])
     if reasoning in (True, "think", "paired", "native", "auto", "optional"):
         return OptionalFormat(content=SequenceFormat(elements=[TagFormat(begin=begin, content=AnyTextFormat(excludes=excludes), end=end), *lead]))
     raise ToolwireError(f"unknown reasoning {reasoning!r}: None, True, 'think', 'paired' or 'closing_only'")
