@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     info = qwen_info()
     print(f"# Qwen vocabulary: 151,936 ids, TokenizerInfo built in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
     rows = []
-    print(f"| format | tools | build (ms) | key (ms) | miss: compile (ms) | hit (ms) | miss / hit |")
+    print("| format | tools | build (ms) | key (ms) | miss: compile (ms) | hit (ms) | miss / hit |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for fmt in args.formats.split(","):
         for n in (int(x) for x in args.tools.split(",")):

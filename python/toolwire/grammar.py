@@ -87,7 +87,6 @@ LEAD_WS = r"[ \t\n]{0,3}"
 #: doubles the compile time.
 MAX_WHITESPACE: int | None = None
 
-OWN_STYLES = frozenset({"gemma4", "python_kwargs"})
 
 
 # --------------------------------------------------------------------------------------------
@@ -576,7 +575,7 @@ class _Gemma(_Syntax):
 g_value ::= g_object | g_array | g_string | g_number | "true" | "false" | "null"
 g_object ::= "{{" ( g_member ( "," g_member )* )? "}}"
 g_member ::= g_key ":" g_value
-g_key ::= [A-Za-z_] [A-Za-z0-9_]* | g_string
+g_key ::= [A-Za-z_] [A-Za-z0-9_]{{0,127}} | g_string
 g_array ::= "[" ( g_value ( "," g_value )* )? "]"
 g_string ::= {_ebnf_str(self.Q)} g_text {_ebnf_str(self.Q)}
 g_text ::= TagDispatch(loop_after_dispatch=false, excludes=({ex},))
@@ -617,7 +616,7 @@ g_dict ::= "{{" ( g_string ": " g_value ( ", " g_string ": " g_value )* )? "}}"
 g_list ::= "[" ( g_value ( ", " g_value )* )? "]"
 {self.STRING_RULES}g_number ::= "-"? ( "0" | [1-9] [0-9]* ) ( "." [0-9]+ )? ( [eE] [+\\-]? [0-9]+ )?
 g_kwargs ::= ( g_kwarg ( ", " g_kwarg )* )?
-g_kwarg ::= [A-Za-z_] [A-Za-z0-9_]* "=" g_value
+g_kwarg ::= [A-Za-z_] [A-Za-z0-9_]{{0,127}} "=" g_value
 """
 
 
@@ -875,7 +874,8 @@ XML_PARAMS: dict[str, _XmlStyle] = {
 }
 XML_STYLES = frozenset(XML_PARAMS)
 _WS = r"[ \t\r\n]*"
-_XML_KEY = r"[A-Za-z_][A-Za-z0-9_.\-]*"
+#: A parameter name (the parsers cap names at 512 bytes).
+_XML_KEY = r"[A-Za-z_][A-Za-z0-9_.\-]{0,127}"
 
 
 class _XmlBuilder:
