@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import importlib.metadata
 import json
 import statistics
 import sys
@@ -52,7 +53,8 @@ def qwen_info() -> xgr.TokenizerInfo:
 
 
 def tools(n: int, salt: str) -> list[dict]:
-    """``n`` strict tools of realistic size (a string, an enum, an integer, an optional array)."""
+    """``n`` strict tools of realistic size (a string, an enum, an integer, an optional array),
+    each with its own parameter names (xgrammar shares the rules of identical schemas)."""
     out = []
     for i in range(n):
         out.append(
@@ -65,12 +67,12 @@ def tools(n: int, salt: str) -> list[dict]:
                     "parameters": {
                         "type": "object",
                         "properties": {
-                            "query": {"type": "string"},
-                            "mode": {"type": "string", "enum": ["fast", "exact"]},
-                            "limit": {"type": "integer", "minimum": 1, "maximum": 100},
-                            "tags": {"type": "array", "items": {"type": "string"}},
+                            f"query_{i}": {"type": "string"},
+                            f"mode_{i}": {"type": "string", "enum": ["fast", "exact", f"m{i}"]},
+                            f"limit_{i}": {"type": "integer", "minimum": 1, "maximum": 100 + i},
+                            f"tags_{i}": {"type": "array", "items": {"type": "string"}},
                         },
-                        "required": ["query", "mode"],
+                        "required": [f"query_{i}", f"mode_{i}"],
                         "additionalProperties": False,
                     },
                 },
@@ -125,7 +127,8 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
     if args.json:
-        Path(args.json).write_text(json.dumps({"xgrammar": xgr.__version__, "toolwire": toolwire.__version__, "rows": rows}, indent=2))
+        versions = {"xgrammar": importlib.metadata.version("xgrammar"), "toolwire": toolwire.__version__}
+        Path(args.json).write_text(json.dumps({**versions, "rows": rows}, indent=2))
     return 0
 
 
