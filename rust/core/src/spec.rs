@@ -75,10 +75,13 @@ impl Trigger {
 ///
 /// `begin` holds `{name}` (the function name, JSON-escaped when `style` is `json`) and may hold
 /// `{index}` (the call's position in the output, `0`, `1`, ...; a grammar allows any digits).
-/// `style` names how the arguments object is written: `json`; the XML parameter styles of
-/// xgrammar (`qwen_xml`, `glm_xml`, `minimax_xml`, `minimax_m3_xml`, `deepseek_xml`); `gemma4`
-/// (`{key:<|"|>text<|"|>,n:2}`); `python_kwargs` (`key="text", n=2` inside the call's
-/// parentheses).
+/// `style` names how the arguments object is written: `json`; an XML parameter style
+/// (`qwen_xml` `<parameter=K>V</parameter>`, `glm_xml` `<arg_key>K</arg_key><arg_value>V</arg_value>`,
+/// `hy4_xml`, `minimax_xml` `<parameter name="K">V</parameter>`, `steptml_xml`, `deepseek_xml` /
+/// `deepseek_v4_1_xml` (DSML, `string="true|false"`), `beam_xml`, `minimax_m3_xml` (nested
+/// tags); the grammar module holds how each writes a parameter); `gemma4` (`{key:<Q>text<Q>,n:2}`,
+/// `<Q>` the format's `string_delimiter` marker); `python_kwargs` (`key="text", n=2` inside the
+/// call's parentheses).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CallTemplate {
     pub begin: &'static str,
