@@ -430,27 +430,31 @@ def _vllm_collect(delta, by_index: dict, content: list) -> None:
 
 def vllm_stream(fmt: str, tools, chunks: Iterable[str]) -> tuple[list[dict], str]:
     """Stream `chunks` through a vLLM tool parser the way the serving layer drives it
-    (previous/current/delta text and token ids per step; at the end the parser's
-    finish_streaming() if it has one and get_remaining_unstreamed_args() for the last call)."""
+    (previous/current/delta text and token ids per step; at the end finish_streaming() for
+    engine-based parsers, and get_remaining_unstreamed_args() appended to the last call when the
+    final delta carries one, as vLLM's Parser does)."""
     req = vllm_request(tools)
     parser, tok = vllm_new_parser(fmt, req)
     req = parser.adjust_request(req)
     by_index: dict = {}
     content: list[str] = []
     prev_text, prev_ids = "", []
+    last = None
     for piece in chunks:
         ids = tok.ids_for(piece)
         cur_text, cur_ids = prev_text + piece, prev_ids + ids
-        d = parser.extract_tool_calls_streaming(prev_text, cur_text, piece, prev_ids, cur_ids, ids, req)
-        _vllm_collect(d, by_index, content)
+        last = parser.extract_tool_calls_streaming(prev_text, cur_text, piece, prev_ids, cur_ids, ids, req)
+        _vllm_collect(last, by_index, content)
         prev_text, prev_ids = cur_text, cur_ids
-    finish = getattr(parser, "finish_streaming", None)
-    if finish is not None:
-        _vllm_collect(finish(), by_index, content)
-    if by_index:
+    if getattr(parser, "engine_based_streaming", False):
+        flush = parser.finish_streaming()
+        _vllm_collect(flush, by_index, content)
+        last = flush or last
+    # vLLM's Parser._append_unstreamed_tool_args: only when the final delta carries a tool call.
+    if last is not None and last.tool_calls and last.tool_calls[-1].function:
         rest = parser.get_remaining_unstreamed_args()
         if rest:
-            by_index[max(by_index)]["arguments"] += rest
+            by_index[last.tool_calls[-1].index]["arguments"] += rest
     return _ordered(by_index), "".join(content)
 
 
@@ -472,9 +476,8 @@ def vllm_stream_timed(fmt: str, tools, chunks: list[str], clock=None) -> int:
         cur_text, cur_ids = prev_text + piece, prev_ids + ids
         feed(prev_text, cur_text, piece, prev_ids, cur_ids, ids, req)
         prev_text, prev_ids = cur_text, cur_ids
-    finish = getattr(parser, "finish_streaming", None)
-    if finish is not None:
-        finish()
+    if getattr(parser, "engine_based_streaming", False):
+        parser.finish_streaming()
     parser.get_remaining_unstreamed_args()
     return clock() - t0
 
