@@ -79,12 +79,13 @@ def plot_parsers(data: dict, path: str) -> None:
         ax.set_ylabel("µs / chunk", fontsize=7)
     handles = [plt.Line2D([], [], color=COLORS[s], marker="o", label=LABELS[s]) for s in sides]
     handles.append(plt.Line2D([], [], color="gray", ls="--", label="result mismatch"))
-    fig.legend(handles=handles, loc="upper center", ncol=len(handles), fontsize=8, frameon=False)
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.975), ncol=len(handles),
+               fontsize=8, frameon=False)
     env = data["environment"]
     fig.suptitle(f"Streaming cost per 4-char chunk vs output length (1/8/64 calls) — toolwire "
                  f"{env['toolwire']}, " + ", ".join(f"{LABELS[s]} {env.get(s)}" for s in sides[1:])
-                 + f", {data['settings']['clock']} clock", fontsize=9, y=0.995)
-    fig.tight_layout(rect=(0, 0, 1, 0.965))
+                 + f", {data['settings']['clock']} clock", fontsize=9, y=0.998)
+    fig.tight_layout(rect=(0, 0, 1, 0.95))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
