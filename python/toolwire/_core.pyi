@@ -183,3 +183,32 @@ class ToolParser:
     def format(self) -> str: ...
     def parse(self, text: str) -> ParsedMessage: ...
     def stream(self) -> ToolStream: ...
+
+def unsafe_apply_token_bitmask(
+    logits_ptr: int,
+    dtype: Literal["float32", "float16", "bfloat16"],
+    logits_rows: int,
+    width: int,
+    row_stride: int,
+    bitmask_ptr: int,
+    bitmask_rows: int,
+    words: int,
+    rows: Sequence[int] | None,
+    allowed_len: int,
+) -> None:
+    """Mask logits in place from raw pointers; use :func:`toolwire.torch.apply_token_bitmask_`.
+
+    Each row ``r`` in ``rows`` (default: every logits row) of the logits at ``logits_ptr``
+    (``logits_rows`` rows of ``width`` elements, ``row_stride`` elements apart) is masked by row
+    ``r`` of the int32 bitmask at ``bitmask_ptr`` (``bitmask_rows`` x ``words``, contiguous):
+    columns below ``allowed_len`` whose bit is set keep their value, every other column becomes
+    ``-inf``. Pointers are checked for null and alignment and rows against the extents; the
+    extents themselves cannot be checked, so wrong ones corrupt memory.
+
+    Raises:
+        ToolwireError: on a null or misaligned pointer, an unknown dtype or an out-of-range row.
+    """
+
+def unsafe_count_allowed(bitmask_ptr: int, rows: int, words: int, vocab: int) -> list[int]:
+    """Allowed-token count of each row of a contiguous int32 bitmask, over the first ``vocab`` ids;
+    use :func:`toolwire.torch.count_allowed`."""
