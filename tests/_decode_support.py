@@ -95,3 +95,35 @@ def encode_hermes(content: str, calls: list[str], *, stop: bool = True) -> list[
             ids += enc.encode("\n")
         ids += [TOOL_CALL] + enc.encode(f"\n{body}\n") + [END_TOOL_CALL]
     return ids + ([IM_END] if stop else [])
+
+
+def hermes_token_tag(tools=TOOLS, *, at_least_one=False, stop_after_first=False) -> dict:
+    """The same calls with <tool_call> and </tool_call> as token ids only: a spelled-out marker is
+    free text (as toolwire's token-fed parser reads it), never a call."""
+    tags = [
+        {
+            "type": "tag",
+            "begin": {"type": "token", "token": "<tool_call>"},
+            "content": {
+                "type": "sequence",
+                "elements": [
+                    {"type": "const_string", "value": f'\n{{"name": "{t["function"]["name"]}", "arguments": '},
+                    {"type": "json_schema", "json_schema": t["function"].get("parameters", True)},
+                    {"type": "const_string", "value": "}\n"},
+                ],
+            },
+            "end": {"type": "token", "token": "</tool_call>"},
+        }
+        for t in tools
+    ]
+    return {
+        "type": "structural_tag",
+        "format": {
+            "type": "token_triggered_tags",
+            "trigger_tokens": ["<tool_call>"],
+            "tags": tags,
+            "exclude_tokens": ["<think>", "</think>"],
+            "at_least_one": at_least_one,
+            "stop_after_first": stop_after_first,
+        },
+    }
