@@ -20,6 +20,7 @@ Grammar support (structural tags, tool_choice) lives in :mod:`toolwire.grammar` 
 from toolwire._core import (
     CallIssue,
     Delta,
+    MaskCache,
     ParsedMessage,
     ToolCall,
     ToolCallDelta,
@@ -36,6 +37,7 @@ from toolwire._core import (
 __all__ = [
     "CallIssue",
     "Delta",
+    "MaskCache",
     "ParsedMessage",
     "ToolCall",
     "ToolCallDelta",

@@ -184,6 +184,39 @@ class ToolParser:
     def parse(self, text: str) -> ParsedMessage: ...
     def stream(self) -> ToolStream: ...
 
+class MaskCache:
+    """A bounded least-recently-used cache of bitmask rows (int32 words) keyed by bytes.
+
+    The byte budget counts keys, rows and a fixed per-entry overhead; inserting past it evicts
+    the least recently used entries. Thread-safe. Keys are the caller's business: see
+    :class:`toolwire.masks.BatchMasker`, which derives keys from the grammar state.
+    """
+
+    def __init__(self, max_bytes: int = 64 << 20) -> None: ...
+    def get(self, key: bytes) -> bytes | None:
+        """The row stored under ``key`` as little-endian int32 bytes (counts a hit or a miss)."""
+    def insert(self, key: bytes, mask: bytes) -> bool:
+        """Store a row (little-endian int32 bytes); False when this entry alone exceeds the budget."""
+    def unsafe_get_into(self, key: bytes, ptr: int, words: int) -> bool:
+        """On a hit, copy the row into the ``words`` int32 words at ``ptr`` and return True.
+
+        Raises:
+            ToolwireError: null or misaligned ``ptr``, or a cached row of another length.
+        """
+    def unsafe_insert_from(self, key: bytes, ptr: int, words: int) -> bool:
+        """Store the ``words`` int32 words at ``ptr`` under ``key``."""
+    def remove(self, key: bytes) -> bool: ...
+    def clear(self) -> None:
+        """Drop every entry and reset the counters."""
+    def __len__(self) -> int: ...
+    def __contains__(self, key: bytes) -> bool: ...
+    @property
+    def used_bytes(self) -> int: ...
+    @property
+    def max_bytes(self) -> int: ...
+    def stats(self) -> dict[str, int]:
+        """``hits``, ``misses``, ``inserts``, ``evictions``, ``entries``, ``used_bytes``, ``max_bytes``."""
+
 def unsafe_apply_token_bitmask(
     logits_ptr: int,
     dtype: Literal["float32", "float16", "bfloat16"],

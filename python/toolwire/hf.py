@@ -41,6 +41,8 @@ class ToolCallLogitsProcessor(LogitsProcessor):
             schema, ...), compiled with the model's tokenizer and lm_head size.
         masker: optional :class:`toolwire.masks.BatchMasker` that fills the bitmask (with its mask
             cache); by default each row's matcher fills its own row.
+        tag: with a masker, the structural tag the grammar was compiled from, for anchored cache
+            keys (see :meth:`toolwire.masks.BatchMasker.new_request`).
 
     ``generate()`` applies its own warpers (``top_k``, ``top_p``, ...) before custom processors;
     leave them unset and append them after this processor, or a warper may keep only tokens the
@@ -50,11 +52,12 @@ class ToolCallLogitsProcessor(LogitsProcessor):
     rows and is refused). Call :meth:`reset` to reuse it.
     """
 
-    def __init__(self, compiled_grammar: xgrammar.CompiledGrammar, *, masker: Any = None) -> None:
+    def __init__(self, compiled_grammar: xgrammar.CompiledGrammar, *, masker: Any = None, tag: Any = None) -> None:
         self._xgr = _xgrammar()
         self.grammar = compiled_grammar
         self.vocab_size: int = compiled_grammar.tokenizer_info.vocab_size
         self.masker = masker
+        self.tag = tag
         self.reset()
 
     def reset(self) -> None:
@@ -77,7 +80,7 @@ class ToolCallLogitsProcessor(LogitsProcessor):
         rows = input_ids.shape[0]
         self._prompt_len = input_ids.shape[1]
         if self.masker is not None:
-            self.requests = [self.masker.new_request(self.grammar) for _ in range(rows)]
+            self.requests = [self.masker.new_request(self.grammar, self.tag) for _ in range(rows)]
             self.matchers = [r.matcher for r in self.requests]
         else:
             self.matchers = [self._xgr.GrammarMatcher(self.grammar) for _ in range(rows)]

@@ -2,16 +2,19 @@
 
 ``tokenizer_info`` builds an xgrammar ``TokenizerInfo`` from a :class:`toolwire.Vocab`, so the
 grammar and the parser read tokens the same way; ``jump_forward`` turns the text a grammar forces
-next into token ids.
+next into token ids; ``BatchMasker`` fills a batch's bitmask per step through a
+:class:`toolwire.MaskCache`.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from toolwire._core import ToolwireError, Vocab
+from toolwire._core import MaskCache, ToolwireError, Vocab
+from toolwire._statekey import Plan, StateKeyer, _digest, _token_level, grammar_id, make_plan, tag_dict
 
 if TYPE_CHECKING:
     import xgrammar
@@ -180,3 +183,180 @@ def jump_forward(
         for token in ids:
             matcher.accept_token(token)
     return JumpForward(text, ids)
+
+
+class MaskCacheMismatch(ToolwireError):
+    """Verify mode found a cached mask that differs from the grammar's own: a state key is unsound."""
+
+
+class MaskRequest:
+    """One request's matcher and state keyer; feed it with :meth:`accept_token`."""
+
+    def __init__(self, masker: BatchMasker, matcher: Any, keyer: StateKeyer, gid: bytes) -> None:
+        self._masker = masker
+        self.matcher = matcher
+        self.keyer = keyer
+        self.grammar_id = gid
+        self.steps = 0
+
+    def accept_token(self, token: int) -> bool:
+        """Accept a sampled token into the matcher (and the keyer); False when the grammar refuses it."""
+        if not self.matcher.accept_token(token):
+            return False
+        self.steps += 1
+        if not self.matcher.is_terminated():
+            self.keyer.accept(token, self._masker._token_bytes(token))
+        return True
+
+    def is_terminated(self) -> bool:
+        return bool(self.matcher.is_terminated())
+
+    def state_key(self) -> bytes:
+        """The cache key of the current state (namespace and grammar included)."""
+        return self._masker.namespace + self.keyer.key()
+
+
+class BatchMasker:
+    """Fills int32 ``[B, ceil(V / 32)]`` bitmasks for a batch of xgrammar matchers, skipping
+    ``fill_next_token_bitmask`` when a request's state key is in the :class:`toolwire.MaskCache`.
+
+    Keys come from toolwire's own reading of the output (module ``toolwire._statekey``): for a
+    structural tag passed to :meth:`new_request`, anchors in free text, after each call and
+    inside plain JSON strings; without a tag, or for token-level tags, the whole output so far
+    (hits only on shared prefixes). ``verify=True`` computes every hit's mask as well and raises
+    :class:`MaskCacheMismatch` on any difference.
+
+    Arguments:
+        tokenizer_info: the xgrammar ``TokenizerInfo`` the grammars were compiled with.
+        cache: a :class:`toolwire.MaskCache`; default: a new one of 64 MiB.
+        verify: check every cache hit against the matcher.
+        vocab: a :class:`toolwire.Vocab` with the same ids, for token bytes (faster than reading
+            them from ``tokenizer_info``, about a second for 150k ids).
+        namespace: bytes prefixed to every key. Maskers that share a cache must share a
+            tokenizer; give them the same namespace to share entries. Default: random, so a
+            shared cache never mixes vocabularies.
+    """
+
+    def __init__(
+        self,
+        tokenizer_info: xgrammar.TokenizerInfo,
+        *,
+        cache: MaskCache | None = None,
+        verify: bool = False,
+        vocab: Vocab | None = None,
+        namespace: bytes | None = None,
+    ) -> None:
+        self._xgr = _xgrammar()
+        self.tokenizer_info = tokenizer_info
+        self.vocab_size: int = tokenizer_info.vocab_size
+        self.words = (self.vocab_size + 31) // 32
+        self.cache = cache if cache is not None else MaskCache(64 << 20)
+        self.verify = verify
+        self.namespace = namespace if namespace is not None else os.urandom(8)
+        if vocab is not None:
+            self._bytes_of: Any = lambda t: vocab.token_bytes(t) or b""
+        else:
+            table = tokenizer_info.decoded_vocab
+            self._bytes_of = table.__getitem__
+        self._plans: dict[bytes, tuple[Plan | None, bool]] = {}
+        self._scratch = self._xgr.allocate_token_bitmask(1, self.vocab_size)
+        self.hits = self.misses = self.verified = 0
+
+    def _token_bytes(self, token: int) -> bytes:
+        return self._bytes_of(token)
+
+    def new_request(self, compiled_grammar: xgrammar.CompiledGrammar, tag: Any = None) -> MaskRequest:
+        """A matcher for ``compiled_grammar`` with its keyer.
+
+        Arguments:
+            compiled_grammar: compiled with this masker's ``tokenizer_info``.
+            tag: the structural tag it was compiled from (dict, JSON text or xgrammar
+                ``StructuralTag``); enables anchored keys. Without it, keys cover the whole
+                output (grammars are then told apart by their EBNF text).
+        """
+        if compiled_grammar.tokenizer_info.vocab_size != self.vocab_size:
+            raise ToolwireError("the grammar was compiled for another vocabulary size")
+        if tag is not None:
+            tag_json = tag_dict(tag)
+            gid = grammar_id(tag_json)
+            if gid not in self._plans:
+                self._plans[gid] = (make_plan(tag_json), not _token_level(tag_json))
+        else:
+            ebnf = str(compiled_grammar.grammar)
+            gid = _digest(b"ebnf:" + ebnf.encode())
+            if gid not in self._plans:
+                self._plans[gid] = (None, False)  # unknown elements: key by token ids
+        plan, text_level = self._plans[gid]
+        matcher = self._xgr.GrammarMatcher(compiled_grammar)
+        return MaskRequest(self, matcher, StateKeyer(gid, plan, text_level), gid)
+
+    def fill(
+        self,
+        requests: Sequence[MaskRequest | None],
+        bitmask: Any = None,
+        indices: Sequence[int] | None = None,
+    ) -> Any:
+        """Fill one bitmask row per request (row ``indices[i]`` for ``requests[i]``, default
+        ``i``); a ``None`` request or a terminated one gets an all-allowed row. Returns the
+        bitmask (allocated when not given: int32 CPU ``[len(requests), words]``)."""
+        if bitmask is None:
+            bitmask = self._xgr.allocate_token_bitmask(len(requests), self.vocab_size)
+        if bitmask.dtype != _torch().int32 or bitmask.device.type != "cpu" or not bitmask.is_contiguous():
+            raise ToolwireError("the bitmask must be a contiguous int32 CPU tensor")
+        if bitmask.dim() != 2 or bitmask.shape[1] != self.words:
+            raise ToolwireError(f"the bitmask must be [B, {self.words}], got {tuple(bitmask.shape)}")
+        rows = list(range(len(requests))) if indices is None else [int(i) for i in indices]
+        if len(rows) != len(requests) or any(not 0 <= r < bitmask.shape[0] for r in rows):
+            raise ToolwireError("indices must give one in-range bitmask row per request")
+        base = bitmask.data_ptr()
+        stride = bitmask.stride(0) * 4
+        for request, row in zip(requests, rows):
+            if request is None or request.matcher.is_terminated():
+                bitmask[row].fill_(-1)
+                continue
+            key = request.state_key()
+            ptr = base + row * stride
+            if self.cache.unsafe_get_into(key, ptr, self.words):
+                self.hits += 1
+                if self.verify:
+                    self._check(request, bitmask[row], key)
+                continue
+            self.misses += 1
+            request.matcher.fill_next_token_bitmask(bitmask, row)
+            self.cache.unsafe_insert_from(key, ptr, self.words)
+        return bitmask
+
+    def _check(self, request: MaskRequest, row: Any, key: bytes) -> None:
+        scratch = self._scratch
+        request.matcher.fill_next_token_bitmask(scratch, 0)
+        self.verified += 1
+        if not _torch().equal(scratch[0], row):
+            diff = (scratch[0] ^ row).nonzero().flatten().tolist()
+            raise MaskCacheMismatch(
+                f"cached mask differs from the grammar's at step {request.steps} "
+                f"(state key {key.hex()}, keyer mode {request.keyer.mode!r}, family {request.keyer.family!r}); "
+                f"{len(diff)} words differ, first at word {diff[0]}"
+            )
+
+    def accept(self, requests: Sequence[MaskRequest | None], token_ids: Sequence[int]) -> list[bool]:
+        """Accept one sampled token per request (``None`` requests and terminated ones are skipped
+        and report True)."""
+        out = []
+        for request, token in zip(requests, token_ids):
+            if request is None or request.is_terminated():
+                out.append(True)
+            else:
+                out.append(request.accept_token(int(token)))
+        return out
+
+    def stats(self) -> dict[str, Any]:
+        """This masker's hits, misses and verified hits, and its cache's own counters."""
+        return {"hits": self.hits, "misses": self.misses, "verified": self.verified, "cache": self.cache.stats()}
+
+
+def _torch() -> Any:
+    try:
+        import torch
+    except ImportError as e:
+        raise ImportError("BatchMasker needs torch for its bitmasks: pip install torch") from e
+    return torch

@@ -176,3 +176,131 @@ pub fn unsafe_count_allowed(
         .map(|r| bitmask::count_allowed(unsafe { mask.row(r) }, vocab))
         .collect())
 }
+
+/// A bounded LRU cache of bitmask rows keyed by bytes (see `toolwire_core::bitmask::cache`).
+#[pyclass(name = "MaskCache", module = "toolwire._core", frozen)]
+pub struct MaskCache(std::sync::Mutex<toolwire_core::bitmask::MaskCache>);
+
+impl MaskCache {
+    fn lock(&self) -> std::sync::MutexGuard<'_, toolwire_core::bitmask::MaskCache> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+fn words_of(mask: &[u8]) -> PyResult<Vec<u32>> {
+    if mask.len() % 4 != 0 {
+        return Err(ToolwireError::new_err(
+            "a mask is a whole number of 4-byte words",
+        ));
+    }
+    Ok(mask
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect())
+}
+
+#[pymethods]
+impl MaskCache {
+    #[new]
+    #[pyo3(signature = (max_bytes = 64 << 20))]
+    fn new(max_bytes: usize) -> Self {
+        MaskCache(std::sync::Mutex::new(
+            toolwire_core::bitmask::MaskCache::new(max_bytes),
+        ))
+    }
+
+    /// The row stored under `key` as little-endian int32 bytes, or None (counts a hit or miss).
+    fn get<'py>(&self, py: Python<'py>, key: &[u8]) -> Option<Bound<'py, pyo3::types::PyBytes>> {
+        let mut cache = self.lock();
+        cache.get(key).map(|row| {
+            let bytes: Vec<u8> = row.iter().flat_map(|w| w.to_le_bytes()).collect();
+            pyo3::types::PyBytes::new(py, &bytes)
+        })
+    }
+
+    /// Stores a row given as little-endian int32 bytes; False when it alone exceeds the budget.
+    fn insert(&self, key: &[u8], mask: &[u8]) -> PyResult<bool> {
+        let words = words_of(mask)?;
+        Ok(self.lock().insert(key, &words))
+    }
+
+    /// On a hit, copies the row into the `words` int32 words at `ptr` and returns True.
+    fn unsafe_get_into(&self, key: &[u8], ptr: usize, words: usize) -> PyResult<bool> {
+        let buf = MaskBuf::new(ptr, 1, words)?;
+        let mut cache = self.lock();
+        let Some(row) = cache.get(key) else {
+            return Ok(false);
+        };
+        if row.len() != words {
+            return Err(ToolwireError::new_err(format!(
+                "the cached row has {} words, the bitmask row {words}: one cache serves one vocabulary size",
+                row.len()
+            )));
+        }
+        // SAFETY: the caller vouched for `words` int32 words at `ptr`; `buf` checked null and alignment.
+        unsafe { std::slice::from_raw_parts_mut(buf.ptr as *mut u32, words) }.copy_from_slice(row);
+        Ok(true)
+    }
+
+    /// Stores the `words` int32 words at `ptr` under `key`.
+    fn unsafe_insert_from(&self, key: &[u8], ptr: usize, words: usize) -> PyResult<bool> {
+        let buf = MaskBuf::new(ptr, 1, words)?;
+        // SAFETY: as above.
+        let row = unsafe { buf.row(0) };
+        Ok(self.lock().insert(key, row))
+    }
+
+    fn remove(&self, key: &[u8]) -> bool {
+        self.lock().remove(key)
+    }
+
+    /// Drops every entry and resets the counters.
+    fn clear(&self) {
+        self.lock().clear();
+    }
+
+    fn __len__(&self) -> usize {
+        self.lock().len()
+    }
+
+    fn __contains__(&self, key: &[u8]) -> bool {
+        self.lock().contains(key)
+    }
+
+    #[getter]
+    fn used_bytes(&self) -> usize {
+        self.lock().used_bytes()
+    }
+
+    #[getter]
+    fn max_bytes(&self) -> usize {
+        self.lock().max_bytes()
+    }
+
+    /// `{"hits", "misses", "inserts", "evictions", "entries", "used_bytes", "max_bytes"}`.
+    fn stats(&self) -> std::collections::HashMap<&'static str, u64> {
+        let cache = self.lock();
+        let s = cache.stats();
+        std::collections::HashMap::from([
+            ("hits", s.hits),
+            ("misses", s.misses),
+            ("inserts", s.inserts),
+            ("evictions", s.evictions),
+            ("entries", cache.len() as u64),
+            ("used_bytes", cache.used_bytes() as u64),
+            ("max_bytes", cache.max_bytes() as u64),
+        ])
+    }
+
+    fn __repr__(&self) -> String {
+        let cache = self.lock();
+        format!(
+            "MaskCache(entries={}, used_bytes={}, max_bytes={})",
+            cache.len(),
+            cache.used_bytes(),
+            cache.max_bytes()
+        )
+    }
+}

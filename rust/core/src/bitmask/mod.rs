@@ -10,6 +10,10 @@
 //! checking them. Logits are written as raw bit patterns (`u32` for float32, `u16` for float16 and
 //! bfloat16), so one generic loop serves every dtype and no half-precision crate is needed.
 
+pub mod cache;
+
+pub use cache::{CacheStats, MaskCache};
+
 /// Tokens per bitmask word.
 pub const BITS: usize = 32;
 
