@@ -6,11 +6,42 @@ import toolwire
 
 START, END = "<!-- formats:start -->", "<!-- formats:end -->"
 
+# Known limits, as found while building and testing each format (keep in step with the code).
+LIMITS = {
+    "hermes": "arguments written before the name are held until the name arrives",
+    "llama3_json": "bare JSON counts as a call only at the start of the output",
+    "mistral": "no v11+ vocabulary offline, so `[ARGS]`/`[CALL_ID]` special-token ids are untested",
+    "harmony": "output with the special tokens stripped (`analysis...assistantfinal`) is not handled",
+    "longcat": "JSON body only; the newer `<longcat_arg_key>` XML variant is not read",
+    "hunyuan_a13b": "the `助手：` content prefix is kept",
+    "cohere_command": "the model's per-turn ids (`0`, `1`) are not used as call ids",
+    "qwen3_coder": "in text input a value containing `<parameter=` or `</function>` ends early",
+    "glm45": "no XML entity decoding; special-token flags not verified offline",
+    "glm47": "no XML entity decoding; special-token flags not verified offline",
+    "deepseek_v3_2": "V4.1's leading-space tags are not accepted",
+    "deepseek_v4": "V4.1's leading-space tags are not accepted",
+    "minimax_m2": "a plain-text `</invoke>` in content is reported as `unexpected_text`",
+    "minimax_m3": "a repeated top-level parameter streams as a duplicate key (Dynamo makes an array)",
+    "default": "bare JSON counts as a call only at the start of the output",
+    "deepseek_v3": "`<｜end▁of▁sentence｜>` left in by a server ends up as content",
+    "deepseek_v3_1": "`<｜end▁of▁sentence｜>` left in by a server ends up as content",
+    "kimi_k2": "a bare counter id (`0`) is `missing_name` (vLLM guesses the name from the tools)",
+    "gemma4": "a thought block after content has begun is not read as reasoning",
+    "pythonic": "no `\\N{...}` escapes or b-/f-strings; a positional-argument call after prose stays content",
+    "phi4": "special-token flags taken from peers' code (no offline vocabulary)",
+    "jamba": "special-token flags taken from peers' code (no offline vocabulary)",
+    "nemotron_deci": "",
+    "granite": "special-token flags taken from peers' code (no offline vocabulary)",
+    "xlam": "the `</think>[...]` form needs reasoning parsing on",
+    "internlm": "`<|interpreter|>` actions are content, not calls",
+    "beam": "no offline Beam vocabulary (token ids tested on a hand-built one); a typed stop marker in a value ends it in text input",
+}
+
 
 def table() -> str:
     rows = [
-        "| format | aliases | families | markers (special tokens in **bold**) | arguments |",
-        "|---|---|---|---|---|",
+        "| format | aliases | families | markers (special tokens in **bold**) | arguments | known limits |",
+        "|---|---|---|---|---|---|",
     ]
     for name in toolwire.formats():
         info = toolwire.format_info(name)
@@ -21,7 +52,8 @@ def table() -> str:
         )
         families = ", ".join(info["families"]).replace("|", "\\|").replace("<", "&lt;")
         rows.append(
-            f"| `{name}` | {', '.join(info['aliases'])} | {families} | {markers or '(none)'} | {info['argument_encoding']} |"
+            f"| `{name}` | {', '.join(info['aliases'])} | {families} | {markers or '(none)'} "
+            f"| {info['argument_encoding']} | {LIMITS.get(name, '')} |"
         )
     return "\n".join(rows)
 

@@ -11,8 +11,9 @@ README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding=
 def test_quickstart_runs(capsys):
     blocks = re.findall(r"```python\n(.*?)```", README, flags=re.S)
     assert blocks, "README has no python example"
+    namespace: dict = {}
     for block in blocks:
-        exec(compile(block, "README.md", "exec"), {})
+        exec(compile(block, "README.md", "exec"), namespace)
     assert "get_weather" in capsys.readouterr().out
 
 

@@ -13,6 +13,9 @@ streamed delta by delta (text or token ids)::
     stream.finish()
     message = stream.message()
 
+Responses API items and events, and whole Chat Completions objects, live in :mod:`toolwire.openai`;
+serving-engine adapters in :mod:`toolwire.integrations` (vLLM, SGLang).
+
 Grammar support (structural tags, tool_choice) lives in :mod:`toolwire.grammar` and needs the
 ``grammar`` extra; bitmask application lives in :mod:`toolwire.torch`.
 """
@@ -25,6 +28,7 @@ from toolwire._core import (
     ToolCall,
     ToolCallDelta,
     ToolParser,
+    ToolSet,
     ToolStream,
     ToolwireError,
     Vocab,
@@ -33,6 +37,10 @@ from toolwire._core import (
     formats,
     render,
 )
+from toolwire.openai import message_to_responses as _message_to_responses
+
+# ParsedMessage.to_responses() is written in Python (toolwire.openai) and attached here.
+ParsedMessage.to_responses = _message_to_responses  # type: ignore[method-assign]
 
 __all__ = [
     "CallIssue",
@@ -42,6 +50,7 @@ __all__ = [
     "ToolCall",
     "ToolCallDelta",
     "ToolParser",
+    "ToolSet",
     "ToolStream",
     "ToolwireError",
     "Vocab",

@@ -48,6 +48,32 @@ class Vocab:
     def token_bytes(self, id: int) -> bytes | None: ...
     def __len__(self) -> int: ...
 
+class ToolSet:
+    """The request's tools compiled once (names, kinds, strict flags, schema validators) and
+    shared by parsers; equal tool lists share one compiled set (content-hashed).
+
+    Raises:
+        ToolwireError: a custom tool with a grammar format, or a ``strict`` tool whose schema
+            cannot be compiled.
+    """
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None: ...
+    @property
+    def names(self) -> list[str]: ...
+    @property
+    def digest(self) -> str: ...
+    @property
+    def kinds(self) -> dict[str, Literal["function", "custom"]]: ...
+    @property
+    def strict(self) -> dict[str, bool]: ...
+    def unsupported_keywords(self) -> dict[str, list[str]]:
+        """Schema keywords that are not checked, per tool (only tools that have some)."""
+    def validate(self, name: str, arguments: str | Mapping[str, Any]) -> list[dict[str, str]]:
+        """Schema violations of ``arguments`` for tool ``name``: ``pointer``, ``keyword``, ``message``."""
+    def validate_many(self, calls: Sequence[tuple[str, str]]) -> list[list[dict[str, str]]]:
+        """``validate`` for many ``(name, arguments_json)`` pairs in one call."""
+    def __len__(self) -> int: ...
+
 class ToolCall:
     """One complete tool call."""
 
@@ -59,21 +85,27 @@ class ToolCall:
         """``call_`` + 24 alphanumerics, the model's own id where the format carries one, or
         what ``id_factory`` returned."""
     @property
-    def type(self) -> Literal["function"]: ...
+    def type(self) -> Literal["function", "custom"]: ...
     @property
     def name(self) -> str: ...
     @property
     def arguments(self) -> str:
         """Arguments as JSON text (the concatenation of the streamed fragments)."""
+    @property
+    def input(self) -> str | None:
+        """A custom tool call's raw input: a ``{"input": "..."}`` wrapper or JSON string is
+        unwrapped, anything else is the text the model wrote. None for function calls."""
     def to_openai(self) -> dict[str, Any]:
-        """``{"id", "type": "function", "function": {"name", "arguments"}}``."""
+        """``{"id", "type": "function", "function": {"name", "arguments"}}`` or, for a custom
+        tool, ``{"id", "type": "custom", "custom": {"name", "input"}}``."""
 
 class CallIssue:
     """Something wrong in the model output, reported as data.
 
     ``kind`` is one of ``malformed_json``, ``truncated``, ``missing_name``, ``unexpected_text``,
-    ``unknown_tool``, ``schema_violation``, ``duplicate_call_id``. Calls with ``unknown_tool``,
-    ``schema_violation`` or ``duplicate_call_id`` are still returned; the others are not.
+    ``unknown_tool``, ``schema_violation``, ``duplicate_call_id``, ``not_allowed_by_tool_choice``,
+    ``missing_tool_call``. Calls with ``unknown_tool``, ``schema_violation``,
+    ``duplicate_call_id`` or ``not_allowed_by_tool_choice`` are still returned; the others are not.
     """
 
     @property
@@ -85,6 +117,12 @@ class CallIssue:
     @property
     def raw(self) -> str:
         """The model's text concerned, markers included."""
+    @property
+    def pointer(self) -> str | None:
+        """For ``schema_violation``: JSON pointer into the arguments."""
+    @property
+    def keyword(self) -> str | None:
+        """For ``schema_violation``: the failing schema keyword."""
 
 class ParsedMessage:
     """A parsed assistant message."""
@@ -105,6 +143,11 @@ class ParsedMessage:
         """True when there are no issues."""
     def to_openai(self) -> dict[str, Any]:
         """The OpenAI assistant message (``role``, ``content``, ``tool_calls``, ``reasoning_content``)."""
+    def to_responses(self, *, id_factory: Callable[[str], str] | None = None) -> list[dict[str, Any]]:
+        """The OpenAI Responses API ``output`` items: ``reasoning``, ``message`` (one
+        ``output_text``), then one ``function_call`` per call (``call_id`` = the call's id).
+        ``id_factory(prefix)`` makes item ids (``rs``/``msg``/``fc``/``ctc``). Implemented in
+        Python (:func:`toolwire.openai.message_to_responses`), attached on ``import toolwire``."""
 
 class ToolCallDelta:
     """One entry of a delta's ``tool_calls``: the first for a call carries ``id`` and ``name``."""
@@ -114,11 +157,14 @@ class ToolCallDelta:
     @property
     def id(self) -> str | None: ...
     @property
-    def type(self) -> Literal["function"] | None: ...
+    def type(self) -> Literal["function", "custom"] | None: ...
     @property
     def name(self) -> str | None: ...
     @property
     def arguments(self) -> str: ...
+    @property
+    def input(self) -> str | None:
+        """A custom tool call's whole input, sent once when the call completes."""
     def to_openai(self) -> dict[str, Any]: ...
 
 class Delta:
@@ -163,11 +209,13 @@ class ToolParser:
     def __init__(
         self,
         format: str,
-        tools: Sequence[Mapping[str, Any]] | None = None,
+        tools: Sequence[Mapping[str, Any]] | ToolSet | None = None,
         *,
         reasoning: bool | str | None = None,
         vocab: Vocab | None = None,
         id_factory: Callable[[int, str], str] | None = None,
+        tool_choice: str | Mapping[str, Any] | None = None,
+        parallel_tool_calls: bool = True,
     ) -> None:
         """
         Arguments:
@@ -178,6 +226,12 @@ class ToolParser:
                 ``"closing_only"`` (the prompt opened reasoning; text up to the close is reasoning).
             vocab: needed for :meth:`ToolStream.feed_tokens`.
             id_factory: ``(index, name) -> id`` for tool-call ids.
+            tool_choice: the request's ``tool_choice``; calls against it (and a second call when
+                ``parallel_tool_calls`` is false) are flagged ``not_allowed_by_tool_choice``, and
+                a missing call under ``required``/named is ``missing_tool_call``.
+
+        Raises:
+            ToolwireError: unknown format, invalid tools, or a named choice not among the tools.
         """
     @property
     def format(self) -> str: ...

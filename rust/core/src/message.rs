@@ -11,6 +11,8 @@ pub struct ToolCall {
     pub name: String,
     /// JSON text of the arguments, exactly the concatenation of the streamed fragments.
     pub arguments: String,
+    /// For a call to a custom (freeform) tool: its raw text input.
+    pub input: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -29,6 +31,11 @@ pub enum IssueKind {
     SchemaViolation,
     /// Two calls in one message carry the same id.
     DuplicateCallId,
+    /// The call breaks the request's `tool_choice` or `parallel_tool_calls` (the call is still
+    /// returned, flagged).
+    NotAllowedByToolChoice,
+    /// `tool_choice` required a call (or named one) and the output has none.
+    MissingToolCall,
 }
 
 impl IssueKind {
@@ -41,6 +48,8 @@ impl IssueKind {
             IssueKind::UnexpectedText => "unexpected_text",
             IssueKind::SchemaViolation => "schema_violation",
             IssueKind::DuplicateCallId => "duplicate_call_id",
+            IssueKind::NotAllowedByToolChoice => "not_allowed_by_tool_choice",
+            IssueKind::MissingToolCall => "missing_tool_call",
         }
     }
 
@@ -48,7 +57,10 @@ impl IssueKind {
     pub fn keeps_call(self) -> bool {
         matches!(
             self,
-            IssueKind::UnknownTool | IssueKind::SchemaViolation | IssueKind::DuplicateCallId
+            IssueKind::UnknownTool
+                | IssueKind::SchemaViolation
+                | IssueKind::DuplicateCallId
+                | IssueKind::NotAllowedByToolChoice
         )
     }
 }
@@ -61,6 +73,9 @@ pub struct Issue {
     pub detail: String,
     /// The model's text the issue is about (markers included).
     pub raw: String,
+    /// For a schema violation: the JSON pointer into the arguments and the failing keyword.
+    pub pointer: Option<String>,
+    pub keyword: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -100,6 +115,8 @@ pub struct CallDelta {
     pub id: Option<String>,
     pub name: Option<String>,
     pub arguments: String,
+    /// A custom tool's whole input, sent once the call is complete (never partially).
+    pub input: Option<String>,
 }
 
 /// One streamed update, shaped like `choices[0].delta` of an OpenAI chat completion chunk.
@@ -160,6 +177,7 @@ impl DeltaBuffer {
             id: Some(id.to_owned()),
             name: Some(name.to_owned()),
             arguments: String::new(),
+            input: None,
         };
         match self.deltas.last_mut() {
             Some(d) if d.finish_reason.is_none() && (d.has_tool_calls() || d.content.is_none()) => {
@@ -190,6 +208,7 @@ impl DeltaBuffer {
                         id: None,
                         name: None,
                         arguments: fragment.to_owned(),
+                        input: None,
                     });
                     return;
                 }
@@ -200,11 +219,20 @@ impl DeltaBuffer {
             id: None,
             name: None,
             arguments: fragment.to_owned(),
+            input: None,
         };
         self.deltas.push(Delta {
             tool_calls: vec![entry],
             ..Delta::default()
         });
+    }
+
+    /// A complete custom-tool call, in one delta.
+    pub fn custom_call(&mut self, index: usize, id: &str, name: &str, input: &str) {
+        self.call_start(index, id, name);
+        if let Some(entry) = self.deltas.last_mut().and_then(|d| d.tool_calls.last_mut()) {
+            entry.input = Some(input.to_owned());
+        }
     }
 
     pub fn finish(&mut self, reason: &str) {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use crate::ids::IdSource;
 use crate::message::{DeltaBuffer, Issue, IssueKind, Message, ToolCall};
 use crate::spec::FormatSpec;
-use crate::tools::ToolSet;
+use crate::tools::{ToolChoice, ToolKind, ToolSet};
 
 pub struct RegionCtx<'a> {
     pub spec: &'static FormatSpec,
@@ -25,7 +25,7 @@ pub struct RegionCtx<'a> {
 impl RegionCtx<'_> {
     /// The text to search for a marker: its characters, or a sentinel for special-token input.
     pub fn lit(&self, marker_text: &'static str) -> String {
-        self.markers.lit(marker_text).to_owned()
+        self.markers.lit_text(marker_text)
     }
 
     pub fn trigger_lit(&self) -> String {
@@ -107,6 +107,26 @@ impl MarkerTable {
             .map_or(marker_text, |(_, s)| s.as_str())
     }
 
+    /// Like [`MarkerTable::lit`], for markers that are several tokens of which some are special: a
+    /// tokenizer matches special tokens first, so in token mode `<｜DSML｜invoke` arrives as `<`, the
+    /// `｜DSML｜` token and `invoke`, and its search text holds the sentinel for the middle part.
+    pub fn lit_text(&self, marker_text: &str) -> String {
+        if let Some(sentinel) = self.sentinel_for(marker_text) {
+            return sentinel.to_owned();
+        }
+        let mut entries: Vec<&(&'static str, String)> = self
+            .entries
+            .iter()
+            .filter(|(t, _)| !t.is_empty() && marker_text.contains(t))
+            .collect();
+        entries.sort_by_key(|(t, _)| std::cmp::Reverse(t.len()));
+        let mut out = marker_text.to_owned();
+        for (text, sentinel) in entries {
+            out = out.replace(text, sentinel);
+        }
+        out
+    }
+
     pub fn sentinel_for(&self, text: &str) -> Option<&str> {
         self.entries
             .iter()
@@ -144,6 +164,8 @@ struct CallRecord {
     state: CallState,
     /// Whether the id was written by the model (and so may repeat).
     model_id: bool,
+    /// A call to a custom tool: its input is sent whole when the call completes.
+    custom: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -162,6 +184,8 @@ pub struct Sink {
     ids: Box<dyn IdSource>,
     tools: Arc<ToolSet>,
     markers: Arc<MarkerTable>,
+    tool_choice: ToolChoice,
+    parallel_tool_calls: bool,
 }
 
 impl Sink {
@@ -174,7 +198,15 @@ impl Sink {
             ids,
             tools,
             markers,
+            tool_choice: ToolChoice::Auto,
+            parallel_tool_calls: true,
         }
+    }
+
+    /// What the request allows; calls that break it are flagged `not_allowed_by_tool_choice`.
+    pub(crate) fn set_policy(&mut self, tool_choice: ToolChoice, parallel_tool_calls: bool) {
+        self.tool_choice = tool_choice;
+        self.parallel_tool_calls = parallel_tool_calls;
     }
 
     pub(crate) fn set_markers(&mut self, markers: Arc<MarkerTable>) {
@@ -216,16 +248,24 @@ impl Sink {
             Some(id) if !id.is_empty() => (self.markers.restore(&id).into_owned(), true),
             _ => (self.ids.next_id(index, &name), false),
         };
-        self.deltas.call_start(index, &id, &name);
+        let custom = self
+            .tools
+            .get(&name)
+            .is_some_and(|t| t.kind == ToolKind::Custom);
+        if !custom {
+            self.deltas.call_start(index, &id, &name);
+        }
         self.calls.push(CallRecord {
             call: ToolCall {
                 index,
                 id,
                 name,
                 arguments: String::new(),
+                input: None,
             },
             state: CallState::Open,
             model_id,
+            custom,
         });
         self.open = Some(index);
     }
@@ -233,17 +273,24 @@ impl Sink {
     pub fn args(&mut self, fragment: &str) {
         let Some(index) = self.open else { return };
         let fragment = self.markers.restore(fragment);
-        self.deltas.call_args(index, &fragment);
+        if !self.calls[index].custom {
+            self.deltas.call_args(index, &fragment);
+        }
         self.calls[index].call.arguments.push_str(&fragment);
     }
 
-    /// The open call is complete. Its arguments are checked as JSON; `raw` is the call's text,
-    /// kept for the issue if the check fails.
+    /// The open call is complete. Its arguments are checked as JSON and against the tool's schema;
+    /// `raw` is the call's text, kept for any issue.
     pub fn end_call(&mut self, raw: &str) {
         let Some(index) = self.open.take() else {
             return;
         };
-        if !crate::json::is_valid(&self.calls[index].call.arguments) {
+        if self.calls[index].custom {
+            let input = custom_input(&self.calls[index].call.arguments);
+            let call = &mut self.calls[index].call;
+            self.deltas.custom_call(index, &call.id, &call.name, &input);
+            call.input = Some(input);
+        } else if !crate::json::is_valid(&self.calls[index].call.arguments) {
             self.open = Some(index);
             self.fail_call(
                 IssueKind::MalformedJson,
@@ -262,12 +309,65 @@ impl Sink {
             let detail = format!("call id {:?} is used twice in one message", record.call.id);
             self.push_issue(Some(index), IssueKind::DuplicateCallId, detail, raw);
         }
-        if !self.tools.is_empty() && self.tools.get(&self.calls[index].call.name).is_none() {
-            let detail = format!(
-                "tool {:?} is not among the request's tools",
-                self.calls[index].call.name
-            );
+        self.check_against_tools(index, raw);
+        self.check_against_choice(index, raw);
+    }
+
+    fn check_against_tools(&mut self, index: usize, raw: &str) {
+        let tools = self.tools.clone();
+        let call = &self.calls[index].call;
+        if tools.is_empty() {
+            return;
+        }
+        let Some(tool) = tools.get(&call.name) else {
+            let detail = format!("tool {:?} is not among the request's tools", call.name);
             self.push_issue(Some(index), IssueKind::UnknownTool, detail, raw);
+            return;
+        };
+        let (Some(validator), ToolKind::Function) = (&tool.validator, tool.kind) else {
+            return;
+        };
+        let Ok(arguments) = serde_json::from_str::<serde_json::Value>(&call.arguments) else {
+            return;
+        };
+        if validator.is_valid(&arguments) {
+            return;
+        }
+        for violation in validator
+            .validate(&arguments)
+            .into_iter()
+            .take(MAX_VIOLATIONS)
+        {
+            let raw = self.markers.restore(raw).into_owned();
+            self.message.issues.push(Issue {
+                index: Some(index),
+                kind: IssueKind::SchemaViolation,
+                detail: violation.to_string(),
+                raw,
+                pointer: Some(violation.pointer),
+                keyword: Some(violation.keyword),
+            });
+        }
+    }
+
+    fn check_against_choice(&mut self, index: usize, raw: &str) {
+        let name = &self.calls[index].call.name;
+        let why = match &self.tool_choice {
+            ToolChoice::None => Some("tool_choice is \"none\"".to_owned()),
+            ToolChoice::Named(wanted) if wanted != name => {
+                Some(format!("tool_choice names {wanted:?}"))
+            }
+            _ if !self.parallel_tool_calls
+                && self.calls[..index]
+                    .iter()
+                    .any(|c| c.state == CallState::Complete) =>
+            {
+                Some("parallel_tool_calls is false: one call only".to_owned())
+            }
+            _ => None,
+        };
+        if let Some(why) = why {
+            self.push_issue(Some(index), IssueKind::NotAllowedByToolChoice, why, raw);
         }
     }
 
@@ -287,11 +387,26 @@ impl Sink {
             kind,
             detail,
             raw,
+            pointer: None,
+            keyword: None,
         });
     }
 
     pub(crate) fn finish(&mut self, finish_reason: Option<&str>) {
         let made_calls = self.calls.iter().any(|c| c.state == CallState::Complete);
+        if !made_calls
+            && matches!(
+                self.tool_choice,
+                ToolChoice::Required | ToolChoice::Named(_)
+            )
+        {
+            self.push_issue(
+                None,
+                IssueKind::MissingToolCall,
+                "tool_choice requires a tool call".to_owned(),
+                "",
+            );
+        }
         let reason = match finish_reason {
             None | Some("stop") if made_calls => "tool_calls",
             None => "stop",
@@ -314,5 +429,21 @@ impl Sink {
             .map(|c| c.call.clone())
             .collect();
         message
+    }
+}
+
+/// At most this many schema violations are reported per call.
+const MAX_VIOLATIONS: usize = 8;
+
+/// A custom tool's input: a function-style `{"input": "..."}` wrapper or a JSON string is
+/// unwrapped; anything else is the raw text the model wrote.
+fn custom_input(arguments: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(arguments) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(serde_json::Value::Object(map)) if map.len() == 1 => match map.get("input") {
+            Some(serde_json::Value::String(s)) => s.clone(),
+            _ => arguments.to_owned(),
+        },
+        _ => arguments.to_owned(),
     }
 }

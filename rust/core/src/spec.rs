@@ -12,6 +12,8 @@ use crate::render::RenderCall;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Marker {
     /// What the marker does: `call_start`, `call_end`, `section_start`, `args_start`, ...
+    /// `reasoning_exit`: a marker that also ends reasoning when it appears there (a model that
+    /// goes from thinking straight into a tool call); the engine leaves it in the input.
     pub role: &'static str,
     pub text: &'static str,
     /// Whether the family's tokenizer has this marker as one special token. With token-id input

@@ -14,7 +14,7 @@ use crate::message::{Delta, Message};
 use crate::region::{MarkerTable, RegionCtx, RegionParser, Sink, Status};
 use crate::spec::FormatSpec;
 use crate::text::{self, Scan};
-use crate::tools::ToolSet;
+use crate::tools::{ToolChoice, ToolSet};
 use crate::vocab::{Piece, TokenDecoder, Vocab};
 
 /// How reasoning is delimited in the output.
@@ -56,6 +56,9 @@ pub struct ParserConfig {
     pub spec: &'static FormatSpec,
     pub tools: Arc<ToolSet>,
     pub reasoning: Reasoning,
+    /// What the request allows; calls against it are flagged, not dropped.
+    pub tool_choice: ToolChoice,
+    pub parallel_tool_calls: bool,
 }
 
 impl ParserConfig {
@@ -67,7 +70,34 @@ impl ParserConfig {
             spec,
             tools: Arc::new(tools),
             reasoning,
+            tool_choice: ToolChoice::Auto,
+            parallel_tool_calls: true,
         })
+    }
+
+    /// Share an already compiled tool set.
+    pub fn with_tool_set(mut self, tools: Arc<ToolSet>) -> Self {
+        self.tools = tools;
+        self
+    }
+
+    /// Flag calls that break the request's `tool_choice` / `parallel_tool_calls`, and a missing
+    /// call when one was required. A named choice must name a declared tool.
+    pub fn with_tool_choice(
+        mut self,
+        tool_choice: ToolChoice,
+        parallel_tool_calls: bool,
+    ) -> Result<Self> {
+        if let ToolChoice::Named(name) = &tool_choice {
+            if !self.tools.is_empty() && self.tools.get(name).is_none() {
+                return Err(Error::InvalidArgument(format!(
+                    "tool_choice names {name:?}, which is not among the tools"
+                )));
+            }
+        }
+        self.tool_choice = tool_choice;
+        self.parallel_tool_calls = parallel_tool_calls;
+        Ok(self)
     }
 
     /// Marker texts of this configuration that a tokenizer may have as special tokens.
@@ -147,6 +177,10 @@ pub struct StreamParser {
     label_pending: Option<&'static str>,
     /// End markers with no open call: markup, not content (kept in an issue).
     stray_lits: Vec<String>,
+    /// What content scanning looks for: triggers valid anywhere, then stray end markers, with
+    /// the trigger index of each (`usize::MAX` for a stray marker).
+    scan_lits: Vec<String>,
+    scan_ids: Vec<usize>,
 }
 
 impl StreamParser {
@@ -161,7 +195,8 @@ impl StreamParser {
             Reasoning::Paired { .. } => State::Start,
             Reasoning::ClosingOnly { .. } => State::Reasoning,
         };
-        let sink = Sink::new(ids, config.tools.clone(), markers.clone());
+        let mut sink = Sink::new(ids, config.tools.clone(), markers.clone());
+        sink.set_policy(config.tool_choice.clone(), config.parallel_tool_calls);
         let label_pending = match config.reasoning {
             Reasoning::ClosingOnly { .. } => reasoning_label(&config, None),
             _ => None,
@@ -178,6 +213,8 @@ impl StreamParser {
             trigger_lits: Vec::new(),
             label_pending,
             stray_lits: Vec::new(),
+            scan_lits: Vec::new(),
+            scan_ids: Vec::new(),
         };
         parser.refresh_trigger_lits();
         parser
@@ -200,14 +237,28 @@ impl StreamParser {
         self.trigger_lits = spec
             .triggers
             .iter()
-            .map(|t| self.markers.lit(t.text).to_owned())
+            .map(|t| self.markers.lit_text(t.text))
             .collect();
         self.stray_lits = spec
             .markers
             .iter()
             .filter(|m| matches!(m.role, "call_end" | "section_end"))
             .filter(|m| !spec.triggers.iter().any(|t| t.text == m.text))
-            .map(|m| self.markers.lit(m.text).to_owned())
+            .map(|m| self.markers.lit_text(m.text))
+            .collect();
+        let anywhere = spec
+            .triggers
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| !t.at_output_start);
+        self.scan_ids = anywhere
+            .clone()
+            .map(|(i, _)| i)
+            .chain(self.stray_lits.iter().map(|_| usize::MAX))
+            .collect();
+        self.scan_lits = anywhere
+            .map(|(i, _)| self.trigger_lits[i].clone())
+            .chain(self.stray_lits.iter().cloned())
             .collect();
     }
 
@@ -370,10 +421,23 @@ impl StreamParser {
             }
         }
         let close_lit = self.markers.lit(close).to_owned();
-        match text::scan(&self.pending, &[close_lit.as_str()]) {
-            Scan::Found { pos, .. } => {
+        // A marker with the role `reasoning_exit` also ends reasoning (the model went straight from
+        // thinking into a tool call without closing it); it stays in the input for content.
+        let mut lits = vec![close_lit.clone()];
+        lits.extend(
+            self.config
+                .spec
+                .markers
+                .iter()
+                .filter(|m| m.role == "reasoning_exit")
+                .map(|m| self.markers.lit_text(m.text)),
+        );
+        let lits: Vec<&str> = lits.iter().map(String::as_str).collect();
+        match text::scan(&self.pending, &lits) {
+            Scan::Found { pos, which } => {
                 self.sink.reasoning(&self.pending[..pos]);
-                self.consume(pos + close_lit.len());
+                let close_len = if which == 0 { close_lit.len() } else { 0 };
+                self.consume(pos + close_len);
                 self.state = State::Content;
                 true
             }
@@ -421,19 +485,21 @@ impl StreamParser {
                 self.at_output_start = false;
             }
         }
-        let anywhere: Vec<(usize, &str)> = spec
-            .triggers
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| !t.at_output_start)
-            .map(|(i, _)| (i, self.trigger_lits[i].as_str()))
-            .chain(self.stray_lits.iter().map(|l| (usize::MAX, l.as_str())))
-            .collect();
-        let lits: Vec<&str> = anywhere.iter().map(|(_, l)| *l).collect();
-        let found = match text::scan(&self.pending, &lits) {
+        let lits = &self.scan_lits;
+        let found = match text::scan(&self.pending, lits) {
+            // A longer literal that starts with the one found may still complete there (MiniMax
+            // M3's trigger is the namespace token that begins every one of its end markers).
+            Scan::Found { pos, .. }
+                if !eof
+                    && lits
+                        .iter()
+                        .any(|l| text::is_proper_prefix(&self.pending[pos..], l)) =>
+            {
+                Scan::NotFound { safe: pos }
+            }
             Scan::Found { pos, which } => Scan::Found {
                 pos,
-                which: anywhere[which].0,
+                which: self.scan_ids[which],
             },
             not_found => not_found,
         };
@@ -463,8 +529,11 @@ impl StreamParser {
             }
             Scan::NotFound { safe } => {
                 let upto = if eof { self.pending.len() } else { safe };
-                let released = self.pending[..upto].to_owned();
-                self.emit_content(&released);
+                let released = &self.pending[..upto];
+                if !released.trim().is_empty() {
+                    self.at_output_start = false;
+                }
+                self.sink.content(released);
                 self.consume(upto);
                 self.state = State::Content;
                 false

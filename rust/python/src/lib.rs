@@ -4,6 +4,7 @@
 mod bitmask;
 mod convert;
 mod parser;
+mod toolset;
 mod vocab;
 
 use pyo3::prelude::*;
@@ -33,6 +34,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<parser::Delta>()?;
     m.add_class::<parser::ToolCallDelta>()?;
     m.add_class::<vocab::Vocab>()?;
+    m.add_class::<toolset::ToolSet>()?;
     m.add_class::<bitmask::MaskCache>()?;
     m.add_function(wrap_pyfunction!(bitmask::unsafe_apply_token_bitmask, m)?)?;
     m.add_function(wrap_pyfunction!(bitmask::unsafe_count_allowed, m)?)?;

@@ -9,7 +9,7 @@ use toolwire_core::ids::{IdSource, RandomIds};
 use toolwire_core::message as core;
 use toolwire_core::render::RenderCall;
 use toolwire_core::stream::{ParserConfig, StreamParser};
-use toolwire_core::tools::ToolSet;
+use toolwire_core::tools::{ToolChoice, ToolSet};
 use toolwire_core::{formats as registry, Error};
 
 use crate::convert::{dict, opt_str, str_list, to_value};
@@ -58,11 +58,17 @@ fn reasoning_choice(reasoning: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Str
         .map_err(|_| ToolwireError::new_err("reasoning must be None, a bool, or a string"))
 }
 
-fn tool_set(tools: Option<&Bound<'_, PyAny>>) -> PyResult<ToolSet> {
+fn tool_set(tools: Option<&Bound<'_, PyAny>>) -> PyResult<Arc<ToolSet>> {
     match tools {
-        None => Ok(ToolSet::empty()),
-        Some(obj) if obj.is_none() => Ok(ToolSet::empty()),
-        Some(obj) => ToolSet::from_json(&to_value(obj)?).map_err(to_py_err),
+        Some(obj) if !obj.is_none() => crate::toolset::compile(obj),
+        _ => Ok(Arc::new(ToolSet::empty())),
+    }
+}
+
+fn parse_tool_choice(choice: Option<&Bound<'_, PyAny>>) -> PyResult<ToolChoice> {
+    match choice {
+        Some(obj) if !obj.is_none() => ToolChoice::from_json(&to_value(obj)?).map_err(to_py_err),
+        _ => Ok(ToolChoice::Auto),
     }
 }
 
@@ -77,13 +83,16 @@ pub struct ToolParser {
 #[pymethods]
 impl ToolParser {
     #[new]
-    #[pyo3(signature = (format, tools=None, *, reasoning=None, vocab=None, id_factory=None))]
+    #[pyo3(signature = (format, tools=None, *, reasoning=None, vocab=None, id_factory=None, tool_choice=None, parallel_tool_calls=true))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         format: &str,
         tools: Option<&Bound<'_, PyAny>>,
         reasoning: Option<&Bound<'_, PyAny>>,
         vocab: Option<&Bound<'_, PyAny>>,
         id_factory: Option<Py<PyAny>>,
+        tool_choice: Option<&Bound<'_, PyAny>>,
+        parallel_tool_calls: bool,
     ) -> PyResult<Self> {
         let vocab = match vocab {
             Some(v) if !v.is_none() => Some(
@@ -96,8 +105,11 @@ impl ToolParser {
             _ => None,
         };
         let reasoning = reasoning_choice(reasoning)?;
-        let config =
-            ParserConfig::new(format, tool_set(tools)?, reasoning.as_deref()).map_err(to_py_err)?;
+        let config = ParserConfig::new(format, ToolSet::empty(), reasoning.as_deref())
+            .map_err(to_py_err)?
+            .with_tool_set(tool_set(tools)?)
+            .with_tool_choice(parse_tool_choice(tool_choice)?, parallel_tool_calls)
+            .map_err(to_py_err)?;
         Ok(Self {
             config,
             id_factory,
@@ -218,9 +230,19 @@ impl ToolCall {
     fn id(&self) -> &str {
         &self.0.id
     }
+    /// `"function"`, or `"custom"` for a call to a custom (freeform) tool.
     #[getter]
     fn r#type(&self) -> &'static str {
-        "function"
+        if self.0.input.is_some() {
+            "custom"
+        } else {
+            "function"
+        }
+    }
+    /// A custom tool call's raw input (None for function calls).
+    #[getter]
+    fn input(&self) -> Option<&str> {
+        self.0.input.as_deref()
     }
     #[getter]
     fn name(&self) -> &str {
@@ -231,8 +253,24 @@ impl ToolCall {
     fn arguments(&self) -> &str {
         &self.0.arguments
     }
-    /// `{"id", "type": "function", "function": {"name", "arguments"}}`.
+    /// `{"id", "type": "function", "function": {"name", "arguments"}}`, or for a custom tool
+    /// `{"id", "type": "custom", "custom": {"name", "input"}}`.
     fn to_openai<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        if let Some(input) = &self.0.input {
+            let custom = dict(
+                py,
+                &[("name", s(py, &self.0.name)), ("input", s(py, input))],
+            )?;
+            let kind = s(py, "custom");
+            return dict(
+                py,
+                &[
+                    ("id", s(py, &self.0.id)),
+                    ("type", kind),
+                    ("custom", custom.into_any()),
+                ],
+            );
+        }
         let function = dict(
             py,
             &[
@@ -285,6 +323,16 @@ impl CallIssue {
     #[getter]
     fn raw(&self) -> &str {
         &self.0.raw
+    }
+    /// For `schema_violation`: JSON pointer into the arguments (`""` is the root).
+    #[getter]
+    fn pointer(&self) -> Option<&str> {
+        self.0.pointer.as_deref()
+    }
+    /// For `schema_violation`: the failing schema keyword.
+    #[getter]
+    fn keyword(&self) -> Option<&str> {
+        self.0.keyword.as_deref()
     }
     fn __repr__(&self) -> String {
         format!(
@@ -382,7 +430,18 @@ impl ToolCallDelta {
     }
     #[getter]
     fn r#type(&self) -> Option<&'static str> {
-        self.0.id.as_ref().map(|_| "function")
+        self.0.id.as_ref().map(|_| {
+            if self.0.input.is_some() {
+                "custom"
+            } else {
+                "function"
+            }
+        })
+    }
+    /// A custom tool call's whole input (sent once, when the call completes).
+    #[getter]
+    fn input(&self) -> Option<&str> {
+        self.0.input.as_deref()
     }
     #[getter]
     fn name(&self) -> Option<&str> {
@@ -393,13 +452,28 @@ impl ToolCallDelta {
         &self.0.arguments
     }
     fn to_openai<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let out = PyDict::new(py);
+        out.set_item("index", self.0.index)?;
+        if let Some(input) = &self.0.input {
+            out.set_item("id", &self.0.id)?;
+            out.set_item("type", "custom")?;
+            out.set_item(
+                "custom",
+                dict(
+                    py,
+                    &[
+                        ("name", opt_str(py, self.0.name.as_deref())),
+                        ("input", s(py, input)),
+                    ],
+                )?,
+            )?;
+            return Ok(out);
+        }
         let function = PyDict::new(py);
         if let Some(name) = &self.0.name {
             function.set_item("name", name)?;
         }
         function.set_item("arguments", &self.0.arguments)?;
-        let out = PyDict::new(py);
-        out.set_item("index", self.0.index)?;
         if let Some(id) = &self.0.id {
             out.set_item("id", id)?;
             out.set_item("type", "function")?;
@@ -554,8 +628,11 @@ pub fn format_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDi
 fn render_call(item: &Bound<'_, PyAny>) -> PyResult<RenderCall> {
     if let Ok(call) = item.downcast::<ToolCall>() {
         let call = call.get();
-        let arguments = serde_json::from_str(&call.0.arguments)
-            .map_err(|e| ToolwireError::new_err(e.to_string()))?;
+        let arguments = match &call.0.input {
+            Some(input) => serde_json::json!({ "input": input }),
+            None => serde_json::from_str(&call.0.arguments)
+                .map_err(|e| ToolwireError::new_err(e.to_string()))?,
+        };
         return Ok(RenderCall {
             name: call.0.name.clone(),
             arguments,
@@ -564,6 +641,18 @@ fn render_call(item: &Bound<'_, PyAny>) -> PyResult<RenderCall> {
     }
     let value = to_value(item)?;
     let id = value.get("id").and_then(Value::as_str).map(str::to_owned);
+    if let Some(custom) = value.get("custom") {
+        let name = custom
+            .get("name")
+            .and_then(Value::as_str)
+            .ok_or_else(|| ToolwireError::new_err("each tool call needs a \"name\""))?;
+        let input = custom.get("input").and_then(Value::as_str).unwrap_or("");
+        return Ok(RenderCall {
+            name: name.to_owned(),
+            arguments: serde_json::json!({ "input": input }),
+            id,
+        });
+    }
     let function = value.get("function").unwrap_or(&value);
     let name = function
         .get("name")

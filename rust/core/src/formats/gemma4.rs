@@ -503,11 +503,11 @@ impl RegionParser for GemmaRegion {
                     // Raw text up to the closing delimiter; any other special token means the
                     // string was never closed.
                     let stop = text::find_any(rest, &[self.quote.as_str()]).map(|(p, _)| p);
-                    let sentinel = rest
+                    let window = &rest[..stop.unwrap_or(rest.len())];
+                    let sentinel = window
                         .char_indices()
                         .find(|&(_, c)| MarkerTable::is_sentinel(c))
-                        .map(|(p, _)| p)
-                        .filter(|&p| Some(p) != stop);
+                        .map(|(p, _)| p);
                     let (upto, closed) = match (stop, sentinel) {
                         (Some(q), Some(s)) if s < q => (s, false),
                         (Some(q), _) => (q, true),

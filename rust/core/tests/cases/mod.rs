@@ -3,9 +3,12 @@
 
 use serde_json::Value;
 
+pub mod beam;
 pub mod cohere;
 pub mod deepseek_v3;
 pub mod deepseek_v3_1;
+pub mod deepseek_v3_2;
+pub mod deepseek_v4;
 pub mod default;
 pub mod gemma4;
 pub mod glm45;
@@ -19,6 +22,8 @@ pub mod jamba;
 pub mod kimi_k2;
 pub mod llama3_json;
 pub mod longcat;
+pub mod minimax_m2;
+pub mod minimax_m3;
 pub mod mistral;
 pub mod nemotron_deci;
 pub mod phi4;
@@ -108,12 +113,17 @@ pub fn all() -> Vec<Matrix> {
         llama3_json::matrix(),
         mistral::matrix(),
         harmony::matrix(),
+        beam::matrix(),
         longcat::matrix(),
         hunyuan_a13b::matrix(),
         cohere::matrix(),
         qwen3_coder::matrix(),
         glm45::matrix(),
         glm47::matrix(),
+        deepseek_v3_2::matrix(),
+        deepseek_v4::matrix(),
+        minimax_m2::matrix(),
+        minimax_m3::matrix(),
         default::matrix(),
         deepseek_v3::matrix(),
         deepseek_v3_1::matrix(),

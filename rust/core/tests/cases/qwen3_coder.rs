@@ -126,10 +126,11 @@ pub fn matrix() -> Matrix {
             // Typing by the schema.
             (
                 "string_parameters_stay_verbatim",
-                sample(
+                broken(
                     "<tool_call>\n<function=get_weather>\n<parameter=location>\nnull\n</parameter>\n<parameter=unit>\n42\n</parameter>\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>",
                     None,
                     vec![("get_weather", json!({"location": "null", "unit": "42", "days": 3}))],
+                    vec!["schema_violation"],
                 ),
             ),
             (

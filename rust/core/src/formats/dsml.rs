@@ -1,0 +1,284 @@
+//! DeepSeek V3.2 and V4: DSML, the DeepSeek markup for tool calls.
+//!
+//! ```text
+//! <｜DSML｜function_calls>                      (V4: <｜DSML｜tool_calls>)
+//! <｜DSML｜invoke name="get_weather">
+//! <｜DSML｜parameter name="location" string="true">NYC</｜DSML｜parameter>
+//! <｜DSML｜parameter name="days" string="false">3</｜DSML｜parameter>
+//! </｜DSML｜invoke>
+//! </｜DSML｜function_calls>
+//! ```
+//!
+//! Several invokes in one block are parallel calls. `string="true"`: the value is the raw string
+//! (written without escaping, kept verbatim); `string="false"` or no attribute: a JSON value, and a
+//! value that is not JSON is kept as a string. Only `｜DSML｜` is a special token (128825); every tag
+//! is several tokens, so tags arrive split anywhere. Both block names are accepted by both formats
+//! (models drift); V4 may write a parameterless call as `<｜DSML｜invoke name="N"/>`; an invoke body
+//! may be one JSON object instead of parameters (SGLang accepts it); and a model that forgets the
+//! block opener at long context (vllm#48931) still has its `<｜DSML｜invoke` blocks read as calls.
+//!
+//! The body is read by [`super::xml_invoke`]: string values are streamed as escaped JSON fragments
+//! while they arrive; a JSON value is held until its closing tag, because a value that is not JSON
+//! becomes a string.
+
+use serde_json::Value;
+
+use super::xml_invoke::{python_json, InvokeRegion, InvokeRegionSpec, Typing};
+use crate::region::{RegionCtx, RegionParser};
+use crate::render::RenderCall;
+use crate::spec::{FormatSpec, Marker, Trigger};
+
+const DSML: &str = "｜DSML｜";
+
+const MARKERS: &[Marker] = &[
+    Marker {
+        role: "dsml_token",
+        text: "｜DSML｜",
+        special_token: true,
+    },
+    Marker {
+        role: "section_start",
+        text: "<｜DSML｜function_calls>",
+        special_token: false,
+    },
+    Marker {
+        role: "section_end",
+        text: "</｜DSML｜function_calls>",
+        special_token: false,
+    },
+    Marker {
+        role: "section_start",
+        text: "<｜DSML｜tool_calls>",
+        special_token: false,
+    },
+    Marker {
+        role: "section_end",
+        text: "</｜DSML｜tool_calls>",
+        special_token: false,
+    },
+    Marker {
+        role: "call_start",
+        text: "<｜DSML｜invoke",
+        special_token: false,
+    },
+    Marker {
+        role: "call_end",
+        text: "</｜DSML｜invoke>",
+        special_token: false,
+    },
+    Marker {
+        role: "param_start",
+        text: "<｜DSML｜parameter",
+        special_token: false,
+    },
+    Marker {
+        role: "param_end",
+        text: "</｜DSML｜parameter>",
+        special_token: false,
+    },
+    Marker {
+        role: "reasoning_start",
+        text: "<think>",
+        special_token: true,
+    },
+    Marker {
+        role: "reasoning_end",
+        text: "</think>",
+        special_token: true,
+    },
+];
+
+pub static DEEPSEEK_V3_2: FormatSpec = FormatSpec {
+    name: "deepseek_v3_2",
+    aliases: &["deepseekv32", "deepseek_v32"],
+    families: &["DeepSeek-V3.2", "DeepSeek-V3.2-Speciale"],
+    description: "DSML: <｜DSML｜function_calls> with <｜DSML｜invoke name=...> calls and \
+                  <｜DSML｜parameter name=... string=...> values",
+    markers: MARKERS,
+    triggers: &[
+        Trigger::marker("<｜DSML｜function_calls>"),
+        Trigger::marker("<｜DSML｜tool_calls>"),
+        Trigger::marker("<｜DSML｜invoke"),
+    ],
+    name_encoding: "tag_attribute",
+    argument_encoding: "dsml_parameters",
+    call_separator: Some("\n"),
+    reasoning: Some(("<think>", "</think>")),
+    template: None,
+    new_region,
+    render: render_v32,
+};
+
+pub static DEEPSEEK_V4: FormatSpec = FormatSpec {
+    name: "deepseek_v4",
+    aliases: &["deepseekv4", "deepseek-v4"],
+    families: &["DeepSeek-V4-Pro", "DeepSeek-V4-Flash"],
+    description: "DSML: <｜DSML｜tool_calls> with <｜DSML｜invoke name=...> calls and \
+                  <｜DSML｜parameter name=... string=...> values",
+    markers: MARKERS,
+    triggers: &[
+        Trigger::marker("<｜DSML｜tool_calls>"),
+        Trigger::marker("<｜DSML｜function_calls>"),
+        Trigger::marker("<｜DSML｜invoke"),
+    ],
+    name_encoding: "tag_attribute",
+    argument_encoding: "dsml_parameters",
+    call_separator: Some("\n"),
+    reasoning: Some(("<think>", "</think>")),
+    template: None,
+    new_region,
+    render: render_v4,
+};
+
+fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
+    let d = ctx.lit(DSML);
+    let invoke_open = format!("<{d}invoke");
+    Box::new(InvokeRegion::new(
+        ctx,
+        InvokeRegionSpec {
+            wrapped: ctx.trigger_lit() != invoke_open,
+            block_closes: vec![format!("</{d}function_calls>"), format!("</{d}tool_calls>")],
+            invoke_open,
+            invoke_close: format!("</{d}invoke>"),
+            param_open: format!("<{d}parameter"),
+            param_close: format!("</{d}parameter>"),
+            typing: Typing::StringAttribute,
+            what: "DSML",
+        },
+    ))
+}
+
+/// What the DeepSeek encoder writes after the assistant's content: `\n\n`, the block, invokes
+/// joined by `\n`, parameters joined by `\n`.
+fn render_block(block: &str, calls: &[RenderCall], content: Option<&str>) -> String {
+    let mut out = String::from(content.unwrap_or(""));
+    if calls.is_empty() {
+        return out;
+    }
+    out.push_str(&format!("\n\n<{DSML}{block}>\n"));
+    for (k, call) in calls.iter().enumerate() {
+        if k > 0 {
+            out.push('\n');
+        }
+        out.push_str(&format!("<{DSML}invoke name=\"{}\">\n", call.name));
+        match call.arguments.as_object() {
+            Some(map) => {
+                for (j, (key, value)) in map.iter().enumerate() {
+                    if j > 0 {
+                        out.push('\n');
+                    }
+                    let (string, text) = match value {
+                        Value::String(s) => ("true", s.clone()),
+                        other => ("false", python_json(other)),
+                    };
+                    out.push_str(&format!(
+                        "<{DSML}parameter name=\"{key}\" string=\"{string}\">{text}</{DSML}parameter>"
+                    ));
+                }
+            }
+            None => out.push_str(&python_json(&call.arguments)),
+        }
+        out.push_str(&format!("\n</{DSML}invoke>"));
+    }
+    out.push_str(&format!("\n</{DSML}{block}>"));
+    out
+}
+
+fn render_v32(calls: &[RenderCall], content: Option<&str>) -> String {
+    render_block("function_calls", calls, content)
+}
+
+fn render_v4(calls: &[RenderCall], content: Option<&str>) -> String {
+    render_block("tool_calls", calls, content)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stream::{ParserConfig, StreamParser};
+    use crate::tools::ToolSet;
+
+    #[test]
+    fn renders_like_the_encoder() {
+        let calls = [RenderCall {
+            name: "f".into(),
+            arguments: serde_json::json!({"q": "a b", "n": [1, {"k": true}]}),
+            id: None,
+        }];
+        assert_eq!(
+            render_v32(&calls, Some("Hi")),
+            "Hi\n\n<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n\
+             <｜DSML｜parameter name=\"q\" string=\"true\">a b</｜DSML｜parameter>\n\
+             <｜DSML｜parameter name=\"n\" string=\"false\">[1, {\"k\": true}]</｜DSML｜parameter>\n\
+             </｜DSML｜invoke>\n</｜DSML｜function_calls>"
+        );
+    }
+
+    fn token_mode(format: &str, reasoning: Option<&str>) -> StreamParser {
+        let config = ParserConfig::new(format, ToolSet::empty(), reasoning).unwrap();
+        let special = config.special_marker_texts();
+        let mut stream = StreamParser::new(config);
+        stream.use_special_markers(&special);
+        stream
+    }
+
+    #[test]
+    fn token_mode_matches_the_dsml_token_only() {
+        let mut stream = token_mode("deepseek_v4", None);
+        let d = stream.markers().sentinel_for(DSML).unwrap().to_owned();
+        let text = format!(
+            "typed <｜DSML｜tool_calls> stays text\n\n<{d}tool_calls>\n<{d}invoke name=\"f\">\n\
+             <{d}parameter name=\"x\" string=\"true\">a</｜DSML｜parameter>b</{d}parameter>\n\
+             </{d}invoke>\n</{d}tool_calls>"
+        );
+        for c in text.chars() {
+            stream.feed(&c.to_string()).unwrap();
+        }
+        stream.finish(None).unwrap();
+        let m = stream.message();
+        assert_eq!(m.content, "typed <｜DSML｜tool_calls> stays text\n\n");
+        assert_eq!(m.tool_calls.len(), 1, "{m:?}");
+        assert_eq!(
+            m.tool_calls[0].arguments,
+            r#"{"x": "a</｜DSML｜parameter>b"}"#
+        );
+    }
+
+    #[test]
+    fn reasoning_holds_dsml_written_while_thinking() {
+        let config = ParserConfig::new("deepseek_v3_2", ToolSet::empty(), Some("native")).unwrap();
+        let text =
+            "<think>maybe <｜DSML｜function_calls> here</think>Sure.\n\n<｜DSML｜function_calls>\n\
+                    <｜DSML｜invoke name=\"f\">\n</｜DSML｜invoke>\n</｜DSML｜function_calls>";
+        let m = crate::stream::parse(&config, text);
+        assert_eq!(m.reasoning, "maybe <｜DSML｜function_calls> here");
+        assert_eq!(m.content, "Sure.\n\n");
+        assert_eq!(m.tool_calls.len(), 1);
+        assert_eq!(m.tool_calls[0].arguments, "{}");
+    }
+
+    #[test]
+    fn hostile_inputs_do_not_panic_and_stay_linear() {
+        let config = ParserConfig::new("deepseek_v3_2", ToolSet::empty(), None).unwrap();
+        let deep = format!(
+            "<｜DSML｜function_calls><｜DSML｜invoke name=\"f\">{}",
+            "{".repeat(100_000)
+        );
+        let m = crate::stream::parse(&config, &deep);
+        assert_eq!(m.issues[0].kind, crate::message::IssueKind::Truncated);
+        let spaces = format!("<｜DSML｜invoke name=\"f\"/>{}x", " ".repeat(200_000));
+        let mut stream = StreamParser::new(config.clone());
+        for chunk in spaces.as_bytes().chunks(7) {
+            stream.feed(std::str::from_utf8(chunk).unwrap()).unwrap();
+        }
+        stream.finish(None).unwrap();
+        assert_eq!(stream.message().tool_calls.len(), 1);
+        for junk in [
+            "<｜DSML｜invoke name=\"",
+            "<｜DSML｜invoke name='a'>\u{10FF00}<｜DSML｜parameter name=>",
+            "<｜DSML｜tool_calls><｜DSML｜<｜DSML｜",
+        ] {
+            let _ = crate::stream::parse(&config, junk);
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! MiniMax M2 (M2, M2.1, M2.5, M2.7):
+//!
+//! ```text
+//! <minimax:tool_call>
+//! <invoke name="get_weather">
+//! <parameter name="location">NYC</parameter>
+//! <parameter name="days">3</parameter>
+//! </invoke>
+//! </minimax:tool_call>
+//! ```
+//!
+//! Several invokes in one block are parallel calls. Values are raw text typed by the tool's JSON
+//! schema ([`crate::xml_value`]); entities are not decoded. A string value may hold any tag text,
+//! `</minimax:tool_call>` included (frontend-crates#245): only `</parameter>` ends it. The chat
+//! template's generation prompt ends in `<think>\n`, so completions start inside reasoning; a model
+//! that goes from thinking straight into `<minimax:tool_call>` ends its reasoning there
+//! (frontend-crates#108).
+
+use serde_json::Value;
+
+use super::xml_invoke::{python_json, InvokeRegion, InvokeRegionSpec, Typing};
+use crate::region::{RegionCtx, RegionParser};
+use crate::render::RenderCall;
+use crate::spec::{FormatSpec, Marker, Trigger};
+
+pub static SPEC: FormatSpec = FormatSpec {
+    name: "minimax_m2",
+    aliases: &["minimax", "minimax-m2"],
+    families: &["MiniMax-M2", "MiniMax-M2.1", "MiniMax-M2.5", "MiniMax-M2.7"],
+    description: "<minimax:tool_call> block of <invoke name=...> calls with <parameter name=...> \
+                  values typed by the tool's schema",
+    markers: &[
+        Marker {
+            role: "section_start",
+            text: "<minimax:tool_call>",
+            special_token: true,
+        },
+        Marker {
+            role: "section_end",
+            text: "</minimax:tool_call>",
+            special_token: true,
+        },
+        Marker {
+            role: "call_start",
+            text: "<invoke",
+            special_token: false,
+        },
+        Marker {
+            role: "call_end",
+            text: "</invoke>",
+            special_token: false,
+        },
+        Marker {
+            role: "param_start",
+            text: "<parameter",
+            special_token: false,
+        },
+        Marker {
+            role: "param_end",
+            text: "</parameter>",
+            special_token: false,
+        },
+        Marker {
+            role: "reasoning_start",
+            text: "<think>",
+            special_token: true,
+        },
+        Marker {
+            role: "reasoning_end",
+            text: "</think>",
+            special_token: true,
+        },
+        Marker {
+            role: "reasoning_exit",
+            text: "<minimax:tool_call>",
+            special_token: false,
+        },
+    ],
+    triggers: &[Trigger::marker("<minimax:tool_call>")],
+    name_encoding: "tag_attribute",
+    argument_encoding: "xml_parameters",
+    call_separator: Some("\n"),
+    reasoning: Some(("<think>", "</think>")),
+    template: None,
+    new_region,
+    render,
+};
+
+fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
+    Box::new(InvokeRegion::new(
+        ctx,
+        InvokeRegionSpec {
+            wrapped: true,
+            block_closes: vec![ctx.lit("</minimax:tool_call>")],
+            invoke_open: ctx.lit("<invoke"),
+            invoke_close: ctx.lit("</invoke>"),
+            param_open: ctx.lit("<parameter"),
+            param_close: ctx.lit("</parameter>"),
+            typing: Typing::Schema,
+            what: "MiniMax",
+        },
+    ))
+}
+
+/// What the chat template writes after the content: the block, one invoke per call, one parameter
+/// per line; strings raw, other values as `tojson`.
+fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+    let mut out = String::from(content.unwrap_or(""));
+    if calls.is_empty() {
+        return out;
+    }
+    out.push_str("<minimax:tool_call>\n");
+    for call in calls {
+        out.push_str(&format!("<invoke name=\"{}\">\n", call.name));
+        match call.arguments.as_object() {
+            Some(map) => {
+                for (key, value) in map {
+                    let text = match value {
+                        Value::String(s) => s.clone(),
+                        other => python_json(other),
+                    };
+                    out.push_str(&format!("<parameter name=\"{key}\">{text}</parameter>\n"));
+                }
+            }
+            None => {
+                out.push_str(&python_json(&call.arguments));
+                out.push('\n');
+            }
+        }
+        out.push_str("</invoke>\n");
+    }
+    out.push_str("</minimax:tool_call>");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stream::{parse, ParserConfig};
+    use crate::tools::ToolSet;
+
+    #[test]
+    fn renders_like_the_chat_template() {
+        let calls = [RenderCall {
+            name: "f".into(),
+            arguments: serde_json::json!({"q": "a b", "n": [1, {"k": true}]}),
+            id: None,
+        }];
+        assert_eq!(
+            render(&calls, Some("Hi")),
+            "Hi<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"q\">a b</parameter>\n\
+             <parameter name=\"n\">[1, {\"k\": true}]</parameter>\n</invoke>\n</minimax:tool_call>"
+        );
+    }
+
+    #[test]
+    fn reasoning_ends_at_a_tool_call_without_closing_think() {
+        for (reasoning, open, thought) in [
+            ("native", "<think>\n", "\nNeed the weather.\n"),
+            ("closing_only", "", "Need the weather.\n"),
+        ] {
+            let config =
+                ParserConfig::new("minimax_m2", ToolSet::empty(), Some(reasoning)).unwrap();
+            let text = format!(
+                "{open}Need the weather.\n<minimax:tool_call>\n<invoke name=\"f\">\n\
+                 <parameter name=\"x\">1</parameter>\n</invoke>\n</minimax:tool_call>"
+            );
+            let m = parse(&config, &text);
+            assert_eq!(m.reasoning, thought);
+            assert_eq!(m.tool_calls.len(), 1, "{reasoning}: {m:?}");
+            assert_eq!(m.tool_calls[0].arguments, r#"{"x": "1"}"#);
+        }
+    }
+}

@@ -1,0 +1,704 @@
+//! Calls written as invoke tags with one tag per parameter, inside a block:
+//!
+//! ```text
+//! BLOCK_OPEN
+//! <invoke name="NAME">
+//! <parameter name="K" ...>VALUE</parameter>
+//! </invoke>
+//! BLOCK_CLOSE
+//! ```
+//!
+//! The shared body of DSML (DeepSeek V3.2/V4, tags prefixed with `｜DSML｜`) and MiniMax M2.
+//! Several invokes in one block are parallel calls. A value is typed either by a `string="true"`
+//! attribute (DSML) or by the tool's JSON schema (MiniMax); a value that is always a string is
+//! streamed as escaped JSON while it arrives, any other value is held until its closing tag. Only
+//! the parameter's own closing tag ends a value, so a value may hold any other tag text (the block's
+//! closing tag included). Also accepted: a self-closing `<invoke name="N"/>` (no parameters), an
+//! invoke body that is one JSON object, and the block's closing tag in place of a missing
+//! `</invoke>`.
+//!
+//! Every byte is looked at a bounded number of times: tags are read incrementally, and only a
+//! possible partial tag at the end of a chunk is held back.
+
+use std::io;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::json::{self, ScanResult, ValueScanner};
+use crate::message::IssueKind;
+use crate::region::{Progress, RegionCtx, RegionParser, Sink};
+use crate::text;
+use crate::xml_value::{self, TypeSet};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Typing {
+    /// `string="true"`: the raw string; otherwise a JSON value, or the raw string when the value is
+    /// not JSON.
+    StringAttribute,
+    /// By the tool's JSON schema for the parameter (see [`crate::xml_value`]).
+    Schema,
+}
+
+/// The search texts of one format's tags (from `RegionCtx::lit`, so special tokens match by id in
+/// token mode).
+pub struct InvokeRegionSpec {
+    /// Whether the trigger opens a block (else it is a bare invoke opener, and the region ends at
+    /// the first thing after an invoke that is not another invoke).
+    pub wrapped: bool,
+    pub block_closes: Vec<String>,
+    pub invoke_open: String,
+    pub invoke_close: String,
+    pub param_open: String,
+    pub param_close: String,
+    pub typing: Typing,
+    /// The format's name in issue details.
+    pub what: &'static str,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// At the trigger.
+    Open,
+    /// Between invokes: the next invoke, the block's end, or something else.
+    Between,
+    /// Text inside the block that belongs to no call.
+    Stray,
+    /// Attributes of the invoke tag.
+    InvokeTag,
+    /// Inside an invoke, between parameters.
+    Body,
+    /// Attributes of a parameter tag.
+    ParamTag,
+    /// A string value, streamed.
+    StringValue,
+    /// Any other value, held until its closing tag.
+    HeldValue,
+    /// The invoke body is one JSON object.
+    JsonBody,
+    /// A broken invoke: skip to its end (or the block's end) and report it.
+    Recover(IssueKind, &'static str),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Held {
+    /// `string="false"` or no `string` attribute.
+    Json,
+    Typed(TypeSet),
+}
+
+pub struct InvokeRegion {
+    spec: InvokeRegionSpec,
+    trigger: String,
+    /// The invoke opener and the block's closing tags.
+    between_lits: Vec<String>,
+    /// The parameter opener, the invoke's closing tag and the block's closing tags.
+    body_lits: Vec<String>,
+    /// The invoke's closing tag and the block's closing tags.
+    recover_lits: Vec<String>,
+    state: State,
+    /// The model's text of the invoke (or stray text) being read, for issues.
+    raw: String,
+    /// Whitespace between invokes, given back as content when a bare invoke run ends.
+    ws: String,
+    saw_anything: bool,
+    tag: TagReader,
+    name: String,
+    params: usize,
+    json_body: bool,
+    held: Held,
+    value: String,
+    scanner: ValueScanner,
+}
+
+impl InvokeRegion {
+    pub fn new(ctx: &RegionCtx<'_>, spec: InvokeRegionSpec) -> Self {
+        let mut between_lits = vec![spec.invoke_open.clone()];
+        between_lits.extend(spec.block_closes.iter().cloned());
+        let mut body_lits = vec![spec.param_open.clone(), spec.invoke_close.clone()];
+        body_lits.extend(spec.block_closes.iter().cloned());
+        let mut recover_lits = vec![spec.invoke_close.clone()];
+        recover_lits.extend(spec.block_closes.iter().cloned());
+        Self {
+            trigger: ctx.trigger_lit(),
+            spec,
+            between_lits,
+            body_lits,
+            recover_lits,
+            state: State::Open,
+            raw: String::new(),
+            ws: String::new(),
+            saw_anything: false,
+            tag: TagReader::default(),
+            name: String::new(),
+            params: 0,
+            json_body: false,
+            held: Held::Json,
+            value: String::new(),
+            scanner: ValueScanner::new(),
+        }
+    }
+
+    fn fail(&mut self, kind: IssueKind, why: &str, sink: &mut Sink) {
+        let raw = std::mem::take(&mut self.raw);
+        sink.fail_call(kind, why, &raw);
+    }
+
+    /// End of output inside a call: everything left is part of the broken call.
+    fn truncated(&mut self, input: &str, i: usize, sink: &mut Sink) -> Progress {
+        self.raw.push_str(&input[i..]);
+        let why = format!("output ended inside a {} call", self.spec.what);
+        self.fail(IssueKind::Truncated, &why, sink);
+        Progress::done(input.len())
+    }
+
+    fn block_close_at(&self, rest: &str) -> Option<usize> {
+        self.spec
+            .block_closes
+            .iter()
+            .find(|c| rest.starts_with(c.as_str()))
+            .map(String::len)
+    }
+
+    fn finish_invoke(&mut self, sink: &mut Sink) {
+        if !self.json_body {
+            sink.args(if self.params == 0 { "{}" } else { "}" });
+        }
+        let raw = std::mem::take(&mut self.raw);
+        sink.end_call(&raw);
+    }
+
+    fn emit_string(sink: &mut Sink, fragment: &str) {
+        if !fragment.is_empty() {
+            let mut escaped = String::with_capacity(fragment.len());
+            json::escape_into(&mut escaped, fragment);
+            sink.args(&escaped);
+        }
+    }
+
+    fn end_at_eof_between(&mut self, i: usize, sink: &mut Sink) -> Progress {
+        if !self.spec.wrapped {
+            let ws = std::mem::take(&mut self.ws);
+            sink.content(&ws);
+        } else if !self.saw_anything {
+            let ws = std::mem::take(&mut self.ws);
+            self.raw.push_str(&ws);
+            let why = format!(
+                "output ended inside an empty {} tool-call block",
+                self.spec.what
+            );
+            self.fail(IssueKind::Truncated, &why, sink);
+        }
+        Progress::done(i)
+    }
+
+    fn stray_why(&self) -> String {
+        format!(
+            "text inside a {} tool-call block that belongs to no call",
+            self.spec.what
+        )
+    }
+}
+
+fn is_partial_of_any(rest: &str, lits: &[String]) -> bool {
+    lits.iter().any(|lit| text::is_proper_prefix(rest, lit))
+}
+
+impl RegionParser for InvokeRegion {
+    fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
+        let mut i = 0;
+        loop {
+            let rest = &input[i..];
+            match self.state {
+                State::Open => {
+                    if self.spec.wrapped {
+                        let n = if rest.starts_with(self.trigger.as_str()) {
+                            self.trigger.len()
+                        } else {
+                            0
+                        };
+                        self.raw.push_str(&rest[..n]);
+                        i += n;
+                    }
+                    self.state = State::Between;
+                }
+                State::Between => {
+                    let n = text::skip_ws(rest);
+                    self.ws.push_str(&rest[..n]);
+                    i += n;
+                    let rest = &input[i..];
+                    if rest.starts_with(self.spec.invoke_open.as_str()) {
+                        self.ws.clear();
+                        self.raw.clear();
+                        self.raw.push_str(&self.spec.invoke_open);
+                        i += self.spec.invoke_open.len();
+                        self.saw_anything = true;
+                        self.tag = TagReader::default();
+                        self.params = 0;
+                        self.json_body = false;
+                        self.state = State::InvokeTag;
+                    } else if let Some(n) = self.block_close_at(rest) {
+                        self.ws.clear();
+                        return Progress::done(i + n);
+                    } else if rest.is_empty() {
+                        if eof {
+                            return self.end_at_eof_between(i, sink);
+                        }
+                        return Progress::more(i);
+                    } else if is_partial_of_any(rest, &self.between_lits) {
+                        if !eof {
+                            return Progress::more(i);
+                        }
+                        if !self.spec.wrapped {
+                            return self.end_at_eof_between(i, sink);
+                        }
+                        // The output ended inside a tag: the block's closing tag (the calls are
+                        // whole) or the next invoke's opening tag (a truncated call).
+                        if !text::is_proper_prefix(rest, &self.spec.invoke_open) {
+                            if self.saw_anything {
+                                return Progress::done(input.len());
+                            }
+                        } else if self.saw_anything {
+                            self.raw.clear();
+                        }
+                        if !self.saw_anything {
+                            let ws = std::mem::take(&mut self.ws);
+                            self.raw.push_str(&ws);
+                        }
+                        return self.truncated(input, i, sink);
+                    } else if self.spec.wrapped {
+                        self.ws.clear();
+                        self.raw.clear();
+                        self.saw_anything = true;
+                        self.state = State::Stray;
+                    } else {
+                        let ws = std::mem::take(&mut self.ws);
+                        sink.content(&ws);
+                        return Progress::done(i);
+                    }
+                }
+                State::Stray => {
+                    if rest.is_empty() {
+                        if eof {
+                            let why = self.stray_why();
+                            self.fail(IssueKind::UnexpectedText, &why, sink);
+                            return Progress::done(i);
+                        }
+                        return Progress::more(i);
+                    }
+                    // The first character is stray for sure (it did not start a known tag).
+                    let skip = if self.raw.is_empty() {
+                        rest.chars().next().map_or(0, char::len_utf8)
+                    } else {
+                        0
+                    };
+                    let hay = &rest[skip..];
+                    let lits: Vec<&str> = self.between_lits.iter().map(String::as_str).collect();
+                    let (n, found) = match text::find_any(hay, &lits) {
+                        Some((p, _)) => (skip + p, true),
+                        None if eof => (rest.len(), true),
+                        None => (rest.len() - text::partial_suffix_len(hay, &lits), false),
+                    };
+                    self.raw.push_str(&rest[..n]);
+                    i += n;
+                    if !found {
+                        return Progress::more(i);
+                    }
+                    let why = self.stray_why();
+                    self.fail(IssueKind::UnexpectedText, &why, sink);
+                    if i == input.len() && eof {
+                        return Progress::done(i);
+                    }
+                    self.state = State::Between;
+                }
+                State::InvokeTag | State::ParamTag => {
+                    let (n, closed) = self.tag.feed(rest);
+                    self.raw.push_str(&rest[..n]);
+                    i += n;
+                    if !closed {
+                        if eof {
+                            return self.truncated(input, i, sink);
+                        }
+                        return Progress::more(i);
+                    }
+                    let attrs = parse_attrs(&self.tag.text);
+                    self.tag = TagReader::default();
+                    if self.state == State::InvokeTag {
+                        self.open_invoke(attrs, sink);
+                    } else {
+                        self.open_param(attrs, sink);
+                    }
+                }
+                State::Body => {
+                    let n = text::skip_ws(rest);
+                    self.raw.push_str(&rest[..n]);
+                    i += n;
+                    let rest = &input[i..];
+                    if rest.starts_with(self.spec.param_open.as_str()) && !self.json_body {
+                        self.raw.push_str(&self.spec.param_open);
+                        i += self.spec.param_open.len();
+                        self.state = State::ParamTag;
+                    } else if rest.starts_with(self.spec.invoke_close.as_str()) {
+                        self.raw.push_str(&self.spec.invoke_close);
+                        i += self.spec.invoke_close.len();
+                        self.finish_invoke(sink);
+                        self.state = State::Between;
+                    } else if self.block_close_at(rest).is_some() {
+                        // The invoke's closing tag is missing but the block ended: the call is
+                        // complete.
+                        self.finish_invoke(sink);
+                        self.state = State::Between;
+                    } else if rest.starts_with('{') && self.params == 0 && !self.json_body {
+                        self.scanner = ValueScanner::new();
+                        self.state = State::JsonBody;
+                    } else if rest.is_empty() || is_partial_of_any(rest, &self.body_lits) {
+                        if eof {
+                            return self.truncated(input, i, sink);
+                        }
+                        return Progress::more(i);
+                    } else {
+                        self.state = State::Recover(
+                            IssueKind::MalformedJson,
+                            "unexpected text in an invoke",
+                        );
+                    }
+                }
+                State::StringValue | State::HeldValue => {
+                    let streaming = self.state == State::StringValue;
+                    let close = self.spec.param_close.as_str();
+                    let (upto, found) = match text::scan(rest, &[close]) {
+                        text::Scan::Found { pos, .. } => (pos, true),
+                        text::Scan::NotFound { .. } if eof => {
+                            return self.truncated(input, i, sink)
+                        }
+                        text::Scan::NotFound { safe } => (safe, false),
+                    };
+                    if streaming {
+                        Self::emit_string(sink, &rest[..upto]);
+                    } else {
+                        self.value.push_str(&rest[..upto]);
+                    }
+                    self.raw.push_str(&rest[..upto]);
+                    i += upto;
+                    if !found {
+                        return Progress::more(i);
+                    }
+                    self.raw.push_str(close);
+                    i += close.len();
+                    if streaming {
+                        sink.args("\"");
+                    } else {
+                        let value = std::mem::take(&mut self.value);
+                        let text = match self.held {
+                            Held::Json => json_or_string(&value),
+                            Held::Typed(types) => xml_value::typed_json_as(&value, types),
+                        };
+                        sink.args(&text);
+                    }
+                    self.state = State::Body;
+                }
+                State::JsonBody => match self.scanner.scan(rest.as_bytes()) {
+                    ScanResult::Complete(n) => {
+                        sink.args(&rest[..n]);
+                        self.raw.push_str(&rest[..n]);
+                        i += n;
+                        self.json_body = true;
+                        self.state = State::Body;
+                    }
+                    ScanResult::Incomplete => {
+                        sink.args(rest);
+                        self.raw.push_str(rest);
+                        i = input.len();
+                        if eof {
+                            return self.truncated(input, i, sink);
+                        }
+                        return Progress::more(i);
+                    }
+                    ScanResult::Invalid => {
+                        self.state = State::Recover(
+                            IssueKind::MalformedJson,
+                            "invoke body is not valid JSON",
+                        );
+                    }
+                },
+                State::Recover(kind, why) => {
+                    let stops: Vec<&str> = self.recover_lits.iter().map(String::as_str).collect();
+                    match text::find_any(rest, &stops) {
+                        Some((p, which)) => {
+                            // The invoke's own closing tag belongs to it; a block's closing tag
+                            // ends the block next.
+                            let n = if which == 0 { p + stops[0].len() } else { p };
+                            self.raw.push_str(&rest[..n]);
+                            i += n;
+                            self.fail(kind, why, sink);
+                            self.state = State::Between;
+                        }
+                        None if eof => {
+                            self.raw.push_str(rest);
+                            self.fail(kind, why, sink);
+                            return Progress::done(input.len());
+                        }
+                        None => {
+                            let n = rest.len() - text::partial_suffix_len(rest, &stops);
+                            self.raw.push_str(&rest[..n]);
+                            return Progress::more(i + n);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl InvokeRegion {
+    fn open_invoke(&mut self, attrs: Option<Attrs>, sink: &mut Sink) {
+        let Some(attrs) = attrs else {
+            self.state = State::Recover(IssueKind::MalformedJson, "malformed invoke tag");
+            return;
+        };
+        match attrs.get("name").filter(|n| !n.is_empty()) {
+            None if attrs.self_closing => {
+                self.fail(IssueKind::MissingName, "invoke without a name", sink);
+                self.state = State::Between;
+            }
+            None => self.state = State::Recover(IssueKind::MissingName, "invoke without a name"),
+            Some(name) => {
+                self.name = name.to_owned();
+                sink.start_call(name, None);
+                if attrs.self_closing {
+                    self.finish_invoke(sink);
+                    self.state = State::Between;
+                } else {
+                    self.state = State::Body;
+                }
+            }
+        }
+    }
+
+    fn open_param(&mut self, attrs: Option<Attrs>, sink: &mut Sink) {
+        let Some(attrs) = attrs else {
+            self.state = State::Recover(IssueKind::MalformedJson, "malformed parameter tag");
+            return;
+        };
+        let Some(name) = attrs.get("name") else {
+            self.state = State::Recover(IssueKind::MalformedJson, "parameter without a name");
+            return;
+        };
+        let lead = if self.params == 0 { "{" } else { ", " };
+        sink.args(&format!("{lead}{}: ", json::quote(name)));
+        self.params += 1;
+        let held = match self.spec.typing {
+            Typing::StringAttribute => {
+                let string = attrs
+                    .get("string")
+                    .is_some_and(|s| s.eq_ignore_ascii_case("true"));
+                (!string).then_some(Held::Json)
+            }
+            Typing::Schema => {
+                let schema = sink
+                    .tools()
+                    .get(&self.name)
+                    .and_then(|tool| tool.parameter_schema(name));
+                let types = TypeSet::of(schema);
+                (!types.is_string_only()).then_some(Held::Typed(types))
+            }
+        };
+        if attrs.self_closing {
+            let text = match held {
+                None | Some(Held::Json) => "\"\"".to_owned(),
+                Some(Held::Typed(types)) => xml_value::typed_json_as("", types),
+            };
+            sink.args(&text);
+            self.state = State::Body;
+        } else if let Some(held) = held {
+            self.held = held;
+            self.value.clear();
+            self.state = State::HeldValue;
+        } else {
+            sink.args("\"");
+            self.state = State::StringValue;
+        }
+    }
+}
+
+/// A JSON value as written (big integers stay exact), or the raw text as a string when it is not
+/// JSON.
+fn json_or_string(value: &str) -> String {
+    let trimmed = value.trim();
+    if !trimmed.is_empty() && json::is_valid(trimmed) {
+        trimmed.to_owned()
+    } else {
+        json::quote(value)
+    }
+}
+
+/// Reads a tag's attribute text up to its closing `>` (a `>` inside a quoted value does not
+/// close it), resumable across chunks.
+#[derive(Debug, Default)]
+pub struct TagReader {
+    pub text: String,
+    quote: Option<char>,
+    after_eq: bool,
+}
+
+impl TagReader {
+    /// Returns the bytes consumed and whether the tag closed (the `>` is consumed, not kept).
+    pub fn feed(&mut self, s: &str) -> (usize, bool) {
+        for (i, c) in s.char_indices() {
+            if let Some(q) = self.quote {
+                if c == q {
+                    self.quote = None;
+                }
+                continue;
+            }
+            match c {
+                '>' => {
+                    self.text.push_str(&s[..i]);
+                    return (i + 1, true);
+                }
+                '"' | '\'' if self.after_eq => {
+                    self.quote = Some(c);
+                    self.after_eq = false;
+                }
+                '=' => self.after_eq = true,
+                c if c.is_whitespace() => {}
+                _ => self.after_eq = false,
+            }
+        }
+        self.text.push_str(s);
+        (s.len(), false)
+    }
+}
+
+pub struct Attrs {
+    pub pairs: Vec<(String, String)>,
+    pub self_closing: bool,
+}
+
+impl Attrs {
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.pairs
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// `name="x" string="true"` (quotes `"` or `'`, or a bare value), optionally ending in `/`.
+/// `None` when the text does not start with whitespace (`<invokeX`) or a quote is open.
+pub fn parse_attrs(text: &str) -> Option<Attrs> {
+    let trimmed = text.trim_end();
+    let (mut rest, self_closing) = match trimmed.strip_suffix('/') {
+        Some(r) => (r, true),
+        None => (trimmed, false),
+    };
+    if !rest.is_empty() && !rest.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let mut pairs = Vec::new();
+    rest = rest.trim_start();
+    while !rest.is_empty() {
+        let end = rest
+            .find(|c: char| c == '=' || c.is_whitespace())
+            .unwrap_or(rest.len());
+        if end == 0 {
+            return None;
+        }
+        let key = rest[..end].to_owned();
+        rest = rest[end..].trim_start();
+        let value = match rest.strip_prefix('=') {
+            Some(after) => {
+                let after = after.trim_start();
+                match after.chars().next() {
+                    Some(q @ ('"' | '\'')) => {
+                        let body = &after[1..];
+                        let close = body.find(q)?;
+                        rest = &body[close + 1..];
+                        body[..close].to_owned()
+                    }
+                    _ => {
+                        let end = after.find(char::is_whitespace).unwrap_or(after.len());
+                        rest = &after[end..];
+                        after[..end].to_owned()
+                    }
+                }
+            }
+            None => String::new(),
+        };
+        pairs.push((key, value));
+        rest = rest.trim_start();
+    }
+    Some(Attrs {
+        pairs,
+        self_closing,
+    })
+}
+
+/// `json.dumps(value, ensure_ascii=False)`: how chat templates write non-string values.
+struct PyFormatter;
+
+impl serde_json::ser::Formatter for PyFormatter {
+    fn begin_array_value<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            w.write_all(b", ")
+        }
+    }
+
+    fn begin_object_key<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            w.write_all(b", ")
+        }
+    }
+
+    fn begin_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        w.write_all(b": ")
+    }
+}
+
+pub fn python_json(value: &Value) -> String {
+    let mut out = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, PyFormatter);
+    if value.serialize(&mut ser).is_err() {
+        return value.to_string();
+    }
+    String::from_utf8(out).unwrap_or_else(|_| value.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attributes() {
+        let a = parse_attrs(r#" name="a b" string='true' x=1 flag"#).unwrap();
+        assert_eq!(a.get("name"), Some("a b"));
+        assert_eq!(a.get("string"), Some("true"));
+        assert_eq!(a.get("x"), Some("1"));
+        assert_eq!(a.get("flag"), Some(""));
+        assert!(!a.self_closing);
+        assert!(parse_attrs(r#" name="M"/"#).unwrap().self_closing);
+        assert!(parse_attrs(r#"X name="M""#).is_none());
+        assert!(parse_attrs(r#" name="M"#).is_none());
+        assert_eq!(parse_attrs("").unwrap().pairs.len(), 0);
+    }
+
+    #[test]
+    fn tag_reader_ignores_quoted_gt() {
+        let mut t = TagReader::default();
+        assert_eq!(t.feed(r#" name="a>"#), (9, false));
+        assert_eq!(t.feed(r#"b">rest"#), (3, true));
+        assert_eq!(t.text, r#" name="a>b""#);
+    }
+}
