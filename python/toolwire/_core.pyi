@@ -259,6 +259,17 @@ class MaskCache:
         """
     def unsafe_insert_from(self, key: bytes, ptr: int, words: int) -> bool:
         """Store the ``words`` int32 words at ``ptr`` under ``key``."""
+    def unsafe_fill_rows(
+        self, namespace: bytes, keyers: Sequence[StateKeyer], ptr: int, rows: int, words: int, indices: Sequence[int]
+    ) -> tuple[list[int], list[tuple[int, int]]]:
+        """Fill rows ``indices[i]`` of the contiguous ``rows`` x ``words`` int32 bitmask at ``ptr``
+        with the rows cached under ``namespace + keyers[i].key()``.
+
+        Returns the positions that missed (each key once) and ``(i, j)`` pairs of later positions
+        whose key equals that of the missed position ``j``.
+        """
+    def unsafe_insert_keyed(self, namespace: bytes, keyer: StateKeyer, ptr: int, rows: int, words: int, row: int) -> bool:
+        """Store row ``row`` of the bitmask at ``ptr`` under ``namespace + keyer.key()``."""
     def remove(self, key: bytes) -> bool: ...
     def clear(self) -> None:
         """Drop every entry and reset the counters."""
@@ -270,6 +281,49 @@ class MaskCache:
     def max_bytes(self) -> int: ...
     def stats(self) -> dict[str, int]:
         """``hits``, ``misses``, ``inserts``, ``evictions``, ``entries``, ``used_bytes``, ``max_bytes``."""
+
+class StateKeyPlan:
+    """How a grammar's output is read for mask-cache keys: anchors in free text, after each call
+    and inside unconstrained JSON strings of a structural tag (see ``toolwire.masks.BatchMasker``)."""
+
+    @staticmethod
+    def from_tag(grammar_id: bytes, tag_json: str) -> StateKeyPlan:
+        """The plan for a structural tag (JSON text); ``grammar_id`` (16 bytes) names it in keys.
+
+        Raises:
+            ToolwireError: the id is not 16 bytes or the tag is not JSON.
+        """
+    @staticmethod
+    def opaque(grammar_id: bytes) -> StateKeyPlan:
+        """A grammar known only by its id: keys cover the token ids since the start."""
+    @property
+    def anchored(self) -> bool:
+        """Whether the tag's structure is followed (False: keys cover the whole output)."""
+    @property
+    def text_level(self) -> bool:
+        """False when the grammar has token-level elements (keys then use token ids)."""
+    def describe(self) -> str:
+        """E.g. ``triggered(prefix=[], tags=[json,json])`` or ``whole output (tokens)``."""
+    def keyer(self) -> StateKeyer:
+        """A keyer for one request."""
+
+class StateKeyer:
+    """Follows one request's output and names its grammar state."""
+
+    def accept(self, token: int, data: bytes) -> None:
+        """Feed one accepted token (not a stop token): its id and its bytes."""
+    def key(self) -> bytes:
+        """The key of the current state: grammar id, anchor kind, calls so far (0/1), digest."""
+    @property
+    def mode(self) -> Literal["prefix", "free", "begin", "between", "content", "end", "lost"]:
+        """Where the keyer is; ``lost``: no anchors any more (or no plan)."""
+    @property
+    def family(self) -> str:
+        """The kind of the last anchor: ``S``/``I`` (start, by text/ids), ``F`` (free text), ``A`` (after a call)."""
+    @property
+    def calls(self) -> int:
+        """Calls completed so far, as far as the keyer followed them."""
+    def __copy__(self) -> StateKeyer: ...
 
 def unsafe_apply_token_bitmask(
     logits_ptr: int,

@@ -8,13 +8,14 @@ next into token ids; ``BatchMasker`` fills a batch's bitmask per step through a
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from toolwire._core import MaskCache, ToolwireError, Vocab
-from toolwire._statekey import Plan, StateKeyer, _digest, _token_level, grammar_id, make_plan, tag_dict
+from toolwire._core import MaskCache, StateKeyer, StateKeyPlan, ToolwireError, Vocab
 
 if TYPE_CHECKING:
     import xgrammar
@@ -185,6 +186,23 @@ def jump_forward(
     return JumpForward(text, ids)
 
 
+def _tag_json(tag: Any) -> str:
+    """A structural tag as canonical JSON text (from a dict, JSON text or an xgrammar StructuralTag)."""
+    if isinstance(tag, (str, bytes)):
+        value = json.loads(tag)
+    elif isinstance(tag, dict):
+        value = tag
+    elif hasattr(tag, "model_dump_json"):
+        value = json.loads(tag.model_dump_json())
+    else:
+        raise ToolwireError(f"cannot read a structural tag from {type(tag).__name__}")
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
 class MaskCacheMismatch(ToolwireError):
     """Verify mode found a cached mask that differs from the grammar's own: a state key is unsound."""
 
@@ -198,18 +216,22 @@ class MaskRequest:
         self.keyer = keyer
         self.grammar_id = gid
         self.steps = 0
+        self._stops = frozenset(matcher.stop_token_ids)
+        self.terminated = False
 
     def accept_token(self, token: int) -> bool:
         """Accept a sampled token into the matcher (and the keyer); False when the grammar refuses it."""
         if not self.matcher.accept_token(token):
             return False
         self.steps += 1
-        if not self.matcher.is_terminated():
+        if token in self._stops and self.matcher.is_terminated():
+            self.terminated = True
+        else:
             self.keyer.accept(token, self._masker._token_bytes(token))
         return True
 
     def is_terminated(self) -> bool:
-        return bool(self.matcher.is_terminated())
+        return self.terminated
 
     def state_key(self) -> bytes:
         """The cache key of the current state (namespace and grammar included)."""
@@ -220,7 +242,8 @@ class BatchMasker:
     """Fills int32 ``[B, ceil(V / 32)]`` bitmasks for a batch of xgrammar matchers, skipping
     ``fill_next_token_bitmask`` when a request's state key is in the :class:`toolwire.MaskCache`.
 
-    Keys come from toolwire's own reading of the output (module ``toolwire._statekey``): for a
+    Keys come from toolwire's own reading of the output (``toolwire._core.StateKeyer``, in the
+    Rust core's ``bitmask::key``; its module docs argue each anchor): for a
     structural tag passed to :meth:`new_request`, anchors in free text, after each call and
     inside plain JSON strings; without a tag, or for token-level tags, the whole output so far
     (hits only on shared prefixes). ``verify=True`` computes every hit's mask as well and raises
@@ -258,7 +281,7 @@ class BatchMasker:
         else:
             table = tokenizer_info.decoded_vocab
             self._bytes_of = table.__getitem__
-        self._plans: dict[bytes, tuple[Plan | None, bool]] = {}
+        self._plans: dict[bytes, StateKeyPlan] = {}
         self._scratch = self._xgr.allocate_token_bitmask(1, self.vocab_size)
         self.hits = self.misses = self.verified = 0
 
@@ -277,18 +300,17 @@ class BatchMasker:
         if compiled_grammar.tokenizer_info.vocab_size != self.vocab_size:
             raise ToolwireError("the grammar was compiled for another vocabulary size")
         if tag is not None:
-            tag_json = tag_dict(tag)
-            gid = grammar_id(tag_json)
+            text = _tag_json(tag)
+            gid = _digest(b"tag:" + text.encode())
             if gid not in self._plans:
-                self._plans[gid] = (make_plan(tag_json), not _token_level(tag_json))
+                self._plans[gid] = StateKeyPlan.from_tag(gid, text)
         else:
-            ebnf = str(compiled_grammar.grammar)
-            gid = _digest(b"ebnf:" + ebnf.encode())
+            gid = _digest(b"ebnf:" + str(compiled_grammar.grammar).encode())
             if gid not in self._plans:
-                self._plans[gid] = (None, False)  # unknown elements: key by token ids
-        plan, text_level = self._plans[gid]
+                self._plans[gid] = StateKeyPlan.opaque(gid)  # unknown elements: key by token ids
+        plan = self._plans[gid]
         matcher = self._xgr.GrammarMatcher(compiled_grammar)
-        return MaskRequest(self, matcher, StateKeyer(gid, plan, text_level), gid)
+        return MaskRequest(self, matcher, plan.keyer(), gid)
 
     def fill(
         self,
@@ -308,22 +330,37 @@ class BatchMasker:
         rows = list(range(len(requests))) if indices is None else [int(i) for i in indices]
         if len(rows) != len(requests) or any(not 0 <= r < bitmask.shape[0] for r in rows):
             raise ToolwireError("indices must give one in-range bitmask row per request")
-        base = bitmask.data_ptr()
-        stride = bitmask.stride(0) * 4
+        live, live_rows = [], []
         for request, row in zip(requests, rows):
-            if request is None or request.matcher.is_terminated():
+            if request is None or request.terminated:
                 bitmask[row].fill_(-1)
-                continue
-            key = request.state_key()
-            ptr = base + row * stride
-            if self.cache.unsafe_get_into(key, ptr, self.words):
-                self.hits += 1
-                if self.verify:
-                    self._check(request, bitmask[row], key)
-                continue
-            self.misses += 1
+            else:
+                live.append(request)
+                live_rows.append(row)
+        if not live:
+            return bitmask
+        ptr, n_rows = bitmask.data_ptr(), bitmask.shape[0]
+        missed, copies = self.cache.unsafe_fill_rows(
+            self.namespace, [r.keyer for r in live], ptr, n_rows, self.words, live_rows
+        )
+        self.misses += len(missed)
+        self.hits += len(live) - len(missed)
+        for i in missed:
+            request, row = live[i], live_rows[i]
             request.matcher.fill_next_token_bitmask(bitmask, row)
-            self.cache.unsafe_insert_from(key, ptr, self.words)
+            self.cache.unsafe_insert_keyed(self.namespace, request.keyer, ptr, n_rows, self.words, row)
+        if copies:  # the same state as a request filled just now: read it back from the cache
+            again = [i for i, _ in copies]
+            still, _ = self.cache.unsafe_fill_rows(
+                self.namespace, [live[i].keyer for i in again], ptr, n_rows, self.words, [live_rows[i] for i in again]
+            )
+            for k in still:  # not stored (an entry larger than the cache's budget)
+                live[again[k]].matcher.fill_next_token_bitmask(bitmask, live_rows[again[k]])
+        if self.verify:
+            skip = set(missed)
+            for i, (request, row) in enumerate(zip(live, live_rows)):
+                if i not in skip:
+                    self._check(request, bitmask[row], request.state_key())
         return bitmask
 
     def _check(self, request: MaskRequest, row: Any, key: bytes) -> None:
@@ -334,7 +371,7 @@ class BatchMasker:
             diff = (scratch[0] ^ row).nonzero().flatten().tolist()
             raise MaskCacheMismatch(
                 f"cached mask differs from the grammar's at step {request.steps} "
-                f"(state key {key.hex()}, keyer mode {request.keyer.mode!r}, family {request.keyer.family!r}); "
+                f"(state key {key.hex()}, keyer mode {request.keyer.mode!r}, anchor {request.keyer.family!r}); "
                 f"{len(diff)} words differ, first at word {diff[0]}"
             )
 

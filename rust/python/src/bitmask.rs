@@ -58,6 +58,12 @@ impl MaskBuf {
     pub unsafe fn row<'a>(&self, row: usize) -> &'a [u32] {
         std::slice::from_raw_parts((self.ptr as *const u32).add(row * self.words), self.words)
     }
+
+    /// # Safety
+    /// As [`MaskBuf::row`], and nothing else may read or write the row meanwhile.
+    pub unsafe fn row_mut<'a>(&self, row: usize) -> &'a mut [u32] {
+        std::slice::from_raw_parts_mut((self.ptr as *mut u32).add(row * self.words), self.words)
+    }
 }
 
 fn apply_rows<T: Copy>(
@@ -177,6 +183,9 @@ pub fn unsafe_count_allowed(
         .collect())
 }
 
+/// Positions that missed, and `(position, filled position)` pairs of equal keys.
+type FillOutcome = (Vec<usize>, Vec<(usize, usize)>);
+
 /// A bounded LRU cache of bitmask rows keyed by bytes (see `toolwire_core::bitmask::cache`).
 #[pyclass(name = "MaskCache", module = "toolwire._core", frozen)]
 pub struct MaskCache(std::sync::Mutex<toolwire_core::bitmask::MaskCache>);
@@ -244,6 +253,77 @@ impl MaskCache {
         Ok(true)
     }
 
+    /// Fills rows of a contiguous int32 bitmask (`rows` x `words` at `ptr`) from the cache:
+    /// `keyers[i]`'s state, under `namespace`, goes to row `indices[i]`. Returns the positions
+    /// `i` that missed, for the caller to fill and store with :meth:`unsafe_insert_keyed`, and
+    /// pairs `(i, j)` of later positions whose key equals that of the missed position `j`: their
+    /// rows are copies of row `j` once it is filled.
+    #[allow(clippy::too_many_arguments)]
+    fn unsafe_fill_rows(
+        &self,
+        namespace: &[u8],
+        keyers: Vec<PyRef<'_, StateKeyer>>,
+        ptr: usize,
+        rows: usize,
+        words: usize,
+        indices: Vec<usize>,
+    ) -> PyResult<FillOutcome> {
+        let buf = MaskBuf::new(ptr, rows, words)?;
+        if keyers.len() != indices.len() {
+            return Err(ToolwireError::new_err("one bitmask row per keyer"));
+        }
+        for &r in &indices {
+            buf.check_row(r)?;
+        }
+        let mut key = namespace.to_vec();
+        let mut missed = Vec::new();
+        let mut missed_keys: Vec<(Vec<u8>, usize)> = Vec::new();
+        let mut copies = Vec::new();
+        let mut cache = self.lock();
+        for (i, (keyer, &r)) in keyers.iter().zip(&indices).enumerate() {
+            key.truncate(namespace.len());
+            key.extend_from_slice(&keyer.0.key());
+            if let Some((_, j)) = missed_keys.iter().find(|(k, _)| *k == key) {
+                copies.push((i, *j));
+                continue;
+            }
+            match cache.get(&key) {
+                Some(row) if row.len() == words => {
+                    // SAFETY: the caller vouched for the extent; the row index was checked.
+                    unsafe { buf.row_mut(r) }.copy_from_slice(row);
+                }
+                Some(_) => {
+                    return Err(ToolwireError::new_err(
+                        "a cached row has another length: one cache serves one vocabulary size",
+                    ))
+                }
+                None => {
+                    missed.push(i);
+                    missed_keys.push((key.clone(), i));
+                }
+            }
+        }
+        Ok((missed, copies))
+    }
+
+    /// Stores row `row` of the bitmask at `ptr` under `keyer`'s current key.
+    fn unsafe_insert_keyed(
+        &self,
+        namespace: &[u8],
+        keyer: PyRef<'_, StateKeyer>,
+        ptr: usize,
+        rows: usize,
+        words: usize,
+        row: usize,
+    ) -> PyResult<bool> {
+        let buf = MaskBuf::new(ptr, rows, words)?;
+        buf.check_row(row)?;
+        let mut key = namespace.to_vec();
+        key.extend_from_slice(&keyer.0.key());
+        // SAFETY: as above.
+        Ok(self.lock().insert(&key, unsafe { buf.row(row) }))
+    }
+
     /// Stores the `words` int32 words at `ptr` under `key`.
     fn unsafe_insert_from(&self, key: &[u8], ptr: usize, words: usize) -> PyResult<bool> {
         let buf = MaskBuf::new(ptr, 1, words)?;
@@ -301,6 +381,104 @@ impl MaskCache {
             cache.len(),
             cache.used_bytes(),
             cache.max_bytes()
+        )
+    }
+}
+
+fn to_grammar_id(id: &[u8]) -> PyResult<[u8; 16]> {
+    id.try_into()
+        .map_err(|_| ToolwireError::new_err("a grammar id is 16 bytes"))
+}
+
+/// How a grammar's output is read for mask-cache keys (see `toolwire_core::bitmask::key`).
+#[pyclass(name = "StateKeyPlan", module = "toolwire._core", frozen)]
+pub struct StateKeyPlan(toolwire_core::bitmask::KeyPlan);
+
+#[pymethods]
+impl StateKeyPlan {
+    /// The plan for a structural tag given as JSON text.
+    #[staticmethod]
+    fn from_tag(grammar_id: &[u8], tag_json: &str) -> PyResult<Self> {
+        let tag: serde_json::Value = serde_json::from_str(tag_json)
+            .map_err(|e| ToolwireError::new_err(format!("structural tag is not JSON: {e}")))?;
+        Ok(StateKeyPlan(toolwire_core::bitmask::KeyPlan::from_tag(
+            to_grammar_id(grammar_id)?,
+            &tag,
+        )))
+    }
+
+    /// A grammar known only by its id: keys cover the token ids since the start.
+    #[staticmethod]
+    fn opaque(grammar_id: &[u8]) -> PyResult<Self> {
+        Ok(StateKeyPlan(toolwire_core::bitmask::KeyPlan::opaque(
+            to_grammar_id(grammar_id)?,
+        )))
+    }
+
+    #[getter]
+    fn anchored(&self) -> bool {
+        self.0.anchored()
+    }
+
+    #[getter]
+    fn text_level(&self) -> bool {
+        self.0.text_level()
+    }
+
+    fn describe(&self) -> String {
+        self.0.describe()
+    }
+
+    /// A keyer for one request.
+    fn keyer(&self) -> StateKeyer {
+        StateKeyer(toolwire_core::bitmask::StateKeyer::new(&self.0))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("StateKeyPlan({})", self.0.describe())
+    }
+}
+
+/// Follows one request's output and names its grammar state.
+#[pyclass(name = "StateKeyer", module = "toolwire._core")]
+pub struct StateKeyer(toolwire_core::bitmask::StateKeyer);
+
+#[pymethods]
+impl StateKeyer {
+    /// Feed one accepted token (not a stop token): its id and its bytes.
+    fn accept(&mut self, token: u32, data: &[u8]) {
+        self.0.accept(token, data);
+    }
+
+    /// The key of the current state (34 bytes).
+    fn key<'py>(&self, py: Python<'py>) -> Bound<'py, pyo3::types::PyBytes> {
+        pyo3::types::PyBytes::new(py, &self.0.key())
+    }
+
+    #[getter]
+    fn mode(&self) -> &'static str {
+        self.0.mode().name()
+    }
+
+    #[getter]
+    fn family(&self) -> String {
+        char::from(self.0.family()).to_string()
+    }
+
+    #[getter]
+    fn calls(&self) -> u32 {
+        self.0.calls()
+    }
+
+    fn __copy__(&self) -> Self {
+        StateKeyer(self.0.clone())
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "StateKeyer(mode={}, calls={})",
+            self.0.mode().name(),
+            self.0.calls()
         )
     }
 }

@@ -11,8 +11,10 @@
 //! bfloat16), so one generic loop serves every dtype and no half-precision crate is needed.
 
 pub mod cache;
+pub mod key;
 
 pub use cache::{CacheStats, MaskCache};
+pub use key::{KeyPlan, StateKeyer};
 
 /// Tokens per bitmask word.
 pub const BITS: usize = 32;
