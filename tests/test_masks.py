@@ -407,3 +407,25 @@ def test_hf_processor_with_a_masker_generates_the_same_tokens():
 
 
 assert QWEN_SPECIALS["<tool_call>"] == TOOL_CALL
+
+
+def test_jump_forward_through_a_mask_request_keeps_the_keyer_in_step(auto):
+    from toolwire.masks import jump_forward
+
+    grammar, tag = auto
+    m = masker()
+    jumped = m.new_request(grammar, tag)
+    assert jumped.accept_token(TOOL_CALL)
+    jf = jump_forward(jumped, qwen_vocab(), encode=qwen_encoder().encode, advance=True, hold_last_token=False)
+    assert jf.text == '\n{"name": "get_'
+    stepped = m.new_request(grammar, tag)
+    for token in [TOOL_CALL] + jf.token_ids:
+        m.fill([stepped])
+        assert stepped.accept_token(token)
+    assert jumped.state_key() == stepped.state_key() and jumped.keyer.mode == "begin"
+    m.fill([jumped])  # verify mode: the key after the jump names the right mask
+    rest = qwen_encoder().encode('time", "arguments": {"timezone": "UTC"}}\n') + [151658, 151645]
+    for token in rest:
+        m.fill([jumped])
+        assert jumped.accept_token(token)
+    assert jumped.is_terminated() and jumped.keyer.calls == 1

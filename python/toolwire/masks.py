@@ -127,7 +127,7 @@ def _index(vocab: Vocab) -> _VocabIndex:
 
 
 def jump_forward(
-    matcher: xgrammar.GrammarMatcher,
+    matcher: xgrammar.GrammarMatcher | MaskRequest,
     vocab: Vocab,
     *,
     encode: Callable[[str], Sequence[int]] | None = None,
@@ -140,7 +140,9 @@ def jump_forward(
     steps whose outcome the grammar already fixed.
 
     Arguments:
-        matcher: an xgrammar ``GrammarMatcher``; not changed unless ``advance``.
+        matcher: an xgrammar ``GrammarMatcher``, or a :class:`MaskRequest` of a
+            :class:`BatchMasker` (then ``advance`` feeds its state keyer too, as it must); not
+            changed unless ``advance``.
         vocab: the model's vocabulary. Special-token texts in the forced string (``</tool_call>``)
             become their single id, as the model writes them and as a parser fed token ids
             expects them; the ids' text is read from it.
@@ -157,6 +159,9 @@ def jump_forward(
     The ids are checked against a fork of the matcher; should the grammar refuse one (an id its
     ``TokenizerInfo`` treats as special), the result stops before it.
     """
+    request = matcher if isinstance(matcher, MaskRequest) else None
+    if request is not None:
+        matcher = request.matcher
     forced = matcher.find_jump_forward_string()
     if not forced:
         return JumpForward("", [])
@@ -182,7 +187,10 @@ def jump_forward(
         return JumpForward("", [])
     if advance:
         for token in ids:
-            matcher.accept_token(token)
+            if request is not None:
+                request.accept_token(token)
+            else:
+                matcher.accept_token(token)
     return JumpForward(text, ids)
 
 
