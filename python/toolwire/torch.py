@@ -89,7 +89,8 @@ def apply_token_bitmask_(
         logits: float32, float16 or bfloat16, ``[V']`` or ``[B, V']``; the last dimension must be
             contiguous (any row stride is fine).
         bitmask: int32, contiguous, ``[W]`` or ``[B', W]``. A CPU bitmask is copied to the logits'
-            device when the logits live elsewhere.
+            device when the logits live elsewhere (synchronously; move it yourself, e.g. from
+            pinned memory with ``non_blocking=True``, to overlap the copy).
         indices: rows to mask; row ``i`` of the logits uses row ``i`` of the bitmask. Without it,
             every row is masked and the row counts must match.
         vocab_size: the tokenizer's vocabulary; columns at or past it are set to ``-inf``. Defaults
@@ -132,7 +133,8 @@ def apply_token_bitmask_(
     if logits.device != bitmask.device:
         if bitmask.device.type != "cpu" or logits.device.type == "cpu":
             raise ToolwireError(f"logits on {logits.device} and bitmask on {bitmask.device}")
-        mask2 = mask2.to(logits.device, non_blocking=True)
+        # a synchronous copy: the caller may refill its CPU bitmask right after this returns
+        mask2 = mask2.to(logits.device)
     if logits.device.type != "cpu":
         _apply_with_torch(logits2, mask2, rows, allowed_len)
         return logits
