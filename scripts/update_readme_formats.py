@@ -34,6 +34,19 @@ LIMITS = {
     "granite": "special-token flags taken from peers' code (no offline vocabulary)",
     "xlam": "the `</think>[...]` form needs reasoning parsing on",
     "internlm": "`<|interpreter|>` actions are content, not calls",
+    "seed_oss": "",
+    "step3": "`<｜tool_sep｜>` assumed to be a special token (not verified offline)",
+    "functiongemma": "a missing comma between arguments is malformed; `<escape>42<escape>` stays a string",
+    "hunyuan": "the `:opensource`-suffixed tokens of the shipping HY3 tokenizer are not read (see `hy_v4`)",
+    "hy_v4": "",
+    "deepseek_v4_1": "",
+    "apertus": "",
+    "gigachat3": "GigaChat 3.5 not covered",
+    "lfm2": "a JSON list inside the block and Python sets are malformed; no quote/leading-zero repair",
+    "dots": "",
+    "iquest_q1": "",
+    "granite_20b_fc": "",
+    "ernie45": "",
     "beam": "no offline Beam vocabulary (token ids tested on a hand-built one); a typed stop marker in a value ends it in text input",
 }
 
@@ -58,12 +71,30 @@ def table() -> str:
     return "\n".join(rows)
 
 
+NOT_SUPPORTED = [
+    ("kimi_k3", "`<|open|>`/`<|close|>` markup with typed, entity-escaped attributes needs a new reader"),
+    ("minicpm5", "bare `<function name=...>` with CDATA and no wrapper: triggering on `<function` misfires on prose"),
+    ("poolside_v1", "GLM-4.5 body, but the newline layout around values is unverified"),
+    ("plamo3", "a `<|plamo:constrain|>json<|plamo:msg|>` header kind is not implemented"),
+    ("inkling", "typed content-block protocol whose control tokens are not documented"),
+    ("gigachat35, k2_horizon, muse, step5, glm53_flash, telechat4, xingchen4", "not examined yet"),
+    ("response_template", "SGLang's template-driven detector, not a wire format"),
+]
+
+
+def not_supported() -> str:
+    rows = ["| name (as SGLang/vLLM call it) | why not yet |", "|---|---|"]
+    rows += [f"| {name} | {why} |" for name, why in NOT_SUPPORTED]
+    return "\n".join(rows)
+
+
 def main() -> None:
     path = Path(__file__).resolve().parents[1] / "README.md"
     text = path.read_text(encoding="utf-8")
     head, rest = text.split(START, 1)
     _, tail = rest.split(END, 1)
-    path.write_text(f"{head}{START}\n{table()}\n{END}{tail}", encoding="utf-8")
+    body = f"{table()}\n\nNot supported yet:\n\n{not_supported()}"
+    path.write_text(f"{head}{START}\n{body}\n{END}{tail}", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -41,6 +41,16 @@ class Vocab:
     def from_tekken_json(path: str | PathLike[str]) -> Vocab:
         """From a Mistral Tekken ``tekken*.json`` file."""
     @staticmethod
+    def from_sentencepiece(path: str | PathLike[str]) -> Vocab:
+        """From a SentencePiece model file (``tokenizer.model``; Mistral's ``tokenizer.model.v3``)."""
+    @staticmethod
+    def from_pieces(pieces: Iterable[tuple[int, bytes | str, bool]]) -> Vocab:
+        """From ``(id, token, is_special)`` triples, for any tokenizer that can list its tokens.
+
+        Mark every control/added token that a format uses as a marker as special: those are
+        matched by id only.
+        """
+    @staticmethod
     def from_hf(tokenizer: Any) -> Vocab:
         """From a transformers fast tokenizer."""
     def special_id(self, text: str) -> int | None:

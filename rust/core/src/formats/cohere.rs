@@ -17,6 +17,7 @@ use crate::spec::{FormatSpec, Marker, Trigger};
 const KEYS: CallKeys = CallKeys {
     name: &["tool_name", "name"],
     arguments: &["parameters", "arguments"],
+    name_is_key: false,
 };
 
 const WRAPPERS: [&str; 5] = [

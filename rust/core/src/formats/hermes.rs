@@ -16,7 +16,15 @@ const TEMPLATE: CallTemplate = CallTemplate {
 
 pub static SPEC: FormatSpec = FormatSpec {
     name: "hermes",
-    aliases: &["qwen25", "qwen", "qwen2_5", "qwen3", "granite4"],
+    aliases: &[
+        "qwen25",
+        "qwen",
+        "qwen2_5",
+        "qwen3",
+        "granite4",
+        "trinity",
+        "qwen3_json",
+    ],
     families: &[
         "Qwen2.5",
         "Qwen3",

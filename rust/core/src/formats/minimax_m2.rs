@@ -96,6 +96,7 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
             invoke_close: ctx.lit("</invoke>"),
             param_open: ctx.lit("<parameter"),
             param_close: ctx.lit("</parameter>"),
+            separators: Vec::new(),
             typing: Typing::Schema,
             what: "MiniMax",
         },

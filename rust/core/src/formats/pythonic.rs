@@ -86,6 +86,16 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
         2 => Some(ctx.lit(PY_END)),
         _ => Some(ctx.lit(FN_END)),
     };
+    build(ctx, end_lit)
+}
+
+/// The pythonic reader for a format whose call list sits between a start marker (the trigger)
+/// and `end` (LFM2's `<|tool_call_start|>` ... `<|tool_call_end|>`).
+pub fn new_wrapped_region(ctx: &RegionCtx<'_>, end: &'static str) -> Box<dyn RegionParser> {
+    build(ctx, Some(ctx.lit(end)))
+}
+
+fn build(ctx: &RegionCtx<'_>, end_lit: Option<String>) -> Box<dyn RegionParser> {
     Box::new(PythonicRegion {
         st: St::Trigger,
         soft: ctx.soft(),
@@ -631,7 +641,13 @@ fn render(calls: &[RenderCall], content: Option<&str>) -> String {
     if calls.is_empty() {
         return out;
     }
-    out.push('[');
+    out.push_str(&call_list(calls));
+    out
+}
+
+/// `[f(a=1, b='x'), g()]`: the calls as a Python list.
+pub fn call_list(calls: &[RenderCall]) -> String {
+    let mut out = String::from('[');
     for (k, call) in calls.iter().enumerate() {
         if k > 0 {
             out.push_str(", ");
