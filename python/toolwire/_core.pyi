@@ -114,7 +114,7 @@ class CallIssue:
 
     ``kind`` is one of ``malformed_json``, ``truncated``, ``missing_name``, ``unexpected_text``,
     ``unknown_tool``, ``schema_violation``, ``duplicate_call_id``, ``not_allowed_by_tool_choice``,
-    ``missing_tool_call``. Calls with ``unknown_tool``, ``schema_violation``,
+    ``missing_tool_call``, ``too_large``. Calls with ``unknown_tool``, ``schema_violation``,
     ``duplicate_call_id`` or ``not_allowed_by_tool_choice`` are still returned; the others are not.
     """
 
@@ -226,6 +226,7 @@ class ToolParser:
         id_factory: Callable[[int, str], str] | None = None,
         tool_choice: str | Mapping[str, Any] | None = None,
         parallel_tool_calls: bool = True,
+        max_call_bytes: int | None = None,
     ) -> None:
         """
         Arguments:
@@ -239,6 +240,13 @@ class ToolParser:
             tool_choice: the request's ``tool_choice``; calls against it (and a second call when
                 ``parallel_tool_calls`` is false) are flagged ``not_allowed_by_tool_choice``, and
                 a missing call under ``required``/named is ``missing_tool_call``.
+            max_call_bytes: the most bytes one tool call may take (None: no limit). A call
+                region that runs past it without producing content, reasoning, or a call start
+                or end is cut (checked every ``max_call_bytes // 16`` bytes): the call is dropped
+                and reported as ``too_large`` with the text the parser had kept of it as ``raw``,
+                and the rest of the region, up to the format's next end marker (or the end of
+                the output), is dropped; the issue's detail says how many bytes. Bounds the
+                memory a runaway or hostile output can make the parser hold.
 
         Raises:
             ToolwireError: unknown format, invalid tools, or a named choice not among the tools.
