@@ -16,8 +16,11 @@ def format_info(name: str) -> dict[str, Any]:
     """The format description: ``name``, ``aliases``, ``families``, ``description``, ``markers``
     (``role``, ``text``, ``special_token``), ``triggers``, ``name_encoding``,
     ``argument_encoding``, ``call_separator``, ``reasoning`` (``start``/``end`` or None),
-    ``template`` (``begin``/``style``/``end``/``separator`` or None) and
-    ``supports_structural_tag``.
+    ``template`` (``begin``/``style``/``end``/``separator`` or None: one call, ``begin`` holding
+    ``{name}`` and maybe ``{index}``), ``section``, ``content_block`` and ``reasoning_block``
+    (``begin``/``end`` or None: what wraps a run of calls, content written as a block, the
+    reasoning block a grammar writes), ``content_after_calls`` (the family writes text after its
+    calls) and ``supports_structural_tag``.
 
     Raises:
         ToolwireError: ``name`` is neither a format nor an alias.

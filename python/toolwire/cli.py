@@ -154,6 +154,41 @@ def parse(args: argparse.Namespace) -> int:
     return 0
 
 
+def tag(args: argparse.Namespace) -> int:
+    try:
+        from toolwire import grammar
+    except ImportError:
+        print("toolwire: `toolwire tag` needs xgrammar: pip install 'toolwire[grammar]'", file=sys.stderr)
+        return 2
+    tools: list[Any] = []
+    if args.tools:
+        with open(args.tools, encoding="utf-8") as f:
+            tools = json.load(f)
+        if isinstance(tools, dict) and "tools" in tools:
+            tools = tools["tools"]
+    choice: Any = args.tool_choice
+    if choice not in ("auto", "required", "none"):
+        choice = json.loads(choice) if choice.lstrip().startswith("{") else {"type": "function", "function": {"name": choice}}
+    reasoning: Any = args.reasoning
+    if reasoning in ("true", "native"):
+        reasoning = True
+    result = grammar.structural_tag(
+        args.format,
+        tools,
+        tool_choice=choice,
+        parallel_tool_calls=not args.no_parallel,
+        scope=args.scope,
+        schema=args.schema,
+        reasoning=reasoning,
+    )
+    if result is None:
+        print("null")
+        print("# no constraint under this scope (auto choice, no strict tool, parallel calls)", file=sys.stderr)
+        return 0
+    print(json.dumps(json.loads(result.model_dump_json()), indent=None if args.compact else 2, ensure_ascii=False))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="toolwire", description=__doc__)
     sub = ap.add_subparsers(dest="command", required=True)
@@ -173,6 +208,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--stream", action="store_true", help="stream the input in small chunks and print chunks")
     p.add_argument("--reasoning", default=None, help="think | paired | closing_only | native")
     p.set_defaults(run=parse)
+    p = sub.add_parser("tag", help="print the xgrammar structural tag for a tool list (needs toolwire[grammar])")
+    p.add_argument("--format", required=True)
+    p.add_argument("--tools", help="JSON file with the OpenAI tools list (or a request with a tools key)")
+    p.add_argument(
+        "--tool-choice",
+        default="auto",
+        help='auto | required | none | a tool name | a JSON tool_choice object (default: auto)',
+    )
+    p.add_argument("--no-parallel", action="store_true", help="parallel_tool_calls=false: stop after one call")
+    p.add_argument("--scope", default="always", choices=["auto", "always", "never"], help="default: always")
+    p.add_argument("--schema", default="auto", choices=["auto", "strict"])
+    p.add_argument("--reasoning", default=None, help="think | paired | closing_only | native")
+    p.add_argument("--compact", action="store_true", help="one line of JSON")
+    p.set_defaults(run=tag)
     args = ap.parse_args(argv)
     try:
         return int(args.run(args))

@@ -191,9 +191,15 @@ class ToolwireDetector(BaseFormatDetector):
     # -- constrained decoding -----------------------------------------------------------------
 
     def _legacy_template(self) -> dict[str, Any] | None:
-        """The call template when SGLang's legacy tag (begin, JSON arguments, end) can write it."""
+        """The call template when SGLang's legacy tag (begin, JSON arguments, end) can write it:
+        JSON arguments, and calls that stand alone (no section around them, no content block, no
+        ``{index}`` in the begin)."""
         template = self.info["template"]
-        return template if template is not None and template["style"] == "json" else None
+        if template is None or template["style"] != "json" or "{index}" in template["begin"]:
+            return None
+        if self.info.get("section") is not None or self.info.get("content_block") is not None:
+            return None
+        return template
 
     def supports_structural_tag(self) -> bool:
         """True when a structural tag can constrain this format's calls: a JSON-argument call

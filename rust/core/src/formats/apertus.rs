@@ -17,7 +17,7 @@ use super::json_calls::{CallKeys, JsonRegion, JsonRegionSpec, Payload};
 use super::xml_invoke::python_json;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 
 const START: &str = "<|tools_prefix|>";
 const END: &str = "<|tools_suffix|>";
@@ -60,7 +60,13 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "json_object",
     call_separator: Some(", "),
     reasoning: Some(("<|inner_prefix|>", "<|inner_suffix|>")),
-    template: None,
+    template: Some(CallTemplate {
+        begin: "{\"{name}\": ",
+        style: "json",
+        end: "}",
+        separator: ", ",
+    }),
+    layout: Layout::section("<|tools_prefix|>[", "]<|tools_suffix|>"),
     new_region,
     render,
 };

@@ -57,7 +57,7 @@ use super::xml_params::{param_schema, ParamWriter, MAX_TAG_NAME};
 use crate::message::IssueKind;
 use crate::region::{RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 use crate::text::{self, Scan};
 use crate::tools::ToolSet;
 
@@ -135,6 +135,12 @@ pub static SPEC: FormatSpec = FormatSpec {
     call_separator: None,
     reasoning: Some((ANALYSIS_OPEN, END)),
     template: Some(TEMPLATE),
+    layout: Layout {
+        section: None,
+        content_block: Some((FINAL_OPEN, "<|return|>")),
+        reasoning_block: Some((ANALYSIS_OPEN, END)),
+        content_after_calls: false,
+    },
     new_region,
     render,
 };

@@ -22,7 +22,7 @@ use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
 use super::xml_invoke::{python_json, InvokeRegion, InvokeRegionSpec, Typing};
 use crate::region::{Progress, RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 use crate::text;
 
 const START: &str = "<dots_function_call>";
@@ -71,7 +71,13 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "xml_parameters",
     call_separator: Some("\n"),
     reasoning: None,
-    template: None,
+    template: Some(CallTemplate {
+        begin: "<invoke name=\"{name}\">\n",
+        style: "minimax_xml",
+        end: "</invoke>",
+        separator: "\n",
+    }),
+    layout: Layout::section("<dots_function_call>\n", "\n</dots_function_call>"),
     new_region,
     render,
 };

@@ -30,7 +30,7 @@ use serde_json::Value;
 use super::xml_invoke::{python_json, InvokeRegion, InvokeRegionSpec, Typing};
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 
 const DSML: &str = "｜DSML｜";
 
@@ -108,7 +108,13 @@ pub static DEEPSEEK_V3_2: FormatSpec = FormatSpec {
     argument_encoding: "dsml_parameters",
     call_separator: Some("\n"),
     reasoning: Some(("<think>", "</think>")),
-    template: None,
+    template: Some(CallTemplate {
+        begin: "<｜DSML｜invoke name=\"{name}\">\n",
+        style: "deepseek_xml",
+        end: "</｜DSML｜invoke>",
+        separator: "\n",
+    }),
+    layout: Layout::section("<｜DSML｜function_calls>\n", "\n</｜DSML｜function_calls>"),
     new_region,
     render: render_v32,
 };
@@ -129,7 +135,13 @@ pub static DEEPSEEK_V4: FormatSpec = FormatSpec {
     argument_encoding: "dsml_parameters",
     call_separator: Some("\n"),
     reasoning: Some(("<think>", "</think>")),
-    template: None,
+    template: Some(CallTemplate {
+        begin: "<｜DSML｜invoke name=\"{name}\">\n",
+        style: "deepseek_xml",
+        end: "</｜DSML｜invoke>",
+        separator: "\n",
+    }),
+    layout: Layout::section("<｜DSML｜tool_calls>\n", "\n</｜DSML｜tool_calls>"),
     new_region,
     render: render_v4,
 };
@@ -198,7 +210,13 @@ pub static DEEPSEEK_V4_1: FormatSpec = FormatSpec {
     argument_encoding: "dsml_parameters",
     call_separator: Some("\n"),
     reasoning: Some(("<think>", "</think>")),
-    template: None,
+    template: Some(CallTemplate {
+        begin: "<｜DSML｜ invoke name=\"{name}\">\n",
+        style: "deepseek_v4_1_xml",
+        end: "</｜DSML｜ invoke>",
+        separator: "\n",
+    }),
+    layout: Layout::section("<｜DSML｜ calls>\n", "\n</｜DSML｜ calls>"),
     new_region: new_region_v41,
     render: render_v41,
 };

@@ -17,7 +17,7 @@ use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
 use super::markup::DropMarker;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::{self, RenderCall};
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 
 const fn marker(role: &'static str, text: &'static str, special_token: bool) -> Marker {
     Marker {
@@ -49,7 +49,13 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "json_object",
     call_separator: Some("\n"),
     reasoning: Some(("<think>", "</think>")),
-    template: None,
+    template: Some(CallTemplate {
+        begin: "<tool_call>\n{\"name\": \"{name}\", \"arguments\": ",
+        style: "json",
+        end: "}\n</tool_call>",
+        separator: "\n",
+    }),
+    layout: Layout::BARE,
     new_region,
     render,
 };

@@ -16,7 +16,7 @@
 use super::gemma4::{self, GemmaTags};
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 
 const TAGS: GemmaTags = GemmaTags {
     start: "<start_function_call>",
@@ -56,7 +56,13 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "gemma4_object",
     call_separator: Some(""),
     reasoning: None,
-    template: None,
+    template: Some(CallTemplate {
+        begin: "<start_function_call>call:{name}",
+        style: "gemma4",
+        end: "<end_function_call>",
+        separator: "",
+    }),
+    layout: Layout::BARE,
     new_region,
     render,
 };

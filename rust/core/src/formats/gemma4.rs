@@ -10,7 +10,7 @@ use crate::json::escape_into;
 use crate::message::IssueKind;
 use crate::region::{MarkerTable, Progress, RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 use crate::text;
 
 const CALL_START: &str = "<|tool_call>";
@@ -40,9 +40,19 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "gemma4_object",
     call_separator: Some(""),
     reasoning: Some(("<|channel>", "<channel|>")),
-    // Per-call shape `<|tool_call>call:NAME{...}<tool_call|>`, but the body is not JSON, so no
-    // JSON-style structural tag can describe it.
-    template: None,
+    // The body is not JSON: style `gemma4` (bare keys, `<|"|>` strings) has its own grammar.
+    template: Some(CallTemplate {
+        begin: "<|tool_call>call:{name}",
+        style: "gemma4",
+        end: "<tool_call|>",
+        separator: "",
+    }),
+    layout: Layout {
+        section: None,
+        content_block: None,
+        reasoning_block: Some(("<|channel>thought\n", "<channel|>")),
+        content_after_calls: true,
+    },
     new_region,
     render,
 };

@@ -19,7 +19,7 @@ use super::xml_invoke::python_json;
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 use crate::text;
 
 const MESSAGE_SEP: &str = "<|message_sep|>";
@@ -62,7 +62,14 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "json_object",
     call_separator: None,
     reasoning: None,
-    template: None,
+    template: Some(CallTemplate {
+        begin:
+            "<|message_sep|>\n\nfunction call<|role_sep|>\n{\"name\": \"{name}\", \"arguments\": ",
+        style: "json",
+        end: "}",
+        separator: "",
+    }),
+    layout: Layout::section("", "<|message_sep|>\n\n"),
     new_region,
     render,
 };

@@ -19,7 +19,7 @@ use super::xml_params::{param_schema, ParamWriter};
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 use crate::text::{self, Scan};
 use crate::tools::ToolSet;
 
@@ -84,8 +84,14 @@ pub static GLM45: FormatSpec = FormatSpec {
     argument_encoding: "xml_key_value",
     call_separator: Some("\n"),
     reasoning: Some(("<think>", "</think>")),
-    // The structural-tag style `glm_xml` writes the pairs without newlines (the glm47 shape).
-    template: None,
+    // xgrammar's `glm_xml` allows whitespace around the pairs, so it covers this spacing too.
+    template: Some(CallTemplate {
+        begin: "<tool_call>{name}",
+        style: "glm_xml",
+        end: "</tool_call>",
+        separator: "\n",
+    }),
+    layout: Layout::BARE,
     new_region,
     render: render_glm45,
 };
@@ -109,6 +115,7 @@ pub static GLM47: FormatSpec = FormatSpec {
     call_separator: None,
     reasoning: Some(("<think>", "</think>")),
     template: Some(GLM47_TEMPLATE),
+    layout: Layout::BARE,
     new_region,
     render: render_glm47,
 };

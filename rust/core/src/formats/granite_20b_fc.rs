@@ -15,7 +15,7 @@ use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
 use super::xml_invoke::python_json;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 
 const START: &str = "<function_call>";
 
@@ -35,7 +35,13 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "json_object",
     call_separator: Some("\n"),
     reasoning: None,
-    template: None,
+    template: Some(CallTemplate {
+        begin: "<function_call> {\"name\": \"{name}\", \"arguments\": ",
+        style: "json",
+        end: "}",
+        separator: "\n",
+    }),
+    layout: Layout::BARE,
     new_region,
     render,
 };

@@ -28,7 +28,7 @@ use crate::json;
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink, Status};
 use crate::render::RenderCall;
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 use crate::text;
 use crate::tools::ToolSet;
 
@@ -98,7 +98,21 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "json_object",
     call_separator: Some("<|start|>assistant"),
     reasoning: None,
-    template: None,
+    template: Some(CallTemplate {
+        begin: "<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>",
+        style: "json",
+        end: "<|call|>",
+        separator: "<|start|>assistant",
+    }),
+    layout: Layout {
+        section: None,
+        content_block: Some(("<|channel|>final<|message|>", "<|return|>")),
+        reasoning_block: Some((
+            "<|channel|>analysis<|message|>",
+            "<|end|><|start|>assistant",
+        )),
+        content_after_calls: false,
+    },
     new_region,
     render,
 };

@@ -20,7 +20,7 @@ use serde_json::Value;
 use super::glm::{self, GlmTags};
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 
 const HY3: GlmTags = GlmTags {
     call_start: "<tool_call>",
@@ -80,7 +80,13 @@ pub static HUNYUAN: FormatSpec = FormatSpec {
     argument_encoding: "xml_key_value",
     call_separator: Some("\n"),
     reasoning: Some(("<think>", "</think>")),
-    template: None,
+    template: Some(CallTemplate {
+        begin: "<tool_call>{name}<tool_sep>\n",
+        style: "glm_xml",
+        end: "</tool_call>",
+        separator: "\n",
+    }),
+    layout: Layout::section("<tool_calls>\n", "\n</tool_calls>"),
     new_region: new_hy3,
     render: render_hy3,
 };
@@ -112,7 +118,13 @@ pub static HY_V4: FormatSpec = FormatSpec {
     argument_encoding: "xml_key_value",
     call_separator: Some(""),
     reasoning: Some(("<think:opensource>", "</think:opensource>")),
-    template: None,
+    template: Some(CallTemplate {
+        begin: "<tool_call:opensource>{name}",
+        style: "hy4_xml",
+        end: "</tool_call:opensource>",
+        separator: "",
+    }),
+    layout: Layout::section("<tool_calls:opensource>", "</tool_calls:opensource>"),
     new_region: new_hy4,
     render: render_hy4,
 };

@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::glm::{self, GlmTags};
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 
 const TAGS: GlmTags = GlmTags {
     call_start: "<iquest_tool_call>",
@@ -58,7 +58,13 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "xml_key_value",
     call_separator: None,
     reasoning: Some(("<think>", "</think>")),
-    template: None,
+    template: Some(CallTemplate {
+        begin: "<iquest_tool_call>{name}",
+        style: "glm_xml",
+        end: "</iquest_tool_call>",
+        separator: "",
+    }),
+    layout: Layout::BARE,
     new_region,
     render,
 };

@@ -16,7 +16,7 @@ use super::pythonic;
 use super::xml_invoke::python_json;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 use crate::xml_value::python_str;
 
 const START: &str = "<|tool_call_start|>";
@@ -54,7 +54,13 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "python_kwargs",
     call_separator: Some(", "),
     reasoning: Some(("<think>", "</think>")),
-    template: None,
+    template: Some(CallTemplate {
+        begin: "{name}(",
+        style: "python_kwargs",
+        end: ")",
+        separator: ", ",
+    }),
+    layout: Layout::section("<|tool_call_start|>[", "]<|tool_call_end|>"),
     new_region,
     render,
 };

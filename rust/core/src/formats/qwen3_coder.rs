@@ -33,7 +33,7 @@ use super::xml_params::{param_schema, read_tag_name, ParamWriter, TagName};
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink, Status};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 use crate::text::{self, Scan};
 use crate::tools::ToolSet;
 
@@ -124,6 +124,7 @@ pub static SPEC: FormatSpec = FormatSpec {
     call_separator: Some("\n"),
     reasoning: Some(("<think>", "</think>")),
     template: Some(TEMPLATE),
+    layout: Layout::BARE,
     new_region,
     render,
 };

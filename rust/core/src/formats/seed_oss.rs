@@ -23,7 +23,7 @@ use serde_json::Value;
 use super::qwen3_coder;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 
 const CALL_START: &str = "<seed:tool_call>";
 const CALL_END: &str = "</seed:tool_call>";
@@ -81,7 +81,13 @@ pub static SPEC: FormatSpec = FormatSpec {
     call_separator: Some("\n"),
     reasoning: Some(("<seed:think>", "</seed:think>")),
     // No structural-tag style writes Seed's inline values.
-    template: None,
+    template: Some(CallTemplate {
+        begin: "<seed:tool_call>\n<function={name}>\n",
+        style: "qwen_xml",
+        end: "</function>\n</seed:tool_call>",
+        separator: "\n",
+    }),
+    layout: Layout::BARE,
     new_region,
     render,
 };

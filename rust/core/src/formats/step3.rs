@@ -24,7 +24,7 @@ use serde_json::Value;
 use super::xml_invoke::{python_json, InvokeRegion, InvokeRegionSpec, Typing};
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 
 const SECTION_START: &str = "<｜tool_calls_begin｜>";
 const SECTION_END: &str = "<｜tool_calls_end｜>";
@@ -101,7 +101,13 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "xml_parameters",
     call_separator: Some("\n"),
     reasoning: Some(("<think>", "</think>")),
-    template: None,
+    template: Some(CallTemplate {
+        begin: "<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"{name}\">\n",
+        style: "steptml_xml",
+        end: "</steptml:invoke><｜tool_call_end｜>",
+        separator: "\n",
+    }),
+    layout: Layout::section("<｜tool_calls_begin｜>\n", "\n<｜tool_calls_end｜>"),
     new_region,
     render,
 };
