@@ -66,6 +66,7 @@ CASES: dict[str, str] = {
     "harmony": "harmony",
     "cohere_command": "cohere_command",
 }
+CASES.update({c: c for c in samples.RENDERERS if c not in CASES})
 DEFAULT_CASES = list(CASES)
 
 # Set by --clock: wall time (perf_counter_ns, the default) or this thread's CPU time
@@ -144,6 +145,28 @@ def tw_parse_timed(parser, text: str) -> int:
     t0 = clock()
     parser.parse(text)
     return clock() - t0
+
+
+# --------------------------------------------------------------------------- peers
+
+# side -> (short tag, display name, parser-name lookup, parse, stream, timed stream, timed parse,
+#          convert tools once, version)
+PEERS = {
+    "sglang": dict(tag="sg", label="SGLang", name=peers.sglang_parser_name, parse=peers.sglang_parse,
+                   stream=peers.sglang_stream, stream_timed=peers.sglang_stream_timed,
+                   parse_timed=peers.sglang_parse_timed, tools=peers.sglang_tools,
+                   version=peers.sglang_version, mapping=peers.SGLANG_PARSER),
+    "vllm": dict(tag="vl", label="vLLM", name=peers.vllm_parser_name, parse=peers.vllm_parse,
+                 stream=peers.vllm_stream, stream_timed=peers.vllm_stream_timed,
+                 parse_timed=peers.vllm_parse_timed, tools=peers.vllm_request,
+                 version=peers.vllm_version, mapping=peers.VLLM_PARSER),
+}
+ACTIVE_PEERS = list(PEERS)  # set by --peers
+TAGS = {"toolwire": "tw", **{k: v["tag"] for k, v in PEERS.items()}}
+
+
+def sides() -> list[str]:
+    return ["toolwire"] + ACTIVE_PEERS
 
 
 # --------------------------------------------------------------------------- helpers
@@ -229,7 +252,7 @@ def summarize(times: list[int] | None) -> dict | None:
 # --------------------------------------------------------------------------- one case
 
 
-def bench_case(case: str, n_calls: int, args, skip_sglang_reason: str | None) -> dict:
+def bench_case(case: str, n_calls: int, args, skip_reasons: dict) -> dict:
     fmt = CASES[case]
     calls = samples.make_calls(n_calls)
     text = samples.render_sample(case, calls)
@@ -238,7 +261,8 @@ def bench_case(case: str, n_calls: int, args, skip_sglang_reason: str | None) ->
     tools = samples.TOOLS
     rec = {"case": case, "format": fmt, "calls": n_calls, "chars": len(text),
            "chunks": len(chunks), "sglang_parser": peers.SGLANG_PARSER.get(fmt),
-           "toolwire": {}, "sglang": {}, "notes": []}
+           "vllm_parser": peers.VLLM_PARSER.get(fmt),
+           "toolwire": {}, "notes": []}
 
     # ---- toolwire
     tw = None
@@ -265,43 +289,45 @@ def bench_case(case: str, n_calls: int, args, skip_sglang_reason: str | None) ->
             if args.verbose:
                 traceback.print_exc()
 
-    # ---- SGLang
-    if skip_sglang_reason:
-        rec["sglang"]["unavailable"] = skip_sglang_reason
-    else:
+    # ---- peers
+    for side in ACTIVE_PEERS:
+        P = PEERS[side]
+        d = rec[side] = {}
+        if skip_reasons.get(side):
+            d["unavailable"] = skip_reasons[side]
+            continue
         try:
-            peers.sglang_parser_name(fmt)
-            sg_tools = peers.sglang_tools(tools)
+            P["name"](fmt)
+            ptools = P["tools"](tools)
         except peers.PeerUnavailable as e:
-            rec["sglang"]["unavailable"] = str(e)
-            sg_tools = None
-        if sg_tools is not None:
-            ok, res = run_with_timeout(
-                lambda: (peers.sglang_parse(fmt, sg_tools, text),
-                         peers.sglang_stream(fmt, sg_tools, chunks)), args.peer_timeout)
-            if ok is None:
-                rec["sglang"]["timeout"] = res
-            elif not ok:
-                rec["sglang"]["error"] = res
-            else:
-                (pc, _), (sc, _) = res
-                for what, got in (("parse", pc), ("stream", sc)):
-                    bad = check_calls(got, calls)
-                    if bad:
-                        rec["sglang"].setdefault("mismatch", []).append(f"{what}: {bad}")
-                try:
-                    rec["sglang"]["stream"] = summarize(measure(
-                        lambda: peers.sglang_stream_timed(fmt, sg_tools, chunks, CLOCKS[args.clock]),
-                        args.repeats, args.budget))
-                    rec["sglang"]["parse"] = summarize(measure(
-                        lambda: peers.sglang_parse_timed(fmt, sg_tools, text, CLOCKS[args.clock]),
-                        args.repeats, args.budget))
-                except Exception as e:
-                    rec["sglang"]["error"] = f"{type(e).__name__}: {e}"
+            d["unavailable"] = str(e)
+            continue
+        ok, res = run_with_timeout(
+            lambda: (P["parse"](fmt, tools, text), P["stream"](fmt, tools, chunks)), args.peer_timeout)
+        if ok is None:
+            d["timeout"] = res
+            continue
+        if not ok:
+            d["error"] = res
+            continue
+        (pc, _), (sc, _) = res
+        for what, got in (("parse", pc), ("stream", sc)):
+            bad = check_calls(got, calls)
+            if bad:
+                d.setdefault("mismatch", []).append(f"{what}: {bad}")
+        try:
+            d["stream"] = summarize(measure(
+                lambda: P["stream_timed"](fmt, ptools, chunks, CLOCKS[args.clock]),
+                args.repeats, args.budget))
+            d["parse"] = summarize(measure(
+                lambda: P["parse_timed"](fmt, ptools, text, CLOCKS[args.clock]),
+                args.repeats, args.budget))
+        except Exception as e:
+            d["error"] = f"{type(e).__name__}: {e}"
 
     # ---- derived numbers
-    for side in ("toolwire", "sglang"):
-        st = rec[side].get("stream")
+    for side in sides():
+        st = rec.get(side, {}).get("stream")
         if st:
             st["per_chunk_ns"] = st[args.stat_key] / len(chunks)
             st["per_chunk_min_ns"] = st["min_ns"] / len(chunks)
@@ -328,26 +354,27 @@ STAT_KEY = "min_ns"  # set from --stat
 
 def _get(rec, side, kind, key=None):
     key = key or STAT_KEY
-    d = rec[side].get(kind)
+    d = rec.get(side, {}).get(kind)
     return d.get(key) if d else None
 
 
 def _flag(rec, side, kind) -> str:
     """'!' when that side's `kind` result (parse / stream) did not match the rendered calls."""
-    return "!" if any(m.startswith(kind) for m in rec[side].get("mismatch", ())) else ""
+    return "!" if any(m.startswith(kind) for m in rec.get(side, {}).get("mismatch", ())) else ""
 
 
 def table_rows(results: list[dict]) -> tuple[list[str], list[list[str]]]:
-    head = ["format", "calls", "chars", "chunks",
-            "tw µs/chunk", "sg µs/chunk", "sg/tw stream",
-            "tw parse µs", "sg parse µs", "sg/tw parse", "check"]
+    ps = ACTIVE_PEERS
+    head = (["format", "calls", "chars", "chunks", "tw µs/chunk"]
+            + [f"{TAGS[p]} µs/chunk" for p in ps] + [f"{TAGS[p]}/tw stream" for p in ps]
+            + ["tw parse µs"] + [f"{TAGS[p]} parse µs" for p in ps] + [f"{TAGS[p]}/tw parse" for p in ps]
+            + ["check"])
     rows = []
     for r in results:
-        tw_pc, sg_pc = _get(r, "toolwire", "stream", "per_chunk_ns"), _get(r, "sglang", "stream", "per_chunk_ns")
-        tw_p, sg_p = _get(r, "toolwire", "parse"), _get(r, "sglang", "parse")
+        tw_pc, tw_p = _get(r, "toolwire", "stream", "per_chunk_ns"), _get(r, "toolwire", "parse")
         check = []
-        for side, tag in (("toolwire", "tw"), ("sglang", "sg")):
-            d = r[side]
+        for side in sides():
+            d, tag = r.get(side, {}), TAGS[side]
             if d.get("mismatch"):
                 check.append(f"{tag} MISMATCH")
             elif d.get("timeout"):
@@ -356,11 +383,16 @@ def table_rows(results: list[dict]) -> tuple[list[str], list[list[str]]]:
                 check.append(f"{tag} ERROR")
             elif d.get("unavailable"):
                 check.append(f"{tag} n/a")
+        pcs = {p: _get(r, p, "stream", "per_chunk_ns") for p in ps}
+        pps = {p: _get(r, p, "parse") for p in ps}
         rows.append([r["case"], str(r["calls"]), str(r["chars"]), str(r["chunks"]),
-                     _us(tw_pc) + _flag(r, "toolwire", "stream"), _us(sg_pc) + _flag(r, "sglang", "stream"),
-                     _ratio(sg_pc, tw_pc),
-                     _us(tw_p) + _flag(r, "toolwire", "parse"), _us(sg_p) + _flag(r, "sglang", "parse"),
-                     _ratio(sg_p, tw_p), ", ".join(check) or "ok"])
+                     _us(tw_pc) + _flag(r, "toolwire", "stream")]
+                    + [_us(pcs[p]) + _flag(r, p, "stream") for p in ps]
+                    + [_ratio(pcs[p], tw_pc) for p in ps]
+                    + [_us(tw_p) + _flag(r, "toolwire", "parse")]
+                    + [_us(pps[p]) + _flag(r, p, "parse") for p in ps]
+                    + [_ratio(pps[p], tw_p) for p in ps]
+                    + [", ".join(check) or "ok"])
     return head, rows
 
 
@@ -377,7 +409,7 @@ def linearity(results: list[dict]) -> list[dict]:
             continue
         lo, hi = recs[0], recs[-1]
         row = {"case": case, "calls": (lo["calls"], hi["calls"]), "chars": (lo["chars"], hi["chars"])}
-        for side in ("toolwire", "sglang"):
+        for side in sides():
             a, b = _get(lo, side, "stream"), _get(hi, side, "stream")
             if a and b:
                 row[side] = {"ratio": b / a, "per_char_ratio": (b / hi["chars"]) / (a / lo["chars"])}
@@ -385,7 +417,7 @@ def linearity(results: list[dict]) -> list[dict]:
                 if pa and pb:
                     row[side]["parse_ratio"] = pb / pa
                     row[side]["parse_per_char_ratio"] = (pb / hi["chars"]) / (pa / lo["chars"])
-        if "toolwire" in row or "sglang" in row:
+        if any(side in row for side in sides()):
             out.append(row)
     return out
 
@@ -409,15 +441,17 @@ def fmt_md_table(head, rows) -> str:
 
 
 def lin_rows(lin: list[dict]) -> tuple[list[str], list[list[str]]]:
-    head = ["format", "calls", "tw stream ratio", "tw stream/char", "sg stream ratio", "sg stream/char",
-            "tw parse/char", "sg parse/char"]
+    head = ["format", "calls"]
+    for side in sides():
+        head += [f"{TAGS[side]} stream ratio", f"{TAGS[side]} stream/char"]
+    head += [f"{TAGS[side]} parse/char" for side in sides()]
     rows = []
     for row in lin:
         cells = [row["case"], f"{row['calls'][1]}/{row['calls'][0]}"]
-        for side in ("toolwire", "sglang"):
+        for side in sides():
             d = row.get(side)
             cells += [f"{d['ratio']:.1f}", f"{d['per_char_ratio']:.2f}"] if d else ["-", "-"]
-        for side in ("toolwire", "sglang"):
+        for side in sides():
             d = row.get(side) or {}
             cells.append(f"{d['parse_per_char_ratio']:.2f}" if "parse_per_char_ratio" in d else "-")
         rows.append(cells)
@@ -428,8 +462,9 @@ def notes_for(results: list[dict]) -> list[str]:
     """One line per distinct problem, with the call counts it was seen at."""
     groups: dict[tuple, list[int]] = {}
     for r in results:
-        for side, tag in (("toolwire", "toolwire"), ("sglang", "SGLang")):
-            d = r[side]
+        for side in sides():
+            tag = "toolwire" if side == "toolwire" else PEERS[side]["label"]
+            d = r.get(side, {})
             if side == "toolwire" and toolwire is None:
                 continue  # said once at the top
             msgs = [f"mismatch in {m}" for m in d.get("mismatch", ())]
@@ -451,10 +486,11 @@ def environment() -> dict:
                                        timeout=10).stdout.strip() or None
     except Exception:
         env["commit"] = None
-    try:
-        env["sglang"] = peers.sglang_version()
-    except peers.PeerUnavailable:
-        env["sglang"] = "unavailable"
+    for side, P in PEERS.items():
+        try:
+            env[side] = P["version"]()
+        except peers.PeerUnavailable:
+            env[side] = "unavailable"
     return env
 
 
@@ -476,6 +512,8 @@ def parse_args(argv=None):
                     help="cut special-token markers too (by default each is one chunk)")
     ap.add_argument("--peer-timeout", type=float, default=None,
                     help="seconds allowed for SGLang's first parse+stream of a case (default 20, quick 5)")
+    ap.add_argument("--peers", default=",".join(PEERS),
+                    help=f"comma-separated peers to compare with (default: {','.join(PEERS)})")
     ap.add_argument("--one-side", action="store_true",
                     help="measure a format even when only one side can parse it")
     ap.add_argument("--clock", choices=tuple(CLOCKS), default="wall",
@@ -494,34 +532,40 @@ def parse_args(argv=None):
     a.stat_key = f"{a.stat}_ns"
     a.cases = [c.strip() for c in a.formats.split(",") if c.strip()]
     a.call_counts = sorted({int(x) for x in a.calls.split(",") if x.strip()})
+    a.peer_list = [p.strip() for p in a.peers.split(",") if p.strip()]
+    if any(p not in PEERS for p in a.peer_list):
+        ap.error(f"unknown peer in {a.peers!r}; known: {', '.join(PEERS)}")
     unknown = [c for c in a.cases if c not in CASES]
     if unknown:
         ap.error(f"unknown format(s) {unknown}; known: {', '.join(CASES)}")
     return a
 
 
-def side_unavailable(case: str) -> tuple[str | None, str | None]:
-    """(toolwire reason, SGLang reason) when a side cannot parse this case at all."""
+def side_unavailable(case: str) -> tuple[str | None, dict]:
+    """(toolwire reason, {peer: reason}) when a side cannot parse this case at all."""
     fmt = CASES[case]
-    tw_reason = sg_reason = None
+    tw_reason = None
     try:
         tw_parser(fmt, samples.TOOLS)
     except peers.PeerUnavailable as e:
         tw_reason = str(e)
-    try:
-        peers.sglang_parser_name(fmt)
-    except peers.PeerUnavailable as e:
-        sg_reason = str(e)
-    return tw_reason, sg_reason
+    reasons = {}
+    for side in ACTIVE_PEERS:
+        try:
+            PEERS[side]["name"](fmt)
+        except peers.PeerUnavailable as e:
+            reasons[side] = str(e)
+    return tw_reason, reasons
 
 
 def main(argv=None) -> int:
-    global STAT_KEY, clock
+    global STAT_KEY, clock, ACTIVE_PEERS
     a = parse_args(argv)
+    ACTIVE_PEERS = a.peer_list
     STAT_KEY = a.stat_key
     clock = CLOCKS[a.clock]
     env = environment()
-    print(f"toolwire {env['toolwire']}  vs  sglang {env['sglang']}  |  Python {env['python']} "
+    print(f"toolwire {env['toolwire']}  vs  " + ", ".join(f"{p} {env[p]}" for p in ACTIVE_PEERS) + f"  |  Python {env['python']} "
           f"on {env['machine']}, {env['cpus']} CPUs  |  {a.chunk_size}-char chunks"
           f"{' (markers split)' if a.split_markers else ', special tokens whole'}, "
           f"{a.stat} of <= {a.repeats} runs ({a.budget:g} s budget each), {a.clock} clock")
@@ -530,21 +574,23 @@ def main(argv=None) -> int:
 
     results = []
     for case in a.cases:
-        tw_reason, sg_reason = side_unavailable(case)
-        if (tw_reason or sg_reason) and not a.one_side:
-            print(f"skip {case}: " + "; ".join(r for r in (tw_reason, sg_reason) if r))
+        tw_reason, reasons = side_unavailable(case)
+        no_peer = all(p in reasons for p in ACTIVE_PEERS)
+        if (tw_reason or no_peer) and not a.one_side:
+            print(f"skip {case}: " + "; ".join([r for r in (tw_reason,) if r] + list(reasons.values())))
             continue
-        if tw_reason and sg_reason:
+        if tw_reason and no_peer:
             print(f"skip {case}: neither side can parse it")
             continue
-        sg_skip = sg_reason
+        skip = dict(reasons)
         for n in a.call_counts:
             t0 = time.perf_counter()
-            rec = bench_case(case, n, a, sg_skip)
+            rec = bench_case(case, n, a, skip)
             results.append(rec)
-            if rec["sglang"].get("timeout") and not sg_skip:
-                # Larger outputs will not be faster: don't spend the timeout again.
-                sg_skip = f"skipped: SGLang timed out at {n} calls ({rec['sglang']['timeout']})"
+            for p in ACTIVE_PEERS:
+                if rec[p].get("timeout") and not skip.get(p):
+                    # Larger outputs will not be faster: don't spend the timeout again.
+                    skip[p] = f"skipped: timed out at {n} calls ({rec[p]['timeout']})"
             if a.verbose:
                 print(f"  {case} x{n}: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
 
@@ -572,18 +618,19 @@ def main(argv=None) -> int:
         with open(a.json, "w") as f:
             json.dump({"environment": env, "settings": {
                 "chunk_size": a.chunk_size, "split_markers": a.split_markers, "repeats": a.repeats,
-                "stat": a.stat, "clock": a.clock,
+                "stat": a.stat, "clock": a.clock, "peers": ACTIVE_PEERS,
                 "budget_s": a.budget, "peer_timeout_s": a.peer_timeout, "calls": a.call_counts},
                 "results": results, "linearity": linearity(results), "notes": notes}, f, indent=1)
         print(f"\nwrote {a.json}")
     if a.markdown:
         with open(a.markdown, "w") as f:
-            f.write(f"# Tool-call parser benchmark: toolwire {env['toolwire']} vs SGLang {env['sglang']}\n\n")
+            f.write(f"# Tool-call parser benchmark: toolwire {env['toolwire']} vs "
+                    + ", ".join(f"{PEERS[p]['label']} {env[p]}" for p in ACTIVE_PEERS) + "\n\n")
             f.write(f"Python {env['python']} on {env['machine']} ({env['cpus']} CPUs). "
                     f"{a.chunk_size}-character chunks"
                     f"{' (markers split)' if a.split_markers else ', special-token markers whole'}; "
                     f"{a.stat} of up to {a.repeats} runs, {a.clock} clock. Times in µs; ratios are "
-                    f"SGLang / toolwire.\n\n")
+                    f"peer / toolwire (sg = SGLang, vl = vLLM).\n\n")
             f.write(fmt_md_table(head, rows) + "\n")
             if lrows:
                 f.write("\nLinearity: total time at the largest / smallest call count; '/char' divides "

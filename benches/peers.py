@@ -1,12 +1,16 @@
 """Adapters over peer implementations, for benchmarks and parity checks.
 
-Only SGLang for now: its function-call detectors are pure Python and run on CPU.
-SGLang is not a dependency of toolwire; install it as described in benches/README.md
-(`pip install --no-deps sglang==0.5.23` plus the `bench` extra).
+SGLang's function-call detectors and vLLM's tool parsers; both are pure Python and run on CPU.
+Neither is a dependency of toolwire; install them as described in benches/README.md
+(`pip install --no-deps sglang==0.5.23 vllm==0.33.0` plus the `bench` extra, or
+scripts/install_integration_peers.sh).
 
     import peers                       # with benches/ on sys.path, as bench_parsers.py does
     calls, content = peers.sglang_parse("hermes", tools, text)
     calls, content = peers.sglang_stream("hermes", tools, chunks)
+
+    calls, content = peers.vllm_parse("hermes", tools, text)
+    calls, content = peers.vllm_stream("hermes", tools, chunks)
 
 `calls` is a list of `{"name": str, "arguments": str}` (arguments as JSON text), `content` the
 text that SGLang hands to the user as normal content.
@@ -41,6 +45,15 @@ SGLANG_PARSER: dict[str, str | None] = {
     "gemma4": "gemma4",
     "harmony": "gpt-oss",
     "cohere_command": "cohere_command4",
+    "deepseek_v4_1": "deepseekv41",
+    "beam": "beam",
+    "step3": "step3",
+    "hunyuan": "hunyuan",        # Hy3: <tool_calls><tool_call>name<tool_sep><arg_key>...
+    "apertus": "apertus2509",
+    "gigachat3": "gigachat3",
+    "lfm2": "lfm2",
+    "dots": "dots",
+    "iquest_q1": "iquest_q1",
     "default": None,
     "longcat": None,
     "hunyuan_a13b": None,        # SGLang's "hunyuan" is the Hy3 arg_key format, not A13B's JSON
@@ -48,6 +61,58 @@ SGLANG_PARSER: dict[str, str | None] = {
     "jamba": None,
     "nemotron_deci": None,
     "granite": None,
+    "xlam": None,
+    "internlm": None,            # SGLang's "interns1" is Intern-S1's format, not InternLM2's plugin
+    "seed_oss": None,
+    "functiongemma": None,
+    "hy_v4": None,
+    "granite_20b_fc": None,
+    "ernie45": None,
+}
+
+# toolwire format name -> vLLM 0.33.0 tool parser name (ToolParserManager). None: vLLM has none.
+VLLM_PARSER: dict[str, str | None] = {
+    "hermes": "hermes",
+    "qwen3_coder": "qwen3_coder",
+    "llama3_json": "llama3_json",
+    "mistral": "mistral",
+    "pythonic": "pythonic",
+    "deepseek_v3": "deepseek_v3",
+    "deepseek_v3_1": "deepseek_v31",
+    "deepseek_v3_2": "deepseek_v32",
+    "deepseek_v4": "deepseek_v4",
+    "deepseek_v4_1": "deepseek_v41",
+    "kimi_k2": "kimi_k2",
+    "glm45": "glm45",
+    "glm47": "glm47",
+    "minimax_m2": "minimax_m2",
+    "minimax_m3": "minimax_m3",
+    "gemma4": "gemma4",
+    "harmony": None,             # vLLM's "openai" tool parser is a stub: gpt-oss goes through its
+                                 # HarmonyParser (token ids), not the ToolParser interface
+    "cohere_command": None,      # "cohere_command4" and "beam" are engine-based parsers with no
+    "beam": None,                # extract_tool_calls; vLLM drives them only through its Parser
+    "longcat": "longcat",
+    "hunyuan_a13b": "hunyuan_a13b",
+    "phi4": "phi4_mini_json",
+    "jamba": "jamba",
+    "granite": "granite",
+    "xlam": "xlam",
+    "internlm": "internlm",
+    "seed_oss": "seed_oss",
+    "step3": "step3",
+    "functiongemma": "functiongemma",
+    "hunyuan": "hy_v3",
+    "hy_v4": "hy_v4",
+    "apertus": "apertus",
+    "gigachat3": "gigachat3",
+    "lfm2": "lfm2",
+    "dots": "dots",
+    "ernie45": "ernie45",
+    "granite_20b_fc": "granite-20b-fc",
+    "iquest_q1": None,
+    "nemotron_deci": None,
+    "default": None,
 }
 
 # Aliases a caller may use for a toolwire format name.
@@ -223,3 +288,207 @@ def sglang_parse_timed(fmt: str, tools, text: str, clock=None) -> int:
     cls(tools=tools, tool_call_parser=name).parse_non_stream(text)
     return clock() - t0
 
+
+
+# --------------------------------------------------------------------------- vLLM
+
+
+def vllm_parser_name(fmt: str) -> str:
+    """The vLLM tool parser name for toolwire format `fmt`; PeerUnavailable if there is none."""
+    fmt = canonical(fmt)
+    name = VLLM_PARSER.get(fmt)
+    if name is None:
+        raise PeerUnavailable(f"vLLM has no tool parser for format {fmt!r}")
+    if name not in _vllm()["ToolParserManager"].list_registered():
+        raise PeerUnavailable(f"this vLLM has no tool parser named {name!r}")
+    return name
+
+
+@functools.lru_cache(maxsize=None)
+def _vllm() -> dict:
+    logging.getLogger("vllm").setLevel(logging.CRITICAL)
+    try:
+        import warnings
+        saved, sys.stderr = sys.stderr, io.StringIO()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                import vllm
+                from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+                from vllm.tool_parsers import ToolParserManager
+        finally:
+            sys.stderr = saved
+    except Exception as e:
+        raise PeerUnavailable(f"vllm is not importable: {type(e).__name__}: {e}") from e
+    for name in ("vllm", "vllm.tool_parsers"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    return {"ChatCompletionRequest": ChatCompletionRequest, "ToolParserManager": ToolParserManager,
+            "version": getattr(vllm, "__version__", "?")}
+
+
+def vllm_available() -> bool:
+    try:
+        _vllm()
+        return True
+    except PeerUnavailable:
+        return False
+
+
+def vllm_version() -> str:
+    return _vllm()["version"]
+
+
+class _Vocab(dict):
+    """A vocabulary that knows every special token a parser asks for: parsers look their
+    markers up at construction (`self.vocab.get("<tool_call>")`) and compare token ids later."""
+
+    def get(self, key, default=None):
+        if key not in self:
+            self[key] = len(self) + 1
+        return dict.get(self, key)
+
+    def __missing__(self, key):
+        self[key] = len(self) + 1
+        return self[key]
+
+
+class FakeTokenizer:
+    """Stands in for the model tokenizer: vLLM's parsers need only its vocabulary (special-token
+    ids). Text chunks get token id 0, a chunk that is exactly a looked-up marker gets its id."""
+
+    def __init__(self):
+        self.vocab = _Vocab()
+        self.all_special_tokens: list[str] = []
+
+    def get_vocab(self):
+        return self.vocab
+
+    def ids_for(self, piece: str) -> list[int]:
+        i = dict.get(self.vocab, piece)
+        return [i] if i is not None else [0]
+
+    def encode(self, text, add_special_tokens=False, **kw):
+        return self.ids_for(text)
+
+    def decode(self, ids, **kw):
+        inv = {v: k for k, v in self.vocab.items()}
+        return "".join(inv.get(i, "") for i in ids)
+
+    def convert_tokens_to_ids(self, tokens):
+        if isinstance(tokens, str):
+            return self.vocab.get(tokens)
+        return [self.vocab.get(t) for t in tokens]
+
+    def convert_ids_to_tokens(self, ids, **kw):
+        inv = {v: k for k, v in self.vocab.items()}
+        return [inv.get(i, "") for i in ids]
+
+
+def vllm_request(tools):
+    """The ChatCompletionRequest the serving layer hands the parser (tools included)."""
+    m = _vllm()
+    return m["ChatCompletionRequest"](model="m", messages=[{"role": "user", "content": "hi"}],
+                                      tools=list(tools or []))
+
+
+def vllm_new_parser(fmt: str, request, tokenizer=None):
+    """A fresh vLLM tool parser, built as vLLM's serving layer builds it (one per request)."""
+    cls = _vllm()["ToolParserManager"].get_tool_parser(vllm_parser_name(fmt))
+    tok = tokenizer or FakeTokenizer()
+    try:
+        parser = cls(tok, request.tools)
+    except TypeError:
+        parser = cls(tok)
+    return parser, tok
+
+
+def vllm_parse(fmt: str, tools, text: str) -> tuple[list[dict], str]:
+    req = vllm_request(tools)
+    parser, _ = vllm_new_parser(fmt, req)
+    req = parser.adjust_request(req)
+    info = parser.extract_tool_calls(text, req)
+    calls = [{"name": c.function.name, "arguments": c.function.arguments} for c in info.tool_calls or ()]
+    return calls, info.content or ""
+
+
+def _vllm_collect(delta, by_index: dict, content: list) -> None:
+    if delta is None:
+        return
+    if delta.content:
+        content.append(delta.content)
+    for tc in delta.tool_calls or ():
+        slot = by_index.setdefault(tc.index, {"name": None, "arguments": ""})
+        fn = tc.function
+        if fn is None:
+            continue
+        fn = fn if not isinstance(fn, dict) else type("F", (), fn)
+        if getattr(fn, "name", None):
+            slot["name"] = fn.name
+        if getattr(fn, "arguments", None):
+            slot["arguments"] += fn.arguments
+
+
+def vllm_stream(fmt: str, tools, chunks: Iterable[str]) -> tuple[list[dict], str]:
+    """Stream `chunks` through a vLLM tool parser the way the serving layer drives it
+    (previous/current/delta text and token ids per step; at the end finish_streaming() for
+    engine-based parsers, and get_remaining_unstreamed_args() appended to the last call when the
+    final delta carries one, as vLLM's Parser does)."""
+    req = vllm_request(tools)
+    parser, tok = vllm_new_parser(fmt, req)
+    req = parser.adjust_request(req)
+    by_index: dict = {}
+    content: list[str] = []
+    prev_text, prev_ids = "", []
+    last = None
+    for piece in chunks:
+        ids = tok.ids_for(piece)
+        cur_text, cur_ids = prev_text + piece, prev_ids + ids
+        last = parser.extract_tool_calls_streaming(prev_text, cur_text, piece, prev_ids, cur_ids, ids, req)
+        _vllm_collect(last, by_index, content)
+        prev_text, prev_ids = cur_text, cur_ids
+    if getattr(parser, "engine_based_streaming", False):
+        flush = parser.finish_streaming()
+        _vllm_collect(flush, by_index, content)
+        last = flush or last
+    # vLLM's Parser._append_unstreamed_tool_args: only when the final delta carries a tool call.
+    if last is not None and last.tool_calls and last.tool_calls[-1].function:
+        rest = parser.get_remaining_unstreamed_args()
+        if rest:
+            by_index[last.tool_calls[-1].index]["arguments"] += rest
+    return _ordered(by_index), "".join(content)
+
+
+def vllm_stream_timed(fmt: str, tools, chunks: list[str], clock=None) -> int:
+    """Nanoseconds to build a vLLM parser, stream `chunks` through it as the serving layer does
+    (the previous/current text and token-id bookkeeping included) and flush it."""
+    import time
+    clock = clock or time.perf_counter_ns
+    req = tools if not isinstance(tools, list) else vllm_request(tools)
+    cls = _vllm()["ToolParserManager"].get_tool_parser(vllm_parser_name(fmt))
+    tok = FakeTokenizer()
+    cls(tok, req.tools)  # warm the vocabulary so that marker chunks get their ids
+    id_lists = [tok.ids_for(p) for p in chunks]
+    t0 = clock()
+    parser = cls(tok, req.tools)
+    feed = parser.extract_tool_calls_streaming
+    prev_text, prev_ids = "", []
+    for piece, ids in zip(chunks, id_lists):
+        cur_text, cur_ids = prev_text + piece, prev_ids + ids
+        feed(prev_text, cur_text, piece, prev_ids, cur_ids, ids, req)
+        prev_text, prev_ids = cur_text, cur_ids
+    if getattr(parser, "engine_based_streaming", False):
+        parser.finish_streaming()
+    parser.get_remaining_unstreamed_args()
+    return clock() - t0
+
+
+def vllm_parse_timed(fmt: str, tools, text: str, clock=None) -> int:
+    """Nanoseconds for one vLLM one-shot extract_tool_calls, parser construction included."""
+    import time
+    clock = clock or time.perf_counter_ns
+    req = tools if not isinstance(tools, list) else vllm_request(tools)
+    cls = _vllm()["ToolParserManager"].get_tool_parser(vllm_parser_name(fmt))
+    tok = FakeTokenizer()
+    t0 = clock()
+    cls(tok, req.tools).extract_tool_calls(text, req)
+    return clock() - t0

@@ -342,6 +342,161 @@ def _cohere_command(calls):
             f"<|START_ACTION|>[\n{items}\n]<|END_ACTION|>")
 
 
+# ---- formats added with the second round of peers (SGLang 0.5.23 / vLLM 0.33.0 detectors)
+
+
+def _beam(calls):
+    # Beam: harmony framing, the recipient in the header, arguments as <rfl:parameter> XML.
+    out = [f"<|channel|>analysis<|message|>{PREAMBLE}<|end|>"]
+    for c in calls:
+        params = "".join(f'<rfl:parameter name="{k}">{_raw(v)}</rfl:parameter>'
+                         for k, v in c["arguments"].items())
+        out.append(f"<|start|>assistant to={c['name']}<|channel|>analysis <|constrain|>xml<|message|>"
+                   f"{params}<|call|>")
+    return "".join(out)
+
+
+def _tagged_json(open_tag: str, close_tag: str, key: str = "arguments", sep: str = "\n"):
+    # One JSON object per call between a pair of tags (LongCat, ERNIE 4.5).
+    def render(calls):
+        return PREAMBLE + "".join(
+            f"{sep}{open_tag}\n{_j({'name': c['name'], key: c['arguments']})}\n{close_tag}" for c in calls)
+    return render
+
+
+def _json_array(prefix: str, suffix: str = "", lead: str = ""):
+    # One JSON array of {name, arguments} after a marker (Hunyuan-A13B, Jamba, Granite 3, Phi-4-mini).
+    def render(calls):
+        return (PREAMBLE + lead + prefix
+                + _j([{"name": c["name"], "arguments": c["arguments"]} for c in calls]) + suffix)
+    return render
+
+
+def _internlm(calls):
+    return PREAMBLE + "".join(
+        f"<|action_start|><|plugin|>\n{_j({'name': c['name'], 'parameters': c['arguments']})}<|action_end|>"
+        for c in calls)
+
+
+def _seed_oss(calls):
+    blocks = []
+    for c in calls:
+        params = "".join(f"<parameter={k}>{_raw(v)}</parameter>\n" for k, v in c["arguments"].items())
+        blocks.append(f"<seed:tool_call>\n<function={c['name']}>\n{params}</function>\n</seed:tool_call>")
+    return PREAMBLE + "\n" + "\n".join(blocks)
+
+
+def _step3(calls):
+    items = []
+    for c in calls:
+        params = "".join(f'<steptml:parameter name="{k}">{_raw(v)}</steptml:parameter>\n'
+                         for k, v in c["arguments"].items())
+        items.append(f'<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="{c["name"]}">\n'
+                     f"{params}</steptml:invoke><｜tool_call_end｜>")
+    return PREAMBLE + "<｜tool_calls_begin｜>\n" + "\n".join(items) + "\n<｜tool_calls_end｜>"
+
+
+def _fg(v) -> str:
+    if isinstance(v, str):
+        return "<escape>" + v + "<escape>"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, list):
+        return "[" + ",".join(_fg(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ",".join(f"{k}:{_fg(x)}" for k, x in v.items()) + "}"
+    return _j(v)
+
+
+def _functiongemma(calls):
+    return PREAMBLE + "".join(f"<start_function_call>call:{c['name']}{_fg(c['arguments'])}<end_function_call>"
+                              for c in calls)
+
+
+def _hunyuan(calls):
+    # Hunyuan Hy3: <tool_calls> block, name then <tool_sep>, arg_key/arg_value pairs.
+    blocks = []
+    for c in calls:
+        args = "".join(f"<arg_key>{k}</arg_key>\n<arg_value>{_raw(v)}</arg_value>\n"
+                       for k, v in c["arguments"].items())
+        blocks.append(f"<tool_call>{c['name']}<tool_sep>\n{args}</tool_call>")
+    return PREAMBLE + "\n<tool_calls>\n" + "\n".join(blocks) + "\n</tool_calls>"
+
+
+def _hy_v4(calls):
+    o = ":opensource"
+    blocks = []
+    for c in calls:
+        args = "".join(f"<arg_key{o}>{k}</arg_key{o}><arg_value{o}>{_raw(v)}</arg_value{o}>"
+                       for k, v in c["arguments"].items())
+        blocks.append(f"<tool_call{o}>{c['name']}{args}</tool_call{o}>")
+    return PREAMBLE + f"<tool_calls{o}>" + "".join(blocks) + f"</tool_calls{o}>"
+
+
+def _apertus(calls):
+    return (PREAMBLE + "<|tools_prefix|>" + _j([{c["name"]: c["arguments"]} for c in calls])
+            + "<|tools_suffix|>")
+
+
+def _gigachat3(calls):
+    return PREAMBLE + "".join(
+        f"<|message_sep|>\n\nfunction call<|role_sep|>\n{_j({'name': c['name'], 'arguments': c['arguments']})}"
+        for c in calls)
+
+
+def _pysq(v) -> str:
+    # Python literals with single-quoted strings, as LFM2 writes them.
+    if isinstance(v, str):
+        return repr(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(_pysq(x) for x in v) + "]"
+    return _py(v)
+
+
+def _lfm2(calls):
+    inner = ", ".join(c["name"] + "(" + ", ".join(f"{k}={_pysq(v)}" for k, v in c["arguments"].items()) + ")"
+                      for c in calls)
+    return PREAMBLE + "<|tool_call_start|>[" + inner + "]<|tool_call_end|>"
+
+
+def _dots(calls):
+    out = [PREAMBLE, "\n<dots_function_call>\n"]
+    for c in calls:
+        out.append(f'<invoke name="{c["name"]}">\n')
+        out += [f'<parameter name="{k}">{_raw(v)}</parameter>\n' for k, v in c["arguments"].items()]
+        out.append("</invoke>\n")
+    out.append("</dots_function_call>")
+    return "".join(out)
+
+
+def _iquest_q1(calls):
+    return PREAMBLE + "".join(
+        f"<iquest_tool_call>{c['name']}"
+        + "".join(f"<arg_key>{k}</arg_key><arg_value>{_raw(v)}</arg_value>" for k, v in c["arguments"].items())
+        + "</iquest_tool_call>" for c in calls)
+
+
+def _granite_20b_fc(calls):
+    return PREAMBLE + "".join(f"\n<function_call> {_j({'name': c['name'], 'arguments': c['arguments']})}"
+                              for c in calls)
+
+
+def _xlam(calls):
+    return _j([{"name": c["name"], "arguments": c["arguments"]} for c in calls])
+
+
+def _deepseek_v4_1(calls):
+    out = [PREAMBLE, "\n\n<｜DSML｜ calls>\n"]
+    for c in calls:
+        out.append(f'<｜DSML｜ invoke name="{c["name"]}">\n')
+        for k, v in c["arguments"].items():
+            s = "true" if isinstance(v, str) else "false"
+            out.append(f'<｜DSML｜ parameter name="{k}" string="{s}">{_raw(v)}</｜DSML｜ parameter>\n')
+        out.append("</｜DSML｜ invoke>\n")
+    out.append("</｜DSML｜ calls>")
+    return "".join(out)
+
+
 RENDERERS: dict[str, Callable[[list[dict]], str]] = {
     "hermes": _hermes,
     "qwen3_coder": _qwen3_coder,
@@ -361,6 +516,27 @@ RENDERERS: dict[str, Callable[[list[dict]], str]] = {
     "gemma4": _gemma4,
     "harmony": _harmony,
     "cohere_command": _cohere_command,
+    "deepseek_v4_1": _deepseek_v4_1,
+    "beam": _beam,
+    "longcat": _tagged_json("<longcat_tool_call>", "</longcat_tool_call>"),
+    "hunyuan_a13b": _json_array("<tool_calls>", "</tool_calls>", "\n"),
+    "phi4": _json_array("functools", "", " "),
+    "jamba": _json_array("<tool_calls>", "</tool_calls>", "\n"),
+    "granite": _json_array("<|tool_call|>"),
+    "xlam": _xlam,
+    "internlm": _internlm,
+    "seed_oss": _seed_oss,
+    "step3": _step3,
+    "functiongemma": _functiongemma,
+    "hunyuan": _hunyuan,
+    "hy_v4": _hy_v4,
+    "apertus": _apertus,
+    "gigachat3": _gigachat3,
+    "lfm2": _lfm2,
+    "dots": _dots,
+    "iquest_q1": _iquest_q1,
+    "granite_20b_fc": _granite_20b_fc,
+    "ernie45": _tagged_json("<tool_call>", "</tool_call>"),
 }
 
 
@@ -395,6 +571,29 @@ SPECIAL_TOKENS: dict[str, list[str]] = {
     "harmony": ["<|start|>", "<|channel|>", "<|message|>", "<|constrain|>", "<|end|>", "<|call|>",
                 "<|return|>"],
     "cohere_command": ["<|START_THINKING|>", "<|END_THINKING|>", "<|START_ACTION|>", "<|END_ACTION|>"],
+    "deepseek_v4_1": ["｜DSML｜"],
+    "beam": ["<|start|>", "<|channel|>", "<|message|>", "<|constrain|>", "<|end|>", "<|call|>"],
+    "longcat": ["<longcat_tool_call>", "</longcat_tool_call>"],
+    "hunyuan_a13b": ["<tool_calls>", "</tool_calls>"],
+    "phi4": ["functools"],
+    "jamba": ["<tool_calls>", "</tool_calls>"],
+    "granite": ["<|tool_call|>"],
+    "xlam": [],
+    "internlm": ["<|action_start|>", "<|plugin|>", "<|action_end|>"],
+    "seed_oss": ["<seed:tool_call>", "</seed:tool_call>"],
+    "step3": ["<｜tool_calls_begin｜>", "<｜tool_calls_end｜>", "<｜tool_call_begin｜>", "<｜tool_call_end｜>",
+              "<｜tool_sep｜>"],
+    "functiongemma": ["<start_function_call>", "<end_function_call>", "<escape>"],
+    "hunyuan": ["<tool_calls>", "</tool_calls>", "<tool_call>", "</tool_call>", "<tool_sep>"] + _GLM[2:],
+    "hy_v4": [t.replace(">", ":opensource>") for t in
+              ["<tool_calls>", "</tool_calls>", "<tool_call>", "</tool_call>"] + _GLM[2:]],
+    "apertus": ["<|tools_prefix|>", "<|tools_suffix|>"],
+    "gigachat3": ["<|message_sep|>", "<|role_sep|>"],
+    "lfm2": ["<|tool_call_start|>", "<|tool_call_end|>"],
+    "dots": ["<dots_function_call>", "</dots_function_call>"],
+    "iquest_q1": ["<iquest_tool_call>", "</iquest_tool_call>"] + _GLM[2:],
+    "granite_20b_fc": ["<function_call>"],
+    "ernie45": ["<tool_call>", "</tool_call>"],
 }
 
 

@@ -21,11 +21,17 @@ if not peers.sglang_available():
 # form streams only the first call (sglang#35564); gemma4 and cohere_command4 stream
 # tool_index = the tool's position in the tool list, so repeated names collapse into one call.
 KNOWN_STREAM_BUGS = {(case, n) for case in ("mistral_array", "gemma4", "cohere_command") for n in (8, 64)}
+# gigachat3: SGLang reads one call per message; beam: SGLang 0.5.23 drops the <rfl:parameter>
+# arguments of these samples (reported by the benchmark, not asserted here).
+KNOWN_STREAM_BUGS |= {("gigachat3", n) for n in (8, 64)}
+SKIP = {"beam"} | {f"gigachat3-{n}" for n in (8, 64)}
 FORMAT_OF = {"mistral_array": "mistral"}
 
 
 def _cases():
     for case in samples.RENDERERS:
+        if peers.SGLANG_PARSER.get(FORMAT_OF.get(case, case)) is None:
+            continue
         # pythonic: SGLang's call regex backtracks exponentially beyond a couple of calls.
         for n in ((1, 2) if case == "pythonic" else (1, 8, 64)):
             yield case, n
@@ -38,12 +44,14 @@ def _assert_calls(got, want):
 
 @pytest.mark.parametrize("case,n", list(_cases()))
 def test_sglang_parse_and_stream(case, n):
+    if case in SKIP or f"{case}-{n}" in SKIP:
+        pytest.skip("known SGLang mismatch on this sample")
     fmt = FORMAT_OF.get(case, case)
     calls = samples.make_calls(n)
     text = samples.render_sample(case, calls)
     got, content = peers.sglang_parse(fmt, samples.TOOLS, text)
     _assert_calls(got, calls)
-    if case not in ("harmony", "cohere_command"):  # there the text is reasoning, not content
+    if case not in ("harmony", "cohere_command", "beam"):  # there the text is reasoning, not content
         assert samples.PREAMBLE in content
     chunks = samples.chunk(text, 4, samples.SPECIAL_TOKENS[case])
     got, content = peers.sglang_stream(fmt, samples.TOOLS, chunks)

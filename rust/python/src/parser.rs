@@ -83,7 +83,7 @@ pub struct ToolParser {
 #[pymethods]
 impl ToolParser {
     #[new]
-    #[pyo3(signature = (format, tools=None, *, reasoning=None, vocab=None, id_factory=None, tool_choice=None, parallel_tool_calls=true))]
+    #[pyo3(signature = (format, tools=None, *, reasoning=None, vocab=None, id_factory=None, tool_choice=None, parallel_tool_calls=true, max_call_bytes=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         format: &str,
@@ -93,7 +93,13 @@ impl ToolParser {
         id_factory: Option<Py<PyAny>>,
         tool_choice: Option<&Bound<'_, PyAny>>,
         parallel_tool_calls: bool,
+        max_call_bytes: Option<usize>,
     ) -> PyResult<Self> {
+        if max_call_bytes == Some(0) {
+            return Err(ToolwireError::new_err(
+                "max_call_bytes must be positive or None",
+            ));
+        }
         let vocab = match vocab {
             Some(v) if !v.is_none() => Some(
                 v.downcast::<Vocab>()
@@ -109,7 +115,8 @@ impl ToolParser {
             .map_err(to_py_err)?
             .with_tool_set(tool_set(tools)?)
             .with_tool_choice(parse_tool_choice(tool_choice)?, parallel_tool_calls)
-            .map_err(to_py_err)?;
+            .map_err(to_py_err)?
+            .with_max_call_bytes(max_call_bytes);
         Ok(Self {
             config,
             id_factory,

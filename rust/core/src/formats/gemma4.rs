@@ -534,8 +534,9 @@ impl RegionParser for GemmaRegion {
                     // Raw text up to the closing delimiter; any other special token means the
                     // string was never closed.
                     let stop = text::find_any(rest, &[self.quote.as_str()]).map(|(p, _)| p);
-                    let window = &rest[..stop.unwrap_or(rest.len())];
-                    let sentinel = window
+                    // Only a special token before the closing delimiter matters; looking further
+                    // would read the rest of the output once per string (quadratic).
+                    let sentinel = rest[..stop.unwrap_or(rest.len())]
                         .char_indices()
                         .find(|&(_, c)| MarkerTable::is_sentinel(c))
                         .map(|(p, _)| p);

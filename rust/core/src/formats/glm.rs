@@ -190,6 +190,9 @@ struct GlmRegion {
     name: String,
     key: String,
     writer: ParamWriter,
+    /// Bytes consumed before the current feed, and whitespace held back at its start.
+    offset: usize,
+    held_ws: text::WsRun,
 }
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
@@ -223,6 +226,8 @@ pub fn new_region_with(ctx: &RegionCtx<'_>, tags: &GlmTags) -> Box<dyn RegionPar
         name: String::new(),
         key: String::new(),
         writer: ParamWriter::new(),
+        offset: 0,
+        held_ws: text::WsRun::default(),
     })
 }
 
@@ -284,6 +289,14 @@ impl GlmRegion {
 
 impl RegionParser for GlmRegion {
     fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
+        let progress = self.feed_at(input, eof, sink);
+        self.offset += progress.consumed;
+        progress
+    }
+}
+
+impl GlmRegion {
+    fn feed_at(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
         let l = Arc::clone(&self.lits);
         let mut i = 0;
         loop {
@@ -417,7 +430,10 @@ impl RegionParser for GlmRegion {
                 }
                 State::AfterName => {
                     // The name is complete only when a marker follows it.
-                    let (ws, partial) = skip_space(rest);
+                    let ws = self
+                        .held_ws
+                        .skip_by(self.offset + i, rest, |r| skip_space(r).0);
+                    let partial = &rest[ws..] == "\\";
                     let after = &rest[ws..];
                     let sep = l.name_sep.as_deref().unwrap_or_default();
                     let lits = [
@@ -515,25 +531,33 @@ impl RegionParser for GlmRegion {
                         l.call_start.as_str(),
                         l.section_end.as_str(),
                     ];
-                    match text::scan(rest, &lits) {
-                        Scan::Found { pos, .. } => {
-                            let text = rest[..pos].trim_end();
-                            sink.content(text);
-                            self.take(input, i + text.len(), i + pos);
-                            i += pos;
-                            self.state = State::Body;
-                        }
+                    // Whitespace held back by the previous feed is not scanned again (no tag
+                    // starts inside it), so a long run of it stays linear.
+                    let ws = self.held_ws.skip(self.offset + i, rest);
+                    let (end, found) = match text::scan(&rest[ws..], &lits) {
+                        Scan::Found { pos, .. } => (ws + pos, true),
                         Scan::NotFound { .. } if eof => {
                             sink.content(rest);
                             i = input.len();
                             self.state = State::Body;
+                            continue;
                         }
-                        Scan::NotFound { safe } => {
-                            let text = rest[..safe].trim_end();
-                            sink.content(text);
-                            return Progress::more(i + text.len());
-                        }
+                        Scan::NotFound { safe } => (ws + safe, false),
+                    };
+                    // `rest[..end].trim_end()`, without walking back over the held whitespace.
+                    let new = rest[ws..end].trim_end();
+                    let text = if new.is_empty() {
+                        ""
+                    } else {
+                        &rest[..ws + new.len()]
+                    };
+                    sink.content(text);
+                    if !found {
+                        return Progress::more(i + text.len());
                     }
+                    self.take(input, i + text.len(), i + end);
+                    i += end;
+                    self.state = State::Body;
                 }
                 State::Key => {
                     let lits = [
@@ -574,7 +598,10 @@ impl RegionParser for GlmRegion {
                     }
                 }
                 State::AfterKey => {
-                    let (ws, partial) = skip_space(rest);
+                    let ws = self
+                        .held_ws
+                        .skip_by(self.offset + i, rest, |r| skip_space(r).0);
+                    let partial = &rest[ws..] == "\\";
                     let after = &rest[ws..];
                     let value_start = l.value_start.as_str();
                     if after.starts_with(value_start) {

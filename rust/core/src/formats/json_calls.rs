@@ -389,6 +389,9 @@ pub struct JsonRegion {
     /// Everything consumed, for a soft trigger that turns out not to be a call.
     consumed_all: String,
     calls_done: usize,
+    /// Bytes consumed before the current feed, and the whitespace held back after a call.
+    offset: usize,
+    held_ws: text::WsRun,
 }
 
 impl JsonRegion {
@@ -403,6 +406,8 @@ impl JsonRegion {
             raw: String::new(),
             consumed_all: String::new(),
             calls_done: 0,
+            offset: 0,
+            held_ws: text::WsRun::default(),
         }
     }
 
@@ -430,6 +435,14 @@ impl JsonRegion {
 
 impl RegionParser for JsonRegion {
     fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
+        let progress = self.feed_at(input, eof, sink);
+        self.offset += progress.consumed;
+        progress
+    }
+}
+
+impl JsonRegion {
+    fn feed_at(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
         let mut i = 0;
         loop {
             let rest = &input[i..];
@@ -534,7 +547,7 @@ impl RegionParser for JsonRegion {
                     }
                 }
                 RegionState::AfterElement { in_array } => {
-                    let ws = text::skip_ws(rest);
+                    let ws = self.held_ws.skip(self.offset + i, rest);
                     let Some(&c) = rest.as_bytes().get(ws) else {
                         if eof {
                             self.take(input, i, i + ws);
@@ -576,7 +589,7 @@ impl RegionParser for JsonRegion {
                     let Some(end) = self.end_lit.as_deref() else {
                         return Progress::done(i);
                     };
-                    let ws = text::skip_ws(rest);
+                    let ws = self.held_ws.skip(self.offset + i, rest);
                     let after = &rest[ws..];
                     if after.starts_with(end) {
                         return Progress::done(i + ws + end.len());

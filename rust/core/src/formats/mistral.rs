@@ -93,6 +93,8 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
         call_id: String::new(),
         scanner: ValueScanner::new(),
         raw: String::new(),
+        offset: 0,
+        held_ws: text::WsRun::default(),
     })
 }
 
@@ -119,6 +121,9 @@ struct MistralRegion {
     call_id: String,
     scanner: ValueScanner,
     raw: String,
+    /// Bytes consumed before the current feed, and whitespace held back while deciding.
+    offset: usize,
+    held_ws: text::WsRun,
 }
 
 fn is_name_char(c: char) -> bool {
@@ -132,23 +137,20 @@ impl MistralRegion {
         Progress::done(consumed)
     }
 
-    /// Read text up to one of the stop literals; returns (bytes read, which stop matched).
+    /// Read name characters up to one of the stop literals; returns (bytes read, which stop
+    /// follows, whether a character that is neither follows). Every stop begins with a character
+    /// that cannot be in a name, so only the text right after the name is compared with them:
+    /// searching the whole input for a stop would make a run of bad headers quadratic.
     fn read_until(
         &mut self,
         rest: &str,
         stops: &[&str],
         into_id: bool,
     ) -> (usize, Option<usize>, bool) {
-        let stop = text::find_any(rest, stops);
-        let limit = stop.map_or(
-            rest.len() - text::partial_suffix_len(rest, stops),
-            |(p, _)| p,
-        );
-        let valid_end = rest[..limit]
+        let take = rest
             .char_indices()
             .find(|&(_, c)| !is_name_char(c))
-            .map(|(p, _)| p);
-        let take = valid_end.unwrap_or(limit);
+            .map_or(rest.len(), |(p, _)| p);
         let target = if into_id {
             &mut self.call_id
         } else {
@@ -156,16 +158,28 @@ impl MistralRegion {
         };
         target.push_str(&rest[..take]);
         self.raw.push_str(&rest[..take]);
-        match (valid_end, stop) {
-            (Some(_), _) => (take, None, true),
-            (None, Some((_, which))) => (take, Some(which), false),
-            (None, None) => (take, None, false),
+        let after = &rest[take..];
+        if after.is_empty() {
+            return (take, None, false);
         }
+        if let Some(which) = stops.iter().position(|s| after.starts_with(s)) {
+            return (take, Some(which), false);
+        }
+        let partial = stops.iter().any(|s| text::is_proper_prefix(after, s));
+        (take, None, !partial)
     }
 }
 
 impl RegionParser for MistralRegion {
     fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
+        let progress = self.feed_at(input, eof, sink);
+        self.offset += progress.consumed;
+        progress
+    }
+}
+
+impl MistralRegion {
+    fn feed_at(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
         let mut i = 0;
         loop {
             let rest = &input[i..];
@@ -177,7 +191,7 @@ impl RegionParser for MistralRegion {
                     self.state = State::Decide;
                 }
                 State::Decide => {
-                    let ws = text::skip_ws(rest);
+                    let ws = self.held_ws.skip(self.offset + i, rest);
                     match rest[ws..].chars().next() {
                         None if eof => {
                             return self.fail(
@@ -320,7 +334,7 @@ impl RegionParser for MistralRegion {
                     return Progress::more(i);
                 }
                 State::AfterCall => {
-                    let ws = text::skip_ws(rest);
+                    let ws = self.held_ws.skip(self.offset + i, rest);
                     let after = &rest[ws..];
                     if after.starts_with(self.end_lit.as_str()) {
                         return Progress::done(i + ws + self.end_lit.len());

@@ -174,6 +174,9 @@ struct QwenRegion {
     key: String,
     writer: ParamWriter,
     object: JsonCallObject,
+    /// Bytes consumed before the current feed, and whitespace held back at its start.
+    offset: usize,
+    held_ws: text::WsRun,
 }
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
@@ -206,6 +209,8 @@ pub fn new_region_with(
         key: String::new(),
         writer: ParamWriter::new(),
         object: JsonCallObject::new(STANDARD_KEYS, false),
+        offset: 0,
+        held_ws: text::WsRun::default(),
     })
 }
 
@@ -256,6 +261,14 @@ impl QwenRegion {
 
 impl RegionParser for QwenRegion {
     fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
+        let progress = self.feed_at(input, eof, sink);
+        self.offset += progress.consumed;
+        progress
+    }
+}
+
+impl QwenRegion {
+    fn feed_at(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
         let l = Arc::clone(&self.lits);
         let mut i = 0;
         loop {
@@ -352,7 +365,7 @@ impl RegionParser for QwenRegion {
                     }
                 }
                 State::AfterJson | State::AfterFunction => {
-                    let ws = text::skip_ws(rest);
+                    let ws = self.held_ws.skip(self.offset + i, rest);
                     let after = &rest[ws..];
                     if after.starts_with(l.call_end.as_str()) {
                         return Progress::done(i + ws + l.call_end.len());
@@ -420,7 +433,7 @@ impl RegionParser for QwenRegion {
                     }
                 },
                 State::Confirm => {
-                    let ws = text::skip_ws(rest);
+                    let ws = self.held_ws.skip(self.offset + i, rest);
                     let after = &rest[ws..];
                     let lits = [l.param_start.as_str(), l.function_end.as_str()];
                     if starts_with_any(after, &lits).is_some() {
@@ -497,25 +510,33 @@ impl RegionParser for QwenRegion {
                         l.call_start.as_str(),
                         l.function_start.as_str(),
                     ];
-                    match text::scan(rest, &lits) {
-                        Scan::Found { pos, .. } => {
-                            let text = rest[..pos].trim_end();
-                            sink.content(text);
-                            self.take(input, i + text.len(), i + pos);
-                            i += pos;
-                            self.state = State::Body;
-                        }
+                    // Whitespace held back by the previous feed is not scanned again (no tag
+                    // starts inside it), so a long run of it stays linear.
+                    let ws = self.held_ws.skip(self.offset + i, rest);
+                    let (end, found) = match text::scan(&rest[ws..], &lits) {
+                        Scan::Found { pos, .. } => (ws + pos, true),
                         Scan::NotFound { .. } if eof => {
                             sink.content(rest);
                             i = input.len();
                             self.state = State::Body;
+                            continue;
                         }
-                        Scan::NotFound { safe } => {
-                            let text = rest[..safe].trim_end();
-                            sink.content(text);
-                            return Progress::more(i + text.len());
-                        }
+                        Scan::NotFound { safe } => (ws + safe, false),
+                    };
+                    // `rest[..end].trim_end()`, without walking back over the held whitespace.
+                    let new = rest[ws..end].trim_end();
+                    let text = if new.is_empty() {
+                        ""
+                    } else {
+                        &rest[..ws + new.len()]
+                    };
+                    sink.content(text);
+                    if !found {
+                        return Progress::more(i + text.len());
                     }
+                    self.take(input, i + text.len(), i + end);
+                    i += end;
+                    self.state = State::Body;
                 }
                 State::Key => match read_tag_name(&mut self.key, rest, false) {
                     TagName::Done(n) => {

@@ -233,6 +233,8 @@ impl RegionParser for SectionRegion {
                             return Progress::more(i);
                         }
                         let held = std::mem::take(&mut self.held_ws);
+                        // Stray markers came before the held whitespace: report them first.
+                        self.flush_stray(sink);
                         if first {
                             // The section was opened and nothing followed.
                             self.raw.push_str(&held);
@@ -244,7 +246,6 @@ impl RegionParser for SectionRegion {
                         } else {
                             sink.content(&held);
                         }
-                        self.flush_stray(sink);
                         return Progress::done(i);
                     }
                     match self.marker_at(rest) {
@@ -263,6 +264,10 @@ impl RegionParser for SectionRegion {
                             return Progress::done(i + n);
                         }
                         Some((_, n)) => {
+                            // A section opener still waiting for its first call joins the stray
+                            // markers, so that issues keep the order of the text.
+                            let opener = std::mem::take(&mut self.raw);
+                            self.stray.push_str(&opener);
                             let held = std::mem::take(&mut self.held_ws);
                             self.stray.push_str(&held);
                             self.stray.push_str(&rest[..n]);
@@ -463,9 +468,25 @@ impl RegionParser for SectionRegion {
                     }
                 }
                 State::Args => {
-                    let limit = first_sentinel(rest).unwrap_or(rest.len());
+                    // A marker token (a sentinel) interrupts the arguments. Look for one only in
+                    // the text the scanner took, not in the whole input: the rest may hold many
+                    // more calls, and searching it for every call would be quadratic.
+                    let before = self.scanner.clone();
+                    let scanned = self.scanner.scan(rest.as_bytes());
+                    let extent = match scanned {
+                        ScanResult::Complete(n) => n,
+                        ScanResult::Incomplete => rest.len(),
+                        ScanResult::Invalid => rest.chars().next().map_or(0, char::len_utf8),
+                    };
+                    let (limit, scanned) = match first_sentinel(&rest[..extent]) {
+                        Some(p) => {
+                            self.scanner = before;
+                            (p, self.scanner.scan(&rest.as_bytes()[..p]))
+                        }
+                        None => (rest.len(), scanned),
+                    };
                     let chunk = &rest[..limit];
-                    match self.scanner.scan(chunk.as_bytes()) {
+                    match scanned {
                         ScanResult::Complete(n) => {
                             sink.args(&chunk[..n]);
                             self.raw.push_str(&chunk[..n]);
