@@ -150,6 +150,18 @@ def calls_of(msg):
     return [(c.name, json.loads(c.arguments)) for c in msg.tool_calls]
 
 
+def render(fmt, calls):
+    """toolwire.render, with Beam's analysis message filled in: render writes it empty, and Beam's
+    turn grammar needs a non-empty one (tests/test_grammar_beam.py)."""
+    text = toolwire.render(fmt, calls)
+    if fmt == "beam":
+        block = toolwire.format_info(fmt)["reasoning_block"]
+        empty = block["begin"] + block["end"]
+        assert text.startswith(empty), text
+        text = block["begin"] + "Plan the call." + block["end"] + text[len(empty) :]
+    return text
+
+
 # ----------------------------------------------------------------------------------------------
 # Every format: a tag, compiled with a real tokenizer, that accepts what render writes
 
@@ -163,8 +175,8 @@ def test_every_format_supports_structural_tags():
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_render_is_accepted_and_parses_back(fmt, compiled):
-    both = toolwire.render(fmt, [CALL_W, CALL_S])
-    one = toolwire.render(fmt, [CALL_W])
+    both = render(fmt, [CALL_W, CALL_S])
+    one = render(fmt, [CALL_W])
     for choice in ("auto", "required"):
         cg = compiled(tag_for(fmt, choice))
         assert accepts(cg, both), (fmt, choice, both)
@@ -173,16 +185,16 @@ def test_render_is_accepted_and_parses_back(fmt, compiled):
         assert accepts(single, one), (fmt, choice, one)
     named = compiled(tag_for(fmt, NAMED))
     assert accepts(named, one)
-    assert accepts(named, toolwire.render(fmt, [CALL_W, CALL_W]))
+    assert accepts(named, render(fmt, [CALL_W, CALL_W]))
     msg = parse(fmt, both)
     assert msg.valid and calls_of(msg) == [(c["name"], c["arguments"]) for c in (CALL_W, CALL_S)]
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_rejections(fmt, compiled):
-    one = toolwire.render(fmt, [CALL_W])
-    both = toolwire.render(fmt, [CALL_W, CALL_S])
-    other = toolwire.render(fmt, [CALL_S])
+    one = render(fmt, [CALL_W])
+    both = render(fmt, [CALL_W, CALL_S])
+    other = render(fmt, [CALL_S])
     required = compiled(tag_for(fmt, "required"))
     auto = compiled(tag_for(fmt, "auto"))
     # Malformed: a truncated call, a tool nobody declared, arguments in another syntax.
@@ -197,7 +209,7 @@ def test_rejections(fmt, compiled):
     # parallel_tool_calls=False: no second call, in any mode.
     for choice in ("auto", "required", NAMED):
         cg = compiled(tag_for(fmt, choice, parallel=False))
-        assert not accepts(cg, toolwire.render(fmt, [CALL_W, CALL_W]))
+        assert not accepts(cg, render(fmt, [CALL_W, CALL_W]))
     # required: calls and nothing else (no text before them, none after unless the family writes
     # its text after its calls).
     after = toolwire.format_info(fmt)["content_after_calls"]
@@ -237,13 +249,13 @@ def test_strict_schema_violations_are_rejected(fmt, compiled):
     auto = compiled(tag_for(fmt, "auto"))
     strict_all = compiled(tag_for(fmt, "required", schema="strict"))
     for args in VIOLATIONS:
-        text = toolwire.render(fmt, [{"name": "get_weather", "arguments": args}])
+        text = render(fmt, [{"name": "get_weather", "arguments": args}])
         assert not accepts(auto, text), (fmt, text)
         assert not accepts(strict_all, text), (fmt, text)
     # Schema mode auto leaves the non-strict tool's arguments free; strict holds them too.
     # (MiniMax M3 names each parameter in its closing tag too: only declared names can be written.)
     extra = {} if fmt == "minimax_m3" else {"extra": 1}
-    loose = toolwire.render(fmt, [{"name": "search", "arguments": {"q": "x", "tags": "not-a-list", **extra}}])
+    loose = render(fmt, [{"name": "search", "arguments": {"q": "x", "tags": "not-a-list", **extra}}])
     assert accepts(auto, loose), (fmt, loose)
     assert not accepts(strict_all, loose), (fmt, loose)
 

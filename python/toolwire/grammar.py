@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import warnings as _py_warnings
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -1273,6 +1274,8 @@ def structural_tag(
     reasoning: Any = None,
     *,
     ban_markers_in_strings: bool = False,
+    response_format: Mapping[str, Any] | None = None,
+    turn_grammar: bool = True,
 ) -> StructuralTag | None:
     """The xgrammar structural tag for ``tools`` in ``format``.
 
@@ -1297,12 +1300,31 @@ def structural_tag(
             values. A parser fed token ids ends a call at such a token even inside a string; a
             parser fed text does not. Off by default: xgrammar's string exclusions cost about
             0.7 s of compile time per marker (XML-style values always exclude the markers).
+        response_format: Beam only: a ``json_object`` / ``json_schema`` response_format, held
+            inside the final message (see below).
+        turn_grammar: Beam only: False turns the per-turn grammar off for ``auto`` tool choice.
+
+    Beam (a per-turn format) holds every turn to one tag: a non-empty analysis message, then tool
+    calls (parameter values typed by the schema of each tool ``schema`` holds to its own) or,
+    under ``auto``, the final message (JSON under ``response_format``). ``required``, named and
+    ``none`` choices use the same tag (calls only, final only). ``turn_grammar=False`` gives ``auto`` the rules of the other formats (no tag
+    unless a tool is strict, parallel calls are off or scope is ``always``; ``response_format``
+    not held). A strict tool whose schema is outside the enforceable subset is served as
+    non-strict there, with a ``UserWarning``, where other formats raise. The rules are
+    :func:`plan`'s, which reports the warnings in ``Plan.warnings``.
 
     Raises:
         ToolwireError: unknown format, a named tool not in ``tools``, a custom grammar tool, a
-            strict schema outside the subset a grammar enforces.
+            strict schema outside the subset a grammar enforces, a JSON ``response_format`` on a
+            format without per-turn channels.
     """
     fmt = _format(format)
+    if _turn_channels(fmt):
+        return _turn_structural_tag(
+            fmt, tools, tool_choice, parallel_tool_calls, scope, schema, reasoning, ban_markers_in_strings, response_format, turn_grammar
+        )
+    if _response_schema(response_format) is not None:
+        raise ToolwireError(f"format {fmt.name!r}: a response_format is held inside the tag only on per-turn formats (beam)")
     tool_list = _tools(tools)
     mode, allowed = _choice(tool_choice, tool_list)
     if scope not in ("auto", "always", "never"):
@@ -1371,6 +1393,8 @@ def exclusion_tag(
     fmt = _format(format)
     if by not in ("auto", "token", "text"):
         raise ToolwireError(f"unknown ban mode {by!r}")
+    if _turn_channels(fmt):
+        return _turn_tag(fmt, [], "none", True, "auto", reasoning, None)
     if fmt.content_block is not None:
         return _with_reasoning(fmt, _content_block(fmt), reasoning)
     confirmed = {t for t, _, _, c in fmt.confirms if c}
@@ -1843,6 +1867,7 @@ def plan(
     reasoning: Any = None,
     tokenizer_info: xgr.TokenizerInfo | None = None,
     ban_markers_in_strings: bool = False,
+    turn_grammar: bool = True,
 ) -> Plan:
     """Decide the constraint for an OpenAI chat request (``tools``, ``tool_choice``,
     ``parallel_tool_calls``, ``response_format``, guided-decoding fields).
@@ -1863,12 +1888,33 @@ def plan(
     ``tokenizer_info`` (optional) lets the exclusion check that special-token markers are single
     tokens of the model's vocabulary (see :func:`exclusion_tag`).
 
+    Beam (a per-turn format, see :func:`structural_tag`): every turn is held to the turn tag,
+    ``auto`` included (with or without strict tools) and ``none`` (the final message only, also
+    without tools). A ``json_object`` /
+    ``json_schema`` ``response_format`` is held inside the final message, behind the analysis;
+    ``required`` / named ignore it, with a warning. ``turn_grammar=False`` gives ``auto`` and
+    ``none`` the rules above (the ``response_format`` is then kept as a bare JSON constraint, with
+    a warning); ``required`` / named keep the turn tag. A ``strict`` tool whose schema is outside
+    the enforceable subset is served as non-strict (``strict: false`` in ``Plan.tools``, a
+    warning) instead of raising. Other guided-decoding fields follow the rules above.
+
     Raises:
         ToolwireError: a named tool not in tools, ``required`` without tools, a custom tool with a
             grammar format, a ``strict`` tool whose schema is outside the enforceable subset, an
             unknown format.
     """
     fmt = _format(format)
+    if _turn_channels(fmt):
+        return _turn_plan(
+            request,
+            fmt,
+            scope=scope,
+            schema=schema,
+            exclude_tools_when_tool_choice_none=exclude_tools_when_tool_choice_none,
+            reasoning=reasoning,
+            ban_markers=ban_markers_in_strings,
+            turn_grammar=turn_grammar,
+        )
     raw_tools = request.get("tools") or []
     tool_list = _tools(raw_tools)
     mode, allowed = _choice(request.get("tool_choice"), tool_list)
@@ -1913,3 +1959,259 @@ def plan(
     if forced:
         return Plan(tools_out, tool_choice_out, "json_schema", _fallback_schema(allowed, schema, parallel, warnings), parallel, warnings)
     return Plan(tools_out, tool_choice_out, None, None, parallel, warnings)
+
+
+# --------------------------------------------------------------------------------------------
+# Per-turn grammars: formats whose every turn is channel messages (Beam)
+#
+# A Beam turn is messages: the analysis message, then either one message per tool call or the
+# final message. Holding the whole turn (not only the calls) keeps the channel order the parser
+# reads, lets a ``response_format`` live inside the final channel behind the analysis, and costs
+# one compiled grammar per request shape. Everything below reads the markers from the format
+# spec (its reasoning block, content block and call template).
+
+#: Reasoning settings that keep the analysis message required (the turn grammar's own shape).
+_TURN_ANALYSIS_REQUIRED = (None, True, "think", "paired", "native")
+
+
+def _turn_channels(fmt: _Format) -> bool:
+    """True for a format whose turn opens with its reasoning message and whose calls and content
+    are messages of their own (each call begins with the message-start marker): Beam."""
+    if fmt.content_block is None or fmt.reasoning_block is None:
+        return False
+    starts = [t for role, t, _ in fmt.markers if role == "message_start"]
+    return any(fmt.begin.startswith(t) for t in starts)
+
+
+def _response_schema(response_format: Any) -> Any | None:
+    """The JSON schema a ``response_format`` asks for: ``{"type": "object"}`` for ``json_object``,
+    the declared schema for ``json_schema`` (any JSON when it declares none); None for ``text``,
+    no response_format, or a kind that is not JSON."""
+    if not isinstance(response_format, Mapping):
+        return None
+    kind = response_format.get("type")
+    if kind == "json_object":
+        return {"type": "object"}
+    if kind == "json_schema":
+        spec = response_format.get("json_schema")
+        if not isinstance(spec, Mapping):
+            raise ToolwireError("response_format json_schema needs a json_schema object")
+        declared = spec.get("schema")
+        if declared is None:
+            return True
+        if not isinstance(declared, (Mapping, bool)):
+            raise ToolwireError("response_format json_schema: schema must be an object or a boolean")
+        return declared
+    return None
+
+
+def _non_empty_text(excludes: Sequence[str]) -> Any:
+    """Text with at least one non-whitespace character that contains none of ``excludes``. The
+    first such character is matched by a regex; where it starts an excluded text, the next
+    character must not continue one, so no excluded text straddles the regex and the rest."""
+    singles = {t for t in excludes if len(t) == 1}
+    starts = {t[0] for t in excludes if t}
+    seconds = {t[1] for t in excludes if len(t) > 1}
+
+    def cls(chars: set[str]) -> str:
+        return "".join("\\" + c if c in "]\\^-[" else c for c in sorted(chars))
+
+    ws = " \t\r\n"
+    lead = f"[^{cls(set(ws) | starts)}]"
+    pairs = starts - singles
+    if pairs:
+        lead = f"({lead}|[{cls(pairs)}][^{cls(seconds | starts)}])"
+    first = RegexFormat(pattern=f"[{ws}]*{lead}".replace("\t", "\\t").replace("\r", "\\r").replace("\n", "\\n"))
+    return SequenceFormat(elements=[first, AnyTextFormat(excludes=sorted(set(excludes)))])
+
+
+def _turn_analysis(fmt: _Format, reasoning: Any) -> Any | None:
+    """The analysis message that opens the turn, with non-empty text. ``reasoning``: None / True /
+    ``"think"`` / ``"paired"`` / ``"native"``: the whole message; ``"closing_only"`` /
+    ``"enabled"``: the prompt opened it, the turn starts inside it; ``"auto"`` / ``"optional"``:
+    the message may be left out; False / ``"none"`` / ``"disabled"``: no analysis."""
+    assert fmt.reasoning_block is not None
+    begin, end = fmt.reasoning_block
+    message = TagFormat(begin=begin, content=_non_empty_text(_block_excludes(fmt, end) + [end]), end=end)
+    if reasoning in _TURN_ANALYSIS_REQUIRED:
+        return message
+    if reasoning in ("closing_only", "enabled"):
+        return TagFormat(begin="", content=message.content, end=end)
+    if reasoning in ("auto", "optional"):
+        return OptionalFormat(content=message)
+    if reasoning in (False, "none", "disabled"):
+        return None
+    raise ToolwireError(f"unknown reasoning {reasoning!r}: None, True, 'think', 'paired', 'closing_only' or 'optional'")
+
+
+def _turn_final(fmt: _Format, final_schema: Any | None, ban_markers: bool) -> TagFormat:
+    """The final message: any text without the format's markers, or JSON held to
+    ``final_schema`` (a response_format)."""
+    assert fmt.content_block is not None
+    begin, end = fmt.content_block
+    if final_schema is None:
+        return TagFormat(begin=begin, content=AnyTextFormat(excludes=_block_excludes(fmt, end)), end=end)
+    excludes = _special_markers(fmt) if ban_markers else []
+    body = JSONSchemaFormat(json_schema=final_schema, style="json", max_whitespace_cnt=MAX_WHITESPACE, excludes=excludes)
+    return TagFormat(begin=begin, content=body, end=end)
+
+
+def _turn_tag(
+    fmt: _Format,
+    allowed: list[_Tool],
+    mode: str,
+    parallel: bool,
+    schema: str,
+    reasoning: Any,
+    warnings: list[str] | None,
+    ban_markers: bool = False,
+    final_schema: Any | None = None,
+) -> StructuralTag:
+    """One turn: the analysis message, then tool calls (``required`` / named: only calls; one
+    with ``parallel`` False) or, under ``auto``, calls or the final message; ``none`` or no tools:
+    the final message. ``final_schema`` holds the final message to JSON."""
+    final = _turn_final(fmt, final_schema, ban_markers)
+    body: Any
+    if mode == "none" or not allowed:
+        if mode in ("required", "named"):
+            raise ToolwireError(f"tool_choice {mode} needs at least one tool")
+        body = final
+    else:
+        tags = [_tool_tag(fmt, t, schema, warnings, ban_markers) for t in allowed]
+        calls = _run(fmt, tags, stop_after_first=not parallel)
+        body = calls if mode in ("required", "named") else OrFormat(elements=[calls, final])
+    analysis = _turn_analysis(fmt, reasoning)
+    return StructuralTag(format=body if analysis is None else SequenceFormat(elements=[analysis, body]))
+
+
+def _serve_strict(fmt: _Format, tools: list[_Tool], warnings: list[str]) -> list[_Tool]:
+    """Strict tools whose schema the grammar cannot hold exactly, served as non-strict (with a
+    warning) instead of refused: a per-turn format constrains every request, so one such tool
+    would otherwise fail them all."""
+    out = []
+    for t in tools:
+        if t.strict:
+            try:
+                _tool_tag(fmt, t, "auto", None)
+            except ToolwireError as e:
+                warnings.append(f"tool {t.name!r} is declared strict but {e}; it is served as non-strict on {fmt.name}")
+                t = _Tool(t.name, t.parameters, False, t.custom)
+        out.append(t)
+    return out
+
+
+def _unstrict(tools_out: list[dict[str, Any]], served: list[_Tool], declared: list[_Tool]) -> list[dict[str, Any]]:
+    """``Plan.tools`` with ``strict: false`` on the tools served as non-strict."""
+    demoted = {t.name for t, d in zip(served, declared) if d.strict and not t.strict}
+    out = []
+    for entry in tools_out:
+        fn = entry.get("function")
+        if entry.get("type", "function") == "function" and isinstance(fn, Mapping) and fn.get("name") in demoted:
+            entry = {**entry, "function": {**fn, "strict": False}}
+        out.append(entry)
+    return out
+
+
+def _turn_plan(
+    request: Mapping[str, Any],
+    fmt: _Format,
+    *,
+    scope: str,
+    schema: str,
+    exclude_tools_when_tool_choice_none: bool,
+    reasoning: Any,
+    ban_markers: bool,
+    turn_grammar: bool,
+) -> Plan:
+    """:func:`plan` for a per-turn format (see its docs, "Beam")."""
+    if scope not in ("auto", "always", "never"):
+        raise ToolwireError(f"unknown scope {scope!r}")
+    if schema not in ("auto", "strict"):
+        raise ToolwireError(f"unknown schema mode {schema!r}")
+    warnings: list[str] = []
+    raw_tools = request.get("tools") or []
+    declared = _tools(raw_tools)
+    tool_list = _serve_strict(fmt, declared, warnings)
+    mode, allowed = _choice(request.get("tool_choice"), tool_list)
+    parallel = request.get("parallel_tool_calls") is not False
+    final_schema = _response_schema(request.get("response_format"))
+    rf_name = f"response_format {request['response_format']['type']}" if final_schema is not None else None
+    rest = {k: v for k, v in request.items() if k != "response_format"} if final_schema is not None else request
+    other = _other_constraint(rest)
+    tool_choice_out: Any = request.get("tool_choice") or ("auto" if tool_list else "none")
+    held = turn_grammar and scope != "never" and not other
+
+    if mode == "none":
+        tools_out = [] if exclude_tools_when_tool_choice_none else _unstrict([dict(t) for t in raw_tools], tool_list, declared)
+        if held:
+            tag = _turn_tag(fmt, [], "none", parallel, schema, reasoning, warnings, ban_markers, final_schema)
+            return Plan(tools_out, "none", "exclusion", tag, parallel, warnings)
+        kept = other or rf_name
+        if not tool_list:
+            if rf_name and not other:
+                warnings.append(f"turn grammar off: the request's {rf_name} is kept as a bare JSON constraint, outside {fmt.name}'s channels")
+            return Plan(tools_out, "none", None, None, parallel, warnings)
+        if kept:
+            warnings.append(f"tool_choice none: the call exclusion is dropped in favour of the request's {kept}")
+            return Plan(tools_out, "none", None, None, parallel, warnings)
+        tag = _turn_tag(fmt, [], "none", parallel, schema, reasoning, warnings, ban_markers)
+        return Plan(tools_out, "none", "exclusion", tag, parallel, warnings)
+
+    whole = mode != "named" and len(allowed) == len(tool_list)
+    tools_out = _unstrict([dict(t) for t in raw_tools] if whole else _tool_dicts(raw_tools, allowed), tool_list, declared)
+    if mode == "auto":
+        if held:
+            tag = _turn_tag(fmt, allowed, "auto", parallel, schema, reasoning, warnings, ban_markers, final_schema)
+            return Plan(tools_out, tool_choice_out, "structural_tag", tag, parallel, warnings)
+        if other:
+            warnings.append(f"tool_choice auto: no tool constraint, the request's {other} is kept")
+            return Plan(tools_out, tool_choice_out, None, None, parallel, warnings)
+        if rf_name:
+            warnings.append(f"turn grammar off: the request's {rf_name} is kept as a bare JSON constraint, outside {fmt.name}'s channels")
+            return Plan(tools_out, tool_choice_out, None, None, parallel, warnings)
+        if scope != "never" and (scope == "always" or not parallel or any(t.strict for t in allowed)):
+            tag = _turn_tag(fmt, allowed, "auto", parallel, schema, reasoning, warnings, ban_markers)
+            return Plan(tools_out, tool_choice_out, "structural_tag", tag, parallel, warnings)
+        return Plan(tools_out, tool_choice_out, None, None, parallel, warnings)
+
+    # required / named: the turn holds only calls, whatever else the request asks for.
+    if rf_name:
+        warnings.append(f"tool_choice {mode}: the request's {rf_name} is ignored; a forced tool choice has no final answer")
+    if other:
+        warnings.append(f"tool_choice {mode}: the request's {other} is dropped; the tool-call constraint is kept")
+    if scope == "never":
+        return Plan(tools_out, tool_choice_out, "json_schema", _fallback_schema(allowed, schema, parallel, warnings), parallel, warnings)
+    tag = _turn_tag(fmt, allowed, mode, parallel, schema, reasoning, warnings, ban_markers)
+    return Plan(tools_out, tool_choice_out, "structural_tag", tag, parallel, warnings)
+
+
+def _turn_structural_tag(
+    fmt: _Format,
+    tools: Sequence[Mapping[str, Any]] | None,
+    tool_choice: Any,
+    parallel_tool_calls: bool | None,
+    scope: str,
+    schema: str,
+    reasoning: Any,
+    ban_markers: bool,
+    response_format: Mapping[str, Any] | None,
+    turn_grammar: bool,
+) -> StructuralTag | None:
+    """:func:`structural_tag` for a per-turn format: :func:`plan`'s tag, its warnings raised as
+    ``UserWarning``."""
+    request: dict[str, Any] = {"tools": list(tools or []), "tool_choice": tool_choice, "parallel_tool_calls": parallel_tool_calls}
+    if response_format is not None:
+        request["response_format"] = response_format
+    result = _turn_plan(
+        request,
+        fmt,
+        scope=scope,
+        schema=schema,
+        exclude_tools_when_tool_choice_none=True,
+        reasoning=reasoning,
+        ban_markers=ban_markers,
+        turn_grammar=turn_grammar,
+    )
+    for w in result.warnings:
+        _py_warnings.warn(w, UserWarning, stacklevel=3)
+    return result.payload if result.constraint in ("structural_tag", "exclusion") else None
