@@ -2025,6 +2025,17 @@ def _non_empty_text(excludes: Sequence[str]) -> Any:
     return SequenceFormat(elements=[first, AnyTextFormat(excludes=sorted(set(excludes)))])
 
 
+def _turn_markers(fmt: _Format) -> list[str]:
+    """Every special-token marker of the format: none may appear inside a message's text (the
+    parser reads the message enders and starters there; the others are control tokens)."""
+    return sorted({t for _, t, special in fmt.markers if special and t and t == t.strip()})
+
+
+def _turn_text(fmt: _Format, end: str) -> list[str]:
+    """What a message's text must not contain: the call and block markers, every special marker."""
+    return sorted(set(_block_excludes(fmt, end)) | set(_turn_markers(fmt)) | {end})
+
+
 def _turn_analysis(fmt: _Format, reasoning: Any) -> Any | None:
     """The analysis message that opens the turn, with non-empty text. ``reasoning``: None / True /
     ``"think"`` / ``"paired"`` / ``"native"``: the whole message; ``"closing_only"`` /
@@ -2032,7 +2043,7 @@ def _turn_analysis(fmt: _Format, reasoning: Any) -> Any | None:
     the message may be left out; False / ``"none"`` / ``"disabled"``: no analysis."""
     assert fmt.reasoning_block is not None
     begin, end = fmt.reasoning_block
-    message = TagFormat(begin=begin, content=_non_empty_text(_block_excludes(fmt, end) + [end]), end=end)
+    message = TagFormat(begin=begin, content=_non_empty_text(_turn_text(fmt, end)), end=end)
     if reasoning in _TURN_ANALYSIS_REQUIRED:
         return message
     if reasoning in ("closing_only", "enabled"):
@@ -2046,12 +2057,13 @@ def _turn_analysis(fmt: _Format, reasoning: Any) -> Any | None:
 
 def _turn_final(fmt: _Format, final_schema: Any | None, ban_markers: bool) -> TagFormat:
     """The final message: any text without the format's markers, or JSON held to
-    ``final_schema`` (a response_format)."""
+    ``final_schema`` (a response_format), whose strings exclude the special markers only with
+    ``ban_markers`` (xgrammar's string exclusions cost about a second of compile time)."""
     assert fmt.content_block is not None
     begin, end = fmt.content_block
     if final_schema is None:
-        return TagFormat(begin=begin, content=AnyTextFormat(excludes=_block_excludes(fmt, end)), end=end)
-    excludes = _special_markers(fmt) if ban_markers else []
+        return TagFormat(begin=begin, content=AnyTextFormat(excludes=_turn_text(fmt, end)), end=end)
+    excludes = _turn_markers(fmt) if ban_markers else []
     body = JSONSchemaFormat(json_schema=final_schema, style="json", max_whitespace_cnt=MAX_WHITESPACE, excludes=excludes)
     return TagFormat(begin=begin, content=body, end=end)
 
