@@ -24,6 +24,9 @@ Modes (``tool_choice``):
   calls of it (one with ``parallel_tool_calls=False``).
 * ``parallel_tool_calls=False``: after the first call only the end of the output may follow.
 * ``none``: :func:`exclusion_tag`.
+
+Beam holds every turn instead (analysis, then calls or the final message, a ``response_format``
+inside the final message): see :func:`structural_tag` and :func:`plan`, switch ``turn_grammar``.
 """
 
 from __future__ import annotations
