@@ -2154,6 +2154,7 @@ def _turn_plan(
     rest = {k: v for k, v in request.items() if k != "response_format"} if final_schema is not None else request
     other = _other_constraint(rest)
     tool_choice_out: Any = request.get("tool_choice") or ("auto" if tool_list else "none")
+    bare = f"turn grammar off: the request's {rf_name} is kept as a bare JSON constraint, outside {fmt.name}'s channels"
     held = turn_grammar and scope != "never" and not other
 
     if mode == "none":
@@ -2164,7 +2165,7 @@ def _turn_plan(
         kept = other or rf_name
         if not tool_list:
             if rf_name and not other:
-                warnings.append(f"turn grammar off: the request's {rf_name} is kept as a bare JSON constraint, outside {fmt.name}'s channels")
+                warnings.append(bare)
             return Plan(tools_out, "none", None, None, parallel, warnings)
         if kept:
             warnings.append(f"tool_choice none: the call exclusion is dropped in favour of the request's {kept}")
@@ -2182,7 +2183,7 @@ def _turn_plan(
             warnings.append(f"tool_choice auto: no tool constraint, the request's {other} is kept")
             return Plan(tools_out, tool_choice_out, None, None, parallel, warnings)
         if rf_name:
-            warnings.append(f"turn grammar off: the request's {rf_name} is kept as a bare JSON constraint, outside {fmt.name}'s channels")
+            warnings.append(bare)
             return Plan(tools_out, tool_choice_out, None, None, parallel, warnings)
         if scope != "never" and (scope == "always" or not parallel or any(t.strict for t in allowed)):
             tag = _turn_tag(fmt, allowed, "auto", parallel, schema, reasoning, warnings, ban_markers)
