@@ -43,13 +43,13 @@ pub(crate) enum Node {
 pub(crate) struct TypeSet(u8);
 
 impl TypeSet {
-    const NULL: u8 = 1;
-    const BOOLEAN: u8 = 2;
-    const OBJECT: u8 = 4;
-    const ARRAY: u8 = 8;
-    const NUMBER: u8 = 16;
-    const STRING: u8 = 32;
-    const INTEGER: u8 = 64;
+    pub(crate) const NULL: u8 = 1;
+    pub(crate) const BOOLEAN: u8 = 2;
+    pub(crate) const OBJECT: u8 = 4;
+    pub(crate) const ARRAY: u8 = 8;
+    pub(crate) const NUMBER: u8 = 16;
+    pub(crate) const STRING: u8 = 32;
+    pub(crate) const INTEGER: u8 = 64;
     const NAMES: [(u8, &'static str); 7] = [
         (Self::NULL, "null"),
         (Self::BOOLEAN, "boolean"),
@@ -67,18 +67,8 @@ impl TypeSet {
             .map(|(bit, _)| *bit)
     }
 
-    pub(crate) fn matches(self, instance: &Value) -> bool {
-        let bits = self.0;
-        match instance {
-            Value::Null => bits & Self::NULL != 0,
-            Value::Bool(_) => bits & Self::BOOLEAN != 0,
-            Value::Object(_) => bits & Self::OBJECT != 0,
-            Value::Array(_) => bits & Self::ARRAY != 0,
-            Value::String(_) => bits & Self::STRING != 0,
-            Value::Number(value) => {
-                bits & Self::NUMBER != 0 || (bits & Self::INTEGER != 0 && number::is_integer(value))
-            }
-        }
+    pub(crate) fn contains(self, bit: u8) -> bool {
+        self.0 & bit != 0
     }
 
     pub(crate) fn names(self) -> impl Iterator<Item = &'static str> {

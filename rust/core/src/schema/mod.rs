@@ -33,6 +33,7 @@
 mod compile;
 mod ecma_regex;
 mod format;
+mod instance;
 mod number;
 mod validate;
 
@@ -56,12 +57,33 @@ impl Validator {
 
     /// Every violation found; empty when the instance is valid.
     pub fn validate(&self, instance: &Value) -> Vec<Violation> {
-        validate::violations(&self.compiled, instance)
+        instance::with_value_document(instance, |doc| validate::violations(&self.compiled, doc))
     }
 
     /// Stops at the first failing keyword and builds no error reports.
     pub fn is_valid(&self, instance: &Value) -> bool {
-        validate::is_valid(&self.compiled, instance)
+        instance::with_value_document(instance, |doc| validate::is_valid(&self.compiled, doc))
+    }
+
+    /// [`Validator::validate`] for JSON text, such as a tool call's `arguments`, without building
+    /// a `serde_json::Value`. `Err` exactly when `serde_json::from_str::<Value>` would fail.
+    pub fn validate_json(&self, text: &str) -> Result<Vec<Violation>, NotJson> {
+        instance::with_document(text, instance::SERDE_NESTING_LIMIT, |doc| {
+            if validate::is_valid(&self.compiled, doc) {
+                Vec::new()
+            } else {
+                validate::violations(&self.compiled, doc)
+            }
+        })
+        .map_err(|_| NotJson)
+    }
+
+    /// [`Validator::is_valid`] for JSON text; `Err` exactly when serde_json would reject it.
+    pub fn is_valid_json(&self, text: &str) -> Result<bool, NotJson> {
+        instance::with_document(text, instance::SERDE_NESTING_LIMIT, |doc| {
+            validate::is_valid(&self.compiled, doc)
+        })
+        .map_err(|_| NotJson)
     }
 
     /// Keywords seen in the schema that this validator does not apply, sorted and deduplicated.
@@ -69,6 +91,18 @@ impl Validator {
         &self.compiled.unsupported
     }
 }
+
+/// The arguments text is not JSON (serde_json's error says why: `serde_json::from_str`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NotJson;
+
+impl fmt::Display for NotJson {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("arguments are not JSON")
+    }
+}
+
+impl std::error::Error for NotJson {}
 
 /// One way an instance fails its schema.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -286,34 +286,41 @@ impl OwnedDecimal {
     }
 }
 
-/// Orders an instance number against a schema number, exactly when the instance literal parses.
-pub(crate) fn compare_to(instance: &Number, bound: &OwnedDecimal) -> Option<Ordering> {
-    match Decimal::from_number(instance) {
+fn approximate(literal: &str) -> Option<f64> {
+    literal
+        .parse::<f64>()
+        .ok()
+        .filter(|value| value.is_finite())
+}
+
+/// Orders an instance number literal against a schema number, exactly when the literal parses.
+pub(crate) fn compare_to(instance: &str, bound: &OwnedDecimal) -> Option<Ordering> {
+    match Decimal::parse(instance) {
         Some(value) => Some(value.compare(&bound.view())),
-        None => instance.as_f64()?.partial_cmp(&bound.approximate()),
+        None => approximate(instance)?.partial_cmp(&bound.approximate()),
     }
 }
 
-pub(crate) fn is_integer(number: &Number) -> bool {
-    match Decimal::from_number(number) {
+pub(crate) fn is_integer(literal: &str) -> bool {
+    match Decimal::parse(literal) {
         Some(value) => value.is_integer(),
-        None => number.as_f64().is_some_and(|value| value.fract() == 0.0),
+        None => approximate(literal).is_some_and(|value| value.fract() == 0.0),
     }
 }
 
-pub(crate) fn numbers_equal(left: &Number, right: &Number) -> bool {
-    if left.as_str() == right.as_str() {
+pub(crate) fn numbers_equal(left: &str, right: &str) -> bool {
+    if left == right {
         return true;
     }
-    match (Decimal::from_number(left), Decimal::from_number(right)) {
+    match (Decimal::parse(left), Decimal::parse(right)) {
         (Some(left), Some(right)) => left.compare(&right) == Ordering::Equal,
-        _ => left.as_f64().is_some() && left.as_f64() == right.as_f64(),
+        _ => approximate(left).is_some() && approximate(left) == approximate(right),
     }
 }
 
 /// Hashes consistently with [`numbers_equal`]: equal values give equal hashes.
-pub(crate) fn hash_number<H: Hasher>(number: &Number, state: &mut H) {
-    match Decimal::from_number(number) {
+pub(crate) fn hash_number<H: Hasher>(literal: &str, state: &mut H) {
+    match Decimal::parse(literal) {
         Some(value) => {
             value.signum().hash(state);
             for digit in value.digits() {
@@ -323,17 +330,17 @@ pub(crate) fn hash_number<H: Hasher>(number: &Number, state: &mut H) {
                 value.magnitude.hash(state);
             }
         }
-        None => number.as_f64().map(f64::to_bits).hash(state),
+        None => approximate(literal).map(f64::to_bits).hash(state),
     }
 }
 
-pub(crate) fn is_multiple_of(instance: &Number, divisor: &OwnedDecimal) -> bool {
-    if let Some(value) = Decimal::from_number(instance) {
+pub(crate) fn is_multiple_of(instance: &str, divisor: &OwnedDecimal) -> bool {
+    if let Some(value) = Decimal::parse(instance) {
         if let Some(exact) = value.is_multiple_of(&divisor.view()) {
             return exact;
         }
     }
-    let Some(value) = instance.as_f64() else {
+    let Some(value) = approximate(instance) else {
         return false;
     };
     let quotient = value / divisor.approximate();
