@@ -93,6 +93,39 @@ pub(crate) struct PropertyRules {
     pub(crate) additional: Option<NodeId>,
 }
 
+/// Up to this many named properties are looked up by a linear scan (most keys differ in length,
+/// so most comparisons stop there); more are binary-searched.
+const LINEAR_PROPERTY_LIMIT: usize = 12;
+
+impl PropertyRules {
+    pub(crate) fn lookup(&self, key: &str) -> Option<NodeId> {
+        if self.named.len() <= LINEAR_PROPERTY_LIMIT {
+            return self
+                .named
+                .iter()
+                .find(|(name, _)| same_text(name, key))
+                .map(|(_, schema)| *schema);
+        }
+        self.named
+            .binary_search_by(|(name, _)| name.as_ref().cmp(key))
+            .ok()
+            .map(|position| self.named[position].1)
+    }
+}
+
+/// String equality without a library call for the short strings keys and enum values are.
+#[inline]
+pub(crate) fn same_text(left: &str, right: &str) -> bool {
+    let (left, right) = (left.as_bytes(), right.as_bytes());
+    if left.len() != right.len() {
+        return false;
+    }
+    if left.len() > 32 {
+        return left == right;
+    }
+    left.iter().zip(right).all(|(a, b)| a == b)
+}
+
 #[derive(Debug)]
 pub(crate) struct ItemRules {
     pub(crate) prefix: Box<[NodeId]>,
@@ -239,6 +272,10 @@ const ANNOTATIONS: &[&str] = &[
 ];
 
 pub(crate) fn escape_pointer_token(token: &str, output: &mut String) {
+    if !token.contains(['~', '/']) {
+        output.push_str(token);
+        return;
+    }
     for character in token.chars() {
         match character {
             '~' => output.push_str("~0"),

@@ -12,7 +12,9 @@
 //! nesting limit of 127 containers, lone surrogates rejected) and resolves duplicate keys the same
 //! way (the last value wins, at the position of the first); a differential test holds it to that.
 
-use std::cell::Cell;
+use std::cell::RefCell;
+
+use super::compile::same_text;
 
 /// serde_json refuses the 128th nested container; text parsed here refuses it too.
 pub(crate) const SERDE_NESTING_LIMIT: usize = 128;
@@ -77,40 +79,69 @@ struct Scratch {
 }
 
 impl Scratch {
-    fn recycle(mut self) -> Option<Scratch> {
-        let oversized = self.decoded.capacity() > RETAINED_CAPACITY
+    fn oversized(&self) -> bool {
+        self.decoded.capacity() > RETAINED_CAPACITY
             || self.items.capacity() > RETAINED_CAPACITY
             || self.members.capacity() > RETAINED_CAPACITY
             || self.pending_items.capacity() > RETAINED_CAPACITY
             || self.pending_members.capacity() > RETAINED_CAPACITY
-            || self.open.capacity() > RETAINED_CAPACITY;
-        if oversized {
-            return None;
-        }
+            || self.open.capacity() > RETAINED_CAPACITY
+    }
+
+    fn clear(&mut self) {
         self.decoded.clear();
         self.items.clear();
         self.members.clear();
         self.open.clear();
         self.pending_items.clear();
         self.pending_members.clear();
-        Some(self)
     }
 }
 
 thread_local! {
-    static SCRATCH: Cell<Option<Scratch>> = const { Cell::new(None) };
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// Runs `work` with this thread's scratch buffers (or fresh ones if they are in use), leaving
+/// them empty and of bounded size.
+fn with_scratch<R>(work: impl FnOnce(&mut Scratch) -> R) -> R {
+    let run = |scratch: &mut Scratch| {
+        let result = work(scratch);
+        if scratch.oversized() {
+            *scratch = Scratch::default();
+        } else {
+            scratch.clear();
+        }
+        result
+    };
+    let mut work = Some(run);
+    let shared = SCRATCH.try_with(|cell| {
+        let mut borrowed = cell.try_borrow_mut().ok()?;
+        work.take().map(|run| run(&mut borrowed))
+    });
+    match (shared, work) {
+        (Ok(Some(result)), _) => result,
+        (_, Some(run)) => run(&mut Scratch::default()),
+        (_, None) => unreachable_scratch(),
+    }
+}
+
+#[cold]
+fn unreachable_scratch() -> ! {
+    unreachable!("scratch work ran but returned nothing")
 }
 
 /// The parsed arguments; `root` is the top-level value.
 pub(crate) struct Doc<'t> {
     source: &'t str,
-    decoded: String,
-    items: Vec<Val>,
-    members: Vec<Member>,
+    decoded: &'t str,
+    items: &'t [Val],
+    members: &'t [Member],
     pub(crate) root: Val,
 }
 
 impl Doc<'_> {
+    #[inline]
     pub(crate) fn text(&self, text: Text) -> &str {
         match text {
             Text::Source(span) => &self.source[span.range()],
@@ -118,14 +149,17 @@ impl Doc<'_> {
         }
     }
 
+    #[inline]
     pub(crate) fn number(&self, literal: Text) -> &str {
         self.text(literal)
     }
 
+    #[inline]
     pub(crate) fn items(&self, span: Span) -> &[Val] {
         &self.items[span.range()]
     }
 
+    #[inline]
     pub(crate) fn members(&self, span: Span) -> &[Member] {
         &self.members[span.range()]
     }
@@ -133,7 +167,7 @@ impl Doc<'_> {
     pub(crate) fn get(&self, object: Span, key: &str) -> Option<Val> {
         self.members(object)
             .iter()
-            .find(|member| self.text(member.key) == key)
+            .find(|member| same_text(self.text(member.key), key))
             .map(|member| member.value)
     }
 
@@ -190,7 +224,7 @@ fn write_json_number(literal: &str, out: &mut String) {
     }
 }
 
-fn write_json_string(text: &str, out: &mut String) {
+pub(crate) fn write_json_string(text: &str, out: &mut String) {
     out.push('"');
     for character in text.chars() {
         match character {
@@ -229,32 +263,22 @@ pub(crate) fn with_document<R>(
     if u32::try_from(source.len()).is_err() {
         return Err(NotJson);
     }
-    let mut scratch = SCRATCH.with(Cell::take).unwrap_or_default();
-    let parsed = Parser {
-        bytes: source.as_bytes(),
-        position: 0,
-        nesting_limit,
-        scratch: &mut scratch,
-    }
-    .document();
-    let outcome = parsed.map(|root| {
-        let doc = Doc {
+    with_scratch(|scratch| {
+        let root = Parser {
+            bytes: source.as_bytes(),
+            position: 0,
+            nesting_limit,
+            scratch,
+        }
+        .document()?;
+        Ok(work(&Doc {
             source,
-            decoded: std::mem::take(&mut scratch.decoded),
-            items: std::mem::take(&mut scratch.items),
-            members: std::mem::take(&mut scratch.members),
+            decoded: &scratch.decoded,
+            items: &scratch.items,
+            members: &scratch.members,
             root,
-        };
-        let result = work(&doc);
-        scratch.decoded = doc.decoded;
-        scratch.items = doc.items;
-        scratch.members = doc.members;
-        result
-    });
-    if let Some(kept) = scratch.recycle() {
-        SCRATCH.with(|slot| slot.set(Some(kept)));
-    }
-    outcome
+        }))
+    })
 }
 
 /// Runs `work` on a `serde_json::Value` laid out as a [`Doc`] (strings and number literals
@@ -263,23 +287,16 @@ pub(crate) fn with_value_document<R>(
     value: &serde_json::Value,
     work: impl FnOnce(&Doc<'_>) -> R,
 ) -> R {
-    let mut scratch = SCRATCH.with(Cell::take).unwrap_or_default();
-    let root = lay_out(value, &mut scratch);
-    let doc = Doc {
-        source: "",
-        decoded: std::mem::take(&mut scratch.decoded),
-        items: std::mem::take(&mut scratch.items),
-        members: std::mem::take(&mut scratch.members),
-        root,
-    };
-    let result = work(&doc);
-    scratch.decoded = doc.decoded;
-    scratch.items = doc.items;
-    scratch.members = doc.members;
-    if let Some(kept) = scratch.recycle() {
-        SCRATCH.with(|slot| slot.set(Some(kept)));
-    }
-    result
+    with_scratch(|scratch| {
+        let root = lay_out(value, scratch);
+        work(&Doc {
+            source: "",
+            decoded: &scratch.decoded,
+            items: &scratch.items,
+            members: &scratch.members,
+            root,
+        })
+    })
 }
 
 fn copy_text(text: &str, scratch: &mut Scratch) -> Text {
@@ -573,10 +590,7 @@ impl Parser<'_, '_> {
     fn string(&mut self) -> Result<Text, NotJson> {
         self.position += 1;
         let start = self.position;
-        let plain = self.bytes[start..]
-            .iter()
-            .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)
-            .ok_or(NotJson)?;
+        let plain = plain_run(&self.bytes[start..]).ok_or(NotJson)?;
         self.position = start + plain;
         if self.bytes[self.position] == b'"' {
             self.position += 1;
@@ -661,6 +675,34 @@ impl Parser<'_, '_> {
         self.position += 4;
         Ok(code)
     }
+}
+
+/// Length of the leading run of bytes that need no attention inside a string (not a quote,
+/// backslash or control character), or `None` when the text ends first. Eight bytes at a time.
+fn plain_run(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let special = |byte: u8| byte == b'"' || byte == b'\\' || byte < 0x20;
+    let mut offset = 0;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+        let quote = word ^ (ONES * u64::from(b'"'));
+        let backslash = word ^ (ONES * u64::from(b'\\'));
+        let zero_byte = |value: u64| value.wrapping_sub(ONES) & !value & HIGHS;
+        let control = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
+        if zero_byte(quote) | zero_byte(backslash) | control != 0 {
+            if let Some(at) = chunk.iter().position(|&byte| special(byte)) {
+                return Some(offset + at);
+            }
+        }
+        offset += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&byte| special(byte))
+        .map(|at| offset + at)
 }
 
 fn text_of<'a>(source: &'a [u8], decoded: &'a str, text: Text) -> &'a [u8] {
@@ -812,6 +854,22 @@ mod tests {
         }
         text.push_str("\"last\": true}");
         agrees_with_serde(&text);
+    }
+
+    #[test]
+    fn plain_runs_stop_at_the_first_special_byte() {
+        let text = "abcdefgh\u{e9}\u{1f600}ijklmnopq";
+        for stop in ["\"", "\\", "\u{0}", "\u{1f}", "\n"] {
+            for at in 0..=text.len() {
+                if !text.is_char_boundary(at) {
+                    continue;
+                }
+                let probe = format!("{}{stop}{}", &text[..at], &text[at..]);
+                assert_eq!(plain_run(probe.as_bytes()), Some(at), "{probe:?}");
+            }
+        }
+        assert_eq!(plain_run(text.as_bytes()), None);
+        assert_eq!(plain_run("\u{7f}\u{80} ~".as_bytes()), None);
     }
 
     #[test]

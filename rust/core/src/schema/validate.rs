@@ -7,6 +7,7 @@
 
 use std::cmp::Ordering;
 use std::collections::hash_map::DefaultHasher;
+use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
 
 use serde_json::Value;
@@ -14,7 +15,7 @@ use serde_json::Value;
 use super::compile::{
     escape_pointer_token, CompiledSchema, ItemRules, Keyword, Node, NodeId, PropertyRules, TypeSet,
 };
-use super::instance::{Doc, Member, Span, Val};
+use super::instance::{write_json_string, Doc, Member, Span, Val};
 use super::number::{self, OwnedDecimal};
 use super::Violation;
 
@@ -54,22 +55,25 @@ pub(crate) enum Path<'a> {
 
 impl Path<'_> {
     pub(crate) fn pointer(&self) -> String {
-        let mut segments = Vec::new();
-        let mut current = self;
-        while let Path::Key(parent, _) | Path::Index(parent, _) = current {
-            segments.push(current);
-            current = parent;
-        }
         let mut pointer = String::new();
-        for segment in segments.iter().rev() {
-            pointer.push('/');
-            match segment {
-                Path::Key(_, key) => escape_pointer_token(key, &mut pointer),
-                Path::Index(_, index) => pointer.push_str(&index.to_string()),
-                Path::Root => {}
+        self.write_pointer(&mut pointer);
+        pointer
+    }
+
+    fn write_pointer(&self, out: &mut String) {
+        match self {
+            Path::Root => {}
+            Path::Key(parent, key) => {
+                parent.write_pointer(out);
+                out.push('/');
+                escape_pointer_token(key, out);
+            }
+            Path::Index(parent, index) => {
+                parent.write_pointer(out);
+                out.push('/');
+                let _ = write!(out, "{index}");
             }
         }
-        pointer
     }
 }
 
@@ -106,10 +110,14 @@ pub(crate) fn violations(schema: &CompiledSchema, doc: &Doc<'_>) -> Vec<Violatio
 }
 
 fn violation(path: &Path, location: &str, keyword: &str, message: String) -> Violation {
+    let mut schema_path = String::with_capacity(location.len() + 1 + keyword.len());
+    schema_path.push_str(location);
+    schema_path.push('/');
+    schema_path.push_str(keyword);
     Violation {
         pointer: path.pointer(),
         keyword: keyword.to_string(),
-        schema_path: format!("{location}/{keyword}"),
+        schema_path,
         message,
     }
 }
@@ -138,7 +146,9 @@ fn preview_instance(doc: &Doc<'_>, value: Val) -> String {
 }
 
 fn preview_str(text: &str) -> String {
-    preview(&Value::String(text.to_string()))
+    let mut quoted = String::with_capacity(text.len() + 2);
+    write_json_string(text, &mut quoted);
+    shorten(quoted)
 }
 
 fn kind_of(doc: &Doc<'_>, instance: Val) -> &'static str {
@@ -637,12 +647,8 @@ impl Evaluator<'_, '_, '_> {
             let (key, value) = (self.doc.text(member.key), member.value);
             let here = Path::Key(path, key);
             let mut matched = false;
-            if let Ok(position) = rules
-                .named
-                .binary_search_by(|(name, _)| name.as_ref().cmp(key))
-            {
+            if let Some(schema) = rules.lookup(key) {
                 matched = true;
-                let schema = rules.named[position].1;
                 valid &= self.node(schema, value, &here, "properties", sink, depth + 1);
             }
             for (pattern, schema) in rules.patterns.iter() {
