@@ -113,20 +113,20 @@ impl ToolSet {
         arguments: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
         let validator = self.validator(name)?;
-        let found = match arguments.downcast::<PyString>() {
+        match arguments.downcast::<PyString>() {
             Ok(text) => match validator {
-                Some(validator) => check_text(validator, text.to_str()?)?,
+                Some(validator) => check_text(py, validator, text.to_str()?),
                 None => {
                     parse_error(text.to_str()?)?;
-                    Vec::new()
+                    Ok(PyList::empty(py))
                 }
             },
             Err(_) => {
                 let value = to_value(arguments)?;
-                validator.map_or_else(Vec::new, |validator| validator.validate(&value))
+                let found = validator.map_or_else(Vec::new, |validator| validator.validate(&value));
+                violation_list(py, found)
             }
-        };
-        violation_list(py, found)
+        }
     }
 
     /// Validate many `(name, arguments_json)` pairs in one call (e.g. a batch of RL rollouts):
@@ -142,10 +142,10 @@ impl ToolSet {
             let (name, arguments): (Bound<'py, PyString>, Bound<'py, PyString>) = call.extract()?;
             let text = arguments.to_str()?;
             let found = match self.validator(name.to_str()?)? {
-                Some(validator) => check_text(validator, text)?,
-                None => Vec::new(),
+                Some(validator) => check_text(py, validator, text)?,
+                None => PyList::empty(py),
             };
-            results.append(violation_list(py, found)?)?;
+            results.append(found)?;
         }
         Ok(results)
     }
@@ -170,12 +170,26 @@ impl ToolSet {
 }
 
 /// Violations of JSON text; text that is not JSON raises with serde_json's reason.
-fn check_text(validator: &Validator, text: &str) -> PyResult<Vec<Violation>> {
-    match validator.validate_json(text) {
-        Ok(found) => Ok(found),
+fn check_text<'py>(
+    py: Python<'py>,
+    validator: &Validator,
+    text: &str,
+) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    match validator.report_json(text) {
+        Ok(report) => {
+            for found in report.iter() {
+                let entry = PyDict::new(py);
+                entry.set_item(intern!(py, "pointer"), found.pointer)?;
+                entry.set_item(intern!(py, "keyword"), found.keyword)?;
+                entry.set_item(intern!(py, "message"), found.display)?;
+                list.append(entry)?;
+            }
+            Ok(list)
+        }
         Err(NotJson) => {
             let value = parse_error(text)?;
-            Ok(validator.validate(&value))
+            violation_list(py, validator.validate(&value))
         }
     }
 }

@@ -78,6 +78,20 @@ impl Validator {
         .map_err(|_| NotJson)
     }
 
+    /// The violations of JSON text in one buffer: what [`Validator::validate_json`] finds, without
+    /// a `schema_path` and without an allocation per violation (for callers that copy the
+    /// strings out anyway, such as the Python binding).
+    pub fn report_json(&self, text: &str) -> Result<Report, NotJson> {
+        instance::with_document(text, instance::SERDE_NESTING_LIMIT, |doc| {
+            if validate::is_valid(&self.compiled, doc) {
+                Report::default()
+            } else {
+                validate::compact_report(&self.compiled, doc)
+            }
+        })
+        .map_err(|_| NotJson)
+    }
+
     /// [`Validator::is_valid`] for JSON text; `Err` exactly when serde_json would reject it.
     pub fn is_valid_json(&self, text: &str) -> Result<bool, NotJson> {
         instance::with_document(text, instance::SERDE_NESTING_LIMIT, |doc| {
@@ -103,6 +117,57 @@ impl fmt::Display for NotJson {
 }
 
 impl std::error::Error for NotJson {}
+
+/// Violations written into one string: see [`Validator::report_json`].
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    text: String,
+    entries: Vec<ReportEntry>,
+}
+
+/// Offsets into [`Report`]'s text: `start..pointer_end` is the pointer, `start..end` is the
+/// violation as `Display` writes it and `message_start..end` its message.
+#[derive(Clone, Copy, Debug)]
+struct ReportEntry {
+    keyword: &'static str,
+    start: u32,
+    pointer_end: u32,
+    message_start: u32,
+    end: u32,
+}
+
+impl Report {
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = ReportedViolation<'_>> {
+        self.entries.iter().map(|entry| {
+            let slice = |from: u32, to: u32| &self.text[from as usize..to as usize];
+            ReportedViolation {
+                pointer: slice(entry.start, entry.pointer_end),
+                keyword: entry.keyword,
+                message: slice(entry.message_start, entry.end),
+                display: slice(entry.start, entry.end),
+            }
+        })
+    }
+}
+
+/// One violation of a [`Report`], borrowed from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReportedViolation<'a> {
+    /// As [`Violation::pointer`].
+    pub pointer: &'a str,
+    pub keyword: &'static str,
+    pub message: &'a str,
+    /// As [`Violation`]'s `Display`: `"{pointer or /}: {message}"`.
+    pub display: &'a str,
+}
 
 /// One way an instance fails its schema.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -17,7 +17,7 @@ use super::compile::{
 };
 use super::instance::{write_json_string, Doc, Member, Span, Val};
 use super::number::{self, OwnedDecimal};
-use super::Violation;
+use super::{Report, ReportEntry, Violation};
 
 /// Deeper recursion is reported as a violation instead of risking the stack.
 pub(crate) const MAX_DEPTH: u32 = 1024;
@@ -25,24 +25,76 @@ pub(crate) const MAX_DEPTH: u32 = 1024;
 /// Arrays up to this length are checked for duplicates pairwise, without allocating.
 const PAIRWISE_UNIQUE_LIMIT: usize = 32;
 
+/// Where a failing keyword lives in the schema: `location` alone (a `false` schema) or
+/// `location/keyword`.
+#[derive(Clone, Copy)]
+pub(crate) struct SchemaSpot<'a> {
+    location: &'a str,
+    keyword: Option<&'static str>,
+}
+
+impl SchemaSpot<'_> {
+    fn path(self) -> String {
+        match self.keyword {
+            None => self.location.to_string(),
+            Some(keyword) => {
+                let mut path = String::with_capacity(self.location.len() + 1 + keyword.len());
+                path.push_str(self.location);
+                path.push('/');
+                path.push_str(keyword);
+                path
+            }
+        }
+    }
+}
+
 pub(crate) trait Sink {
     const COLLECT: bool;
-    fn push(&mut self, violation: Violation);
+    fn push(&mut self, path: &Path, keyword: &'static str, spot: SchemaSpot, message: String);
 }
 
 pub(crate) struct FirstFailure;
 
 impl Sink for FirstFailure {
     const COLLECT: bool = false;
-    fn push(&mut self, _violation: Violation) {}
+    fn push(&mut self, _: &Path, _: &'static str, _: SchemaSpot, _: String) {}
 }
 
 pub(crate) struct Collector(pub(crate) Vec<Violation>);
 
 impl Sink for Collector {
     const COLLECT: bool = true;
-    fn push(&mut self, violation: Violation) {
-        self.0.push(violation);
+    fn push(&mut self, path: &Path, keyword: &'static str, spot: SchemaSpot, message: String) {
+        self.0.push(Violation {
+            pointer: path.pointer(),
+            keyword: keyword.to_string(),
+            schema_path: spot.path(),
+            message,
+        });
+    }
+}
+
+impl Sink for Report {
+    const COLLECT: bool = true;
+    fn push(&mut self, path: &Path, keyword: &'static str, _: SchemaSpot, message: String) {
+        let text = &mut self.text;
+        let start = text.len();
+        path.write_pointer(text);
+        let pointer_end = text.len();
+        if pointer_end == start {
+            text.push('/');
+        }
+        text.push_str(": ");
+        let message_start = text.len();
+        text.push_str(&message);
+        let offset = |at: usize| at as u32;
+        self.entries.push(ReportEntry {
+            keyword,
+            pointer_end: offset(pointer_end),
+            start: offset(start),
+            message_start: offset(message_start),
+            end: offset(text.len()),
+        });
     }
 }
 
@@ -60,7 +112,7 @@ impl Path<'_> {
         pointer
     }
 
-    fn write_pointer(&self, out: &mut String) {
+    pub(crate) fn write_pointer(&self, out: &mut String) {
         match self {
             Path::Root => {}
             Path::Key(parent, key) => {
@@ -109,17 +161,14 @@ pub(crate) fn violations(schema: &CompiledSchema, doc: &Doc<'_>) -> Vec<Violatio
     collector.0
 }
 
-fn violation(path: &Path, location: &str, keyword: &str, message: String) -> Violation {
-    let mut schema_path = String::with_capacity(location.len() + 1 + keyword.len());
-    schema_path.push_str(location);
-    schema_path.push('/');
-    schema_path.push_str(keyword);
-    Violation {
-        pointer: path.pointer(),
-        keyword: keyword.to_string(),
-        schema_path,
-        message,
-    }
+pub(crate) fn compact_report(schema: &CompiledSchema, doc: &Doc<'_>) -> Report {
+    let evaluator = Evaluator {
+        nodes: &schema.nodes,
+        doc,
+    };
+    let mut report = Report::default();
+    evaluator.node(schema.root, doc.root, &Path::Root, "false", &mut report, 0);
+    report
 }
 
 const PREVIEW_LIMIT: usize = 60;
@@ -353,7 +402,11 @@ fn report<S: Sink>(
     message: impl FnOnce() -> String,
 ) -> bool {
     if S::COLLECT {
-        sink.push(violation(path, location, keyword, message()));
+        let spot = SchemaSpot {
+            location,
+            keyword: Some(keyword),
+        };
+        sink.push(path, keyword, spot, message());
     }
     false
 }
@@ -680,12 +733,11 @@ impl Evaluator<'_, '_, '_> {
 #[cold]
 #[inline(never)]
 fn report_never<S: Sink>(sink: &mut S, path: &Path, location: &str, via: &'static str) {
-    sink.push(Violation {
-        pointer: path.pointer(),
-        keyword: via.to_string(),
-        schema_path: location.to_string(),
-        message: never_message(path, via),
-    });
+    let spot = SchemaSpot {
+        location,
+        keyword: None,
+    };
+    sink.push(path, via, spot, never_message(path, via));
 }
 
 /// Keywords that look only at the instance itself.
