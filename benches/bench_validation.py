@@ -2,8 +2,13 @@
 
     python benches/bench_validation.py [--repeat N]
 
-Both sides get a compiled validator up front; toolwire is timed from Python on JSON text (the
-form arguments arrive in, so its time includes parsing), jsonschema on the already-decoded dict.
+Both sides get a validator built once per schema (jsonschema's through
+``validator_for(schema)(schema, format_checker=...)``, so it checks ``format`` as toolwire does).
+Both return every violation with a message: toolwire's ``ToolSet.validate`` a list of dicts,
+jsonschema's ``iter_errors`` drained into a list. toolwire is timed from Python on JSON text (the
+form arguments arrive in, so its time includes parsing); single calls give jsonschema the
+already-decoded dict (it is spared ``json.loads``), the batch makes it decode the text too.
+Times are this thread's CPU time, best of ``--repeat`` runs.
 """
 
 from __future__ import annotations
@@ -95,20 +100,20 @@ def main() -> None:
     tool_set = toolwire.ToolSet(TOOLS)
     schemas = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
     checker = jsonschema.FormatChecker()
-    validators = {n: jsonschema.Draft202012Validator(s, format_checker=checker) for n, s in schemas.items()}
+    validators = {n: jsonschema.validators.validator_for(s)(s, format_checker=checker) for n, s in schemas.items()}
     print(f"{'case':32} {'toolwire':>12} {'jsonschema':>12} {'ratio':>8}")
     ratios = []
     for i, (name, arguments) in enumerate(CASES):
         text = json.dumps(arguments)
         ours = tool_set.validate(name, text)
         theirs = list(validators[name].iter_errors(arguments))
-        assert bool(ours) == bool(theirs), (name, ours, theirs)
+        assert sorted(v["keyword"] for v in ours) == sorted(e.validator for e in theirs), (name, ours, theirs)
         tw = best_ns(lambda: tool_set.validate(name, text), args.repeat, 2000)
         js = best_ns(lambda: list(validators[name].iter_errors(arguments)), args.repeat, 200)
         ratios.append(js / tw)
         label = f"{name}#{i} ({'invalid' if theirs else 'valid'})"
         print(f"{label:32} {tw / 1000:>10.2f}us {js / 1000:>10.2f}us {js / tw:>7.0f}x")
-    print(f"single calls from Python: min ratio {min(ratios):.0f}x")
+    print(f"single calls from Python: min ratio {min(ratios):.0f}x (goal: >= 50x)")
     batch = [(name, json.dumps(arguments)) for name, arguments in CASES] * 100
     decoded = [(name, json.loads(text)) for name, text in batch]
     assert [bool(v) for v in tool_set.validate_many(batch)] == [

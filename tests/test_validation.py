@@ -140,3 +140,47 @@ def test_tool_set_is_compiled_once_and_checks_before_generation():
         [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "unevaluatedProperties": False}}}]
     ).unsupported_keywords()
     assert unsupported == {"f": ["unevaluatedProperties"]}
+
+
+TEXT_CASES = [
+    '{"origin": "JFK", "passengers": 2}',
+    '{"origin": "JFK", "passengers": 12, "cabin": "first", "pet": true}',
+    '{"origin": "J\\u00e9\\nK", "passengers": 2.0}',
+    '{"origin": "ZÜRICH", "passengers": 123456789012345678901234567890}',
+    '{"origin": "JFK", "passengers": 1e0, "origin": "LAX"}',
+    '{"origin": "JFK", "passengers": -0.5, "cabin": {"a": [1, null]}}',
+    '  {"passengers": "2"}\n',
+    "[]",
+]
+
+
+@pytest.mark.parametrize("text", TEXT_CASES)
+def test_text_and_decoded_arguments_get_the_same_violations(text):
+    """JSON text is checked without decoding it in Python; the decoded dict takes the other path.
+    Both must report the same pointers, keywords and messages."""
+    tool_set = toolwire.ToolSet(TOOLS)
+    from_text = tool_set.validate("book_flight", text)
+    assert from_text == tool_set.validate("book_flight", json.loads(text))
+    assert tool_set.validate_many([("book_flight", text), ("get_time", text)]) == [
+        from_text,
+        tool_set.validate("get_time", text),
+    ]
+    for violation in from_text:
+        assert set(violation) == {"pointer", "keyword", "message"}
+        assert violation["message"].startswith((violation["pointer"] or "/") + ": ")
+
+
+def test_validation_raises_on_text_that_is_not_json_and_on_unknown_tools():
+    tool_set = toolwire.ToolSet(TOOLS)
+    for text in ['{"origin": "JFK",}', '{"origin": "\\ud800"}', "01", "[" * 200 + "]" * 200, ""]:
+        with pytest.raises(toolwire.ToolwireError, match="arguments are not JSON"):
+            tool_set.validate("book_flight", text)
+        with pytest.raises(toolwire.ToolwireError, match="arguments are not JSON"):
+            tool_set.validate_many([("book_flight", text)])
+    with pytest.raises(toolwire.ToolwireError, match="no tool named"):
+        tool_set.validate("nope", "{}")
+    with pytest.raises(toolwire.ToolwireError, match="no tool named"):
+        tool_set.validate_many([("book_flight", "{}"), ("nope", "{}")])
+    assert tool_set.validate("book_flight", "[" * 100 + "]" * 100) == [
+        {"pointer": "", "keyword": "type", "message": "/: expected object, got array"}
+    ]

@@ -421,17 +421,10 @@ impl Sink {
         let (Some(validator), ToolKind::Function) = (&tool.validator, tool.kind) else {
             return;
         };
-        let Ok(arguments) = serde_json::from_str::<serde_json::Value>(&call.arguments) else {
+        let Ok(violations) = validator.validate_json(&call.arguments) else {
             return;
         };
-        if validator.is_valid(&arguments) {
-            return;
-        }
-        for violation in validator
-            .validate(&arguments)
-            .into_iter()
-            .take(MAX_VIOLATIONS)
-        {
+        for violation in violations.into_iter().take(MAX_VIOLATIONS) {
             let raw = self.markers.restore(raw).into_owned();
             self.message.issues.push(Issue {
                 index: Some(index),

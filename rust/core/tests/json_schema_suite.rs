@@ -258,7 +258,45 @@ fn json_schema_test_suite_draft2020_12() {
                     Ok(validator) => {
                         let quick = validator.is_valid(&case["data"]);
                         let violations = validator.validate(&case["data"]);
-                        if quick != violations.is_empty() {
+                        let text = case["data"].to_string();
+                        let from_text = validator.validate_json(&text);
+                        let quick_from_text = validator.is_valid_json(&text);
+                        let reported: Option<Vec<(String, String, String, String)>> =
+                            validator.report_json(&text).ok().map(|report| {
+                                report
+                                    .iter()
+                                    .map(|found| {
+                                        (
+                                            found.pointer.to_string(),
+                                            found.keyword.to_string(),
+                                            found.message.to_string(),
+                                            found.display.to_string(),
+                                        )
+                                    })
+                                    .collect()
+                            });
+                        let expected_report: Vec<(String, String, String, String)> = violations
+                            .iter()
+                            .map(|found| {
+                                (
+                                    found.pointer.clone(),
+                                    found.keyword.clone(),
+                                    found.message.clone(),
+                                    found.to_string(),
+                                )
+                            })
+                            .collect();
+                        if reported.as_ref() != Some(&expected_report) {
+                            Err(format!(
+                                "report_json() = {reported:?}, validate() = {expected_report:?}"
+                            ))
+                        } else if from_text.as_ref() != Ok(&violations)
+                            || quick_from_text != Ok(quick)
+                        {
+                            Err(format!(
+                                "from JSON text: is_valid_json() = {quick_from_text:?}, validate_json() = {from_text:?}; from the Value: {quick}, {violations:?}"
+                            ))
+                        } else if quick != violations.is_empty() {
                             Err(format!(
                                 "is_valid() = {quick} but validate() found {violations:?}"
                             ))

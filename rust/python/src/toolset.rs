@@ -3,8 +3,10 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList, PyString};
+use toolwire_core::schema::{NotJson, Validator, Violation};
 use toolwire_core::tools::{ToolKind, ToolSet as CoreToolSet};
 
 use crate::convert::to_value;
@@ -109,24 +111,22 @@ impl ToolSet {
         py: Python<'py>,
         name: &str,
         arguments: &Bound<'py, PyAny>,
-    ) -> PyResult<Vec<Bound<'py, PyDict>>> {
-        let tool = self
-            .0
-            .get(name)
-            .ok_or_else(|| crate::ToolwireError::new_err(format!("no tool named {name:?}")))?;
-        let value = match arguments.extract::<String>() {
-            Ok(text) => serde_json::from_str(&text).map_err(|e| {
-                crate::ToolwireError::new_err(format!("arguments are not JSON: {e}"))
-            })?,
-            Err(_) => to_value(arguments)?,
-        };
-        let Some(validator) = &tool.validator else {
-            return Ok(Vec::new());
-        };
-        if validator.is_valid(&value) {
-            return Ok(Vec::new());
+    ) -> PyResult<Bound<'py, PyList>> {
+        let validator = self.validator(name)?;
+        match arguments.downcast::<PyString>() {
+            Ok(text) => match validator {
+                Some(validator) => check_text(py, validator, text.to_str()?),
+                None => {
+                    parse_error(text.to_str()?)?;
+                    Ok(PyList::empty(py))
+                }
+            },
+            Err(_) => {
+                let value = to_value(arguments)?;
+                let found = validator.map_or_else(Vec::new, |validator| validator.validate(&value));
+                violation_list(py, found)
+            }
         }
-        violations(py, validator, &value)
     }
 
     /// Validate many `(name, arguments_json)` pairs in one call (e.g. a batch of RL rollouts):
@@ -134,26 +134,20 @@ impl ToolSet {
     fn validate_many<'py>(
         &self,
         py: Python<'py>,
-        calls: Vec<(String, String)>,
-    ) -> PyResult<Vec<Vec<Bound<'py, PyDict>>>> {
-        calls
-            .iter()
-            .map(|(name, arguments)| {
-                let tool = self.0.get(name).ok_or_else(|| {
-                    crate::ToolwireError::new_err(format!("no tool named {name:?}"))
-                })?;
-                let Some(validator) = &tool.validator else {
-                    return Ok(Vec::new());
-                };
-                let value: serde_json::Value = serde_json::from_str(arguments).map_err(|e| {
-                    crate::ToolwireError::new_err(format!("arguments are not JSON: {e}"))
-                })?;
-                if validator.is_valid(&value) {
-                    return Ok(Vec::new());
-                }
-                violations(py, validator, &value)
-            })
-            .collect()
+        calls: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let results = PyList::empty(py);
+        for call in calls.try_iter()? {
+            let call = call?;
+            let (name, arguments): (Bound<'py, PyString>, Bound<'py, PyString>) = call.extract()?;
+            let text = arguments.to_str()?;
+            let found = match self.validator(name.to_str()?)? {
+                Some(validator) => check_text(py, validator, text)?,
+                None => PyList::empty(py),
+            };
+            results.append(found)?;
+        }
+        Ok(results)
     }
 
     fn __len__(&self) -> usize {
@@ -165,20 +159,56 @@ impl ToolSet {
     }
 }
 
-fn violations<'py>(
+impl ToolSet {
+    fn validator(&self, name: &str) -> PyResult<Option<&Validator>> {
+        let tool = self
+            .0
+            .get(name)
+            .ok_or_else(|| crate::ToolwireError::new_err(format!("no tool named {name:?}")))?;
+        Ok(tool.validator.as_ref())
+    }
+}
+
+/// Violations of JSON text; text that is not JSON raises with serde_json's reason.
+fn check_text<'py>(
     py: Python<'py>,
-    validator: &toolwire_core::schema::Validator,
-    value: &serde_json::Value,
-) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    validator
-        .validate(value)
-        .into_iter()
-        .map(|v| {
-            let d = PyDict::new(py);
-            d.set_item("pointer", &v.pointer)?;
-            d.set_item("keyword", &v.keyword)?;
-            d.set_item("message", v.to_string())?;
-            Ok(d)
-        })
-        .collect()
+    validator: &Validator,
+    text: &str,
+) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    match validator.report_json(text) {
+        Ok(report) => {
+            for found in report.iter() {
+                let entry = PyDict::new(py);
+                entry.set_item(intern!(py, "pointer"), found.pointer)?;
+                entry.set_item(intern!(py, "keyword"), found.keyword)?;
+                entry.set_item(intern!(py, "message"), found.display)?;
+                list.append(entry)?;
+            }
+            Ok(list)
+        }
+        Err(NotJson) => {
+            let value = parse_error(text)?;
+            violation_list(py, validator.validate(&value))
+        }
+    }
+}
+
+/// serde_json's verdict on text the validator's own parser refused (they agree, so this raises).
+#[cold]
+fn parse_error(text: &str) -> PyResult<serde_json::Value> {
+    serde_json::from_str(text)
+        .map_err(|e| crate::ToolwireError::new_err(format!("arguments are not JSON: {e}")))
+}
+
+fn violation_list(py: Python<'_>, found: Vec<Violation>) -> PyResult<Bound<'_, PyList>> {
+    let list = PyList::empty(py);
+    for violation in found {
+        let entry = PyDict::new(py);
+        entry.set_item(intern!(py, "pointer"), violation.pointer.as_str())?;
+        entry.set_item(intern!(py, "keyword"), violation.keyword.as_str())?;
+        entry.set_item(intern!(py, "message"), violation.to_string())?;
+        list.append(entry)?;
+    }
+    Ok(list)
 }

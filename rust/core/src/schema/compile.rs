@@ -43,13 +43,13 @@ pub(crate) enum Node {
 pub(crate) struct TypeSet(u8);
 
 impl TypeSet {
-    const NULL: u8 = 1;
-    const BOOLEAN: u8 = 2;
-    const OBJECT: u8 = 4;
-    const ARRAY: u8 = 8;
-    const NUMBER: u8 = 16;
-    const STRING: u8 = 32;
-    const INTEGER: u8 = 64;
+    pub(crate) const NULL: u8 = 1;
+    pub(crate) const BOOLEAN: u8 = 2;
+    pub(crate) const OBJECT: u8 = 4;
+    pub(crate) const ARRAY: u8 = 8;
+    pub(crate) const NUMBER: u8 = 16;
+    pub(crate) const STRING: u8 = 32;
+    pub(crate) const INTEGER: u8 = 64;
     const NAMES: [(u8, &'static str); 7] = [
         (Self::NULL, "null"),
         (Self::BOOLEAN, "boolean"),
@@ -67,18 +67,8 @@ impl TypeSet {
             .map(|(bit, _)| *bit)
     }
 
-    pub(crate) fn matches(self, instance: &Value) -> bool {
-        let bits = self.0;
-        match instance {
-            Value::Null => bits & Self::NULL != 0,
-            Value::Bool(_) => bits & Self::BOOLEAN != 0,
-            Value::Object(_) => bits & Self::OBJECT != 0,
-            Value::Array(_) => bits & Self::ARRAY != 0,
-            Value::String(_) => bits & Self::STRING != 0,
-            Value::Number(value) => {
-                bits & Self::NUMBER != 0 || (bits & Self::INTEGER != 0 && number::is_integer(value))
-            }
-        }
+    pub(crate) fn contains(self, bit: u8) -> bool {
+        self.0 & bit != 0
     }
 
     pub(crate) fn names(self) -> impl Iterator<Item = &'static str> {
@@ -101,6 +91,39 @@ pub(crate) struct PropertyRules {
     pub(crate) named: Box<[(Box<str>, NodeId)]>,
     pub(crate) patterns: Box<[(Pattern, NodeId)]>,
     pub(crate) additional: Option<NodeId>,
+}
+
+/// Up to this many named properties are looked up by a linear scan (most keys differ in length,
+/// so most comparisons stop there); more are binary-searched.
+const LINEAR_PROPERTY_LIMIT: usize = 12;
+
+impl PropertyRules {
+    pub(crate) fn lookup(&self, key: &str) -> Option<NodeId> {
+        if self.named.len() <= LINEAR_PROPERTY_LIMIT {
+            return self
+                .named
+                .iter()
+                .find(|(name, _)| same_text(name, key))
+                .map(|(_, schema)| *schema);
+        }
+        self.named
+            .binary_search_by(|(name, _)| name.as_ref().cmp(key))
+            .ok()
+            .map(|position| self.named[position].1)
+    }
+}
+
+/// String equality without a library call for the short strings keys and enum values are.
+#[inline]
+pub(crate) fn same_text(left: &str, right: &str) -> bool {
+    let (left, right) = (left.as_bytes(), right.as_bytes());
+    if left.len() != right.len() {
+        return false;
+    }
+    if left.len() > 32 {
+        return left == right;
+    }
+    left.iter().zip(right).all(|(a, b)| a == b)
 }
 
 #[derive(Debug)]
@@ -249,6 +272,10 @@ const ANNOTATIONS: &[&str] = &[
 ];
 
 pub(crate) fn escape_pointer_token(token: &str, output: &mut String) {
+    if !token.contains(['~', '/']) {
+        output.push_str(token);
+        return;
+    }
     for character in token.chars() {
         match character {
             '~' => output.push_str("~0"),

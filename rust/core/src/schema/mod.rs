@@ -33,6 +33,7 @@
 mod compile;
 mod ecma_regex;
 mod format;
+mod instance;
 mod number;
 mod validate;
 
@@ -56,18 +57,116 @@ impl Validator {
 
     /// Every violation found; empty when the instance is valid.
     pub fn validate(&self, instance: &Value) -> Vec<Violation> {
-        validate::violations(&self.compiled, instance)
+        instance::with_value_document(instance, |doc| validate::violations(&self.compiled, doc))
     }
 
     /// Stops at the first failing keyword and builds no error reports.
     pub fn is_valid(&self, instance: &Value) -> bool {
-        validate::is_valid(&self.compiled, instance)
+        instance::with_value_document(instance, |doc| validate::is_valid(&self.compiled, doc))
+    }
+
+    /// [`Validator::validate`] for JSON text, such as a tool call's `arguments`, without building
+    /// a `serde_json::Value`. `Err` exactly when `serde_json::from_str::<Value>` would fail.
+    pub fn validate_json(&self, text: &str) -> Result<Vec<Violation>, NotJson> {
+        instance::with_document(text, instance::SERDE_NESTING_LIMIT, |doc| {
+            if validate::is_valid(&self.compiled, doc) {
+                Vec::new()
+            } else {
+                validate::violations(&self.compiled, doc)
+            }
+        })
+        .map_err(|_| NotJson)
+    }
+
+    /// The violations of JSON text in one buffer: what [`Validator::validate_json`] finds, without
+    /// a `schema_path` and without an allocation per violation (for callers that copy the
+    /// strings out anyway, such as the Python binding).
+    pub fn report_json(&self, text: &str) -> Result<Report, NotJson> {
+        instance::with_document(text, instance::SERDE_NESTING_LIMIT, |doc| {
+            if validate::is_valid(&self.compiled, doc) {
+                Report::default()
+            } else {
+                validate::compact_report(&self.compiled, doc)
+            }
+        })
+        .map_err(|_| NotJson)
+    }
+
+    /// [`Validator::is_valid`] for JSON text; `Err` exactly when serde_json would reject it.
+    pub fn is_valid_json(&self, text: &str) -> Result<bool, NotJson> {
+        instance::with_document(text, instance::SERDE_NESTING_LIMIT, |doc| {
+            validate::is_valid(&self.compiled, doc)
+        })
+        .map_err(|_| NotJson)
     }
 
     /// Keywords seen in the schema that this validator does not apply, sorted and deduplicated.
     pub fn unsupported_keywords(&self) -> &[String] {
         &self.compiled.unsupported
     }
+}
+
+/// The arguments text is not JSON (serde_json's error says why: `serde_json::from_str`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NotJson;
+
+impl fmt::Display for NotJson {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("arguments are not JSON")
+    }
+}
+
+impl std::error::Error for NotJson {}
+
+/// Violations written into one string: see [`Validator::report_json`].
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    text: String,
+    entries: Vec<ReportEntry>,
+}
+
+/// Offsets into [`Report`]'s text: `start..pointer_end` is the pointer, `start..end` is the
+/// violation as `Display` writes it and `message_start..end` its message.
+#[derive(Clone, Copy, Debug)]
+struct ReportEntry {
+    keyword: &'static str,
+    start: u32,
+    pointer_end: u32,
+    message_start: u32,
+    end: u32,
+}
+
+impl Report {
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = ReportedViolation<'_>> {
+        self.entries.iter().map(|entry| {
+            let slice = |from: u32, to: u32| &self.text[from as usize..to as usize];
+            ReportedViolation {
+                pointer: slice(entry.start, entry.pointer_end),
+                keyword: entry.keyword,
+                message: slice(entry.message_start, entry.end),
+                display: slice(entry.start, entry.end),
+            }
+        })
+    }
+}
+
+/// One violation of a [`Report`], borrowed from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReportedViolation<'a> {
+    /// As [`Violation::pointer`].
+    pub pointer: &'a str,
+    pub keyword: &'static str,
+    pub message: &'a str,
+    /// As [`Violation`]'s `Display`: `"{pointer or /}: {message}"`.
+    pub display: &'a str,
 }
 
 /// One way an instance fails its schema.

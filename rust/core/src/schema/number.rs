@@ -30,6 +30,29 @@ pub(crate) struct OwnedDecimal {
     magnitude: i64,
     approximate: f64,
     literal: Box<str>,
+    /// The value, when it is an integer that fits `i64` (the common bound: `minimum: 1`).
+    small: Option<i64>,
+}
+
+/// The value of a plain integer literal (`-?[0-9]{1,18}`, no fraction or exponent), which is how
+/// most instance numbers are written; such literals fit `i64` and compare exactly as integers.
+pub(crate) fn small_integer(literal: &str) -> Option<i64> {
+    let bytes = literal.as_bytes();
+    let (negative, digits) = match bytes.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, bytes),
+    };
+    if digits.is_empty() || digits.len() > 18 {
+        return None;
+    }
+    let mut value: i64 = 0;
+    for &digit in digits {
+        if !digit.is_ascii_digit() {
+            return None;
+        }
+        value = value * 10 + i64::from(digit - b'0');
+    }
+    Some(if negative { -value } else { value })
 }
 
 fn digit_run(bytes: &[u8]) -> usize {
@@ -204,6 +227,21 @@ impl<'a> Decimal<'a> {
         Some(value)
     }
 
+    /// The value as `i64`, when it is an integer that fits.
+    fn to_i64(self) -> Option<i64> {
+        if !self.is_integer() || self.magnitude > 18 {
+            return None;
+        }
+        let mut value: i64 = 0;
+        for digit in self.digits() {
+            value = value * 10 + i64::from(digit);
+        }
+        for _ in self.digit_count() as i64..self.magnitude {
+            value *= 10;
+        }
+        Some(if self.negative { -value } else { value })
+    }
+
     /// Exact `self / divisor` is an integer; `None` when the divisor has too many significant
     /// digits to decide exactly (more than 19).
     pub(crate) fn is_multiple_of(&self, divisor: &Decimal<'_>) -> Option<bool> {
@@ -261,6 +299,7 @@ impl OwnedDecimal {
             magnitude: view.magnitude,
             approximate: number.as_f64().unwrap_or(f64::NAN),
             literal: number.as_str().into(),
+            small: view.to_i64(),
         })
     }
 
@@ -286,34 +325,47 @@ impl OwnedDecimal {
     }
 }
 
-/// Orders an instance number against a schema number, exactly when the instance literal parses.
-pub(crate) fn compare_to(instance: &Number, bound: &OwnedDecimal) -> Option<Ordering> {
-    match Decimal::from_number(instance) {
+fn approximate(literal: &str) -> Option<f64> {
+    literal
+        .parse::<f64>()
+        .ok()
+        .filter(|value| value.is_finite())
+}
+
+/// Orders an instance number literal against a schema number, exactly when the literal parses.
+pub(crate) fn compare_to(instance: &str, bound: &OwnedDecimal) -> Option<Ordering> {
+    if let (Some(value), Some(bound)) = (small_integer(instance), bound.small) {
+        return Some(value.cmp(&bound));
+    }
+    match Decimal::parse(instance) {
         Some(value) => Some(value.compare(&bound.view())),
-        None => instance.as_f64()?.partial_cmp(&bound.approximate()),
+        None => approximate(instance)?.partial_cmp(&bound.approximate()),
     }
 }
 
-pub(crate) fn is_integer(number: &Number) -> bool {
-    match Decimal::from_number(number) {
-        Some(value) => value.is_integer(),
-        None => number.as_f64().is_some_and(|value| value.fract() == 0.0),
-    }
-}
-
-pub(crate) fn numbers_equal(left: &Number, right: &Number) -> bool {
-    if left.as_str() == right.as_str() {
+pub(crate) fn is_integer(literal: &str) -> bool {
+    if !literal.contains(['.', 'e', 'E']) {
         return true;
     }
-    match (Decimal::from_number(left), Decimal::from_number(right)) {
+    match Decimal::parse(literal) {
+        Some(value) => value.is_integer(),
+        None => approximate(literal).is_some_and(|value| value.fract() == 0.0),
+    }
+}
+
+pub(crate) fn numbers_equal(left: &str, right: &str) -> bool {
+    if left == right {
+        return true;
+    }
+    match (Decimal::parse(left), Decimal::parse(right)) {
         (Some(left), Some(right)) => left.compare(&right) == Ordering::Equal,
-        _ => left.as_f64().is_some() && left.as_f64() == right.as_f64(),
+        _ => approximate(left).is_some() && approximate(left) == approximate(right),
     }
 }
 
 /// Hashes consistently with [`numbers_equal`]: equal values give equal hashes.
-pub(crate) fn hash_number<H: Hasher>(number: &Number, state: &mut H) {
-    match Decimal::from_number(number) {
+pub(crate) fn hash_number<H: Hasher>(literal: &str, state: &mut H) {
+    match Decimal::parse(literal) {
         Some(value) => {
             value.signum().hash(state);
             for digit in value.digits() {
@@ -323,17 +375,22 @@ pub(crate) fn hash_number<H: Hasher>(number: &Number, state: &mut H) {
                 value.magnitude.hash(state);
             }
         }
-        None => number.as_f64().map(f64::to_bits).hash(state),
+        None => approximate(literal).map(f64::to_bits).hash(state),
     }
 }
 
-pub(crate) fn is_multiple_of(instance: &Number, divisor: &OwnedDecimal) -> bool {
-    if let Some(value) = Decimal::from_number(instance) {
+pub(crate) fn is_multiple_of(instance: &str, divisor: &OwnedDecimal) -> bool {
+    if let (Some(value), Some(divisor)) = (small_integer(instance), divisor.small) {
+        if divisor > 0 {
+            return value % divisor == 0;
+        }
+    }
+    if let Some(value) = Decimal::parse(instance) {
         if let Some(exact) = value.is_multiple_of(&divisor.view()) {
             return exact;
         }
     }
-    let Some(value) = instance.as_f64() else {
+    let Some(value) = approximate(instance) else {
         return false;
     };
     let quotient = value / divisor.approximate();
@@ -431,6 +488,58 @@ mod tests {
         for text in ["", "-", "1.", ".5", "1e", "1e+", "01x", "1.2.3", "NaN"] {
             assert!(Decimal::parse(text).is_none(), "{text}");
         }
+    }
+
+    #[test]
+    fn integer_fast_paths_agree_with_decimals() {
+        let bounds = [
+            "0",
+            "1",
+            "-1",
+            "15",
+            "1e3",
+            "2.0",
+            "-7.5",
+            "0.5",
+            "9223372036854775807",
+        ];
+        let values = [
+            "0",
+            "-0",
+            "1",
+            "-1",
+            "14",
+            "15",
+            "30",
+            "999999999999999999",
+            "-999999999999999999",
+            "1000",
+        ];
+        for bound in bounds {
+            let owned =
+                OwnedDecimal::from_number(&bound.parse().expect("number")).expect("decimal");
+            for value in values {
+                assert_eq!(
+                    compare_to(value, &owned),
+                    Some(decimal(value).compare(&decimal(bound))),
+                    "{value} vs {bound}"
+                );
+                if owned.is_positive() {
+                    assert_eq!(
+                        is_multiple_of(value, &owned),
+                        decimal(value)
+                            .is_multiple_of(&decimal(bound))
+                            .expect("exact"),
+                        "{value} % {bound}"
+                    );
+                }
+                assert!(is_integer(value));
+            }
+        }
+        assert_eq!(small_integer("1234567890123456789"), None);
+        assert_eq!(small_integer("-12"), Some(-12));
+        assert_eq!(small_integer("1.0"), None);
+        assert_eq!(small_integer("-"), None);
     }
 
     #[test]

@@ -7,15 +7,17 @@
 
 use std::cmp::Ordering;
 use std::collections::hash_map::DefaultHasher;
+use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::compile::{
-    escape_pointer_token, CompiledSchema, ItemRules, Keyword, Node, NodeId, PropertyRules,
+    escape_pointer_token, CompiledSchema, ItemRules, Keyword, Node, NodeId, PropertyRules, TypeSet,
 };
+use super::instance::{write_json_string, Doc, Member, Span, Val};
 use super::number::{self, OwnedDecimal};
-use super::Violation;
+use super::{Report, ReportEntry, Violation};
 
 /// Deeper recursion is reported as a violation instead of risking the stack.
 pub(crate) const MAX_DEPTH: u32 = 1024;
@@ -23,24 +25,76 @@ pub(crate) const MAX_DEPTH: u32 = 1024;
 /// Arrays up to this length are checked for duplicates pairwise, without allocating.
 const PAIRWISE_UNIQUE_LIMIT: usize = 32;
 
+/// Where a failing keyword lives in the schema: `location` alone (a `false` schema) or
+/// `location/keyword`.
+#[derive(Clone, Copy)]
+pub(crate) struct SchemaSpot<'a> {
+    location: &'a str,
+    keyword: Option<&'static str>,
+}
+
+impl SchemaSpot<'_> {
+    fn path(self) -> String {
+        match self.keyword {
+            None => self.location.to_string(),
+            Some(keyword) => {
+                let mut path = String::with_capacity(self.location.len() + 1 + keyword.len());
+                path.push_str(self.location);
+                path.push('/');
+                path.push_str(keyword);
+                path
+            }
+        }
+    }
+}
+
 pub(crate) trait Sink {
     const COLLECT: bool;
-    fn push(&mut self, violation: Violation);
+    fn push(&mut self, path: &Path, keyword: &'static str, spot: SchemaSpot, message: String);
 }
 
 pub(crate) struct FirstFailure;
 
 impl Sink for FirstFailure {
     const COLLECT: bool = false;
-    fn push(&mut self, _violation: Violation) {}
+    fn push(&mut self, _: &Path, _: &'static str, _: SchemaSpot, _: String) {}
 }
 
 pub(crate) struct Collector(pub(crate) Vec<Violation>);
 
 impl Sink for Collector {
     const COLLECT: bool = true;
-    fn push(&mut self, violation: Violation) {
-        self.0.push(violation);
+    fn push(&mut self, path: &Path, keyword: &'static str, spot: SchemaSpot, message: String) {
+        self.0.push(Violation {
+            pointer: path.pointer(),
+            keyword: keyword.to_string(),
+            schema_path: spot.path(),
+            message,
+        });
+    }
+}
+
+impl Sink for Report {
+    const COLLECT: bool = true;
+    fn push(&mut self, path: &Path, keyword: &'static str, _: SchemaSpot, message: String) {
+        let text = &mut self.text;
+        let start = text.len();
+        path.write_pointer(text);
+        let pointer_end = text.len();
+        if pointer_end == start {
+            text.push('/');
+        }
+        text.push_str(": ");
+        let message_start = text.len();
+        text.push_str(&message);
+        let offset = |at: usize| at as u32;
+        self.entries.push(ReportEntry {
+            keyword,
+            pointer_end: offset(pointer_end),
+            start: offset(start),
+            message_start: offset(message_start),
+            end: offset(text.len()),
+        });
     }
 }
 
@@ -53,32 +107,36 @@ pub(crate) enum Path<'a> {
 
 impl Path<'_> {
     pub(crate) fn pointer(&self) -> String {
-        let mut segments = Vec::new();
-        let mut current = self;
-        while let Path::Key(parent, _) | Path::Index(parent, _) = current {
-            segments.push(current);
-            current = parent;
-        }
         let mut pointer = String::new();
-        for segment in segments.iter().rev() {
-            pointer.push('/');
-            match segment {
-                Path::Key(_, key) => escape_pointer_token(key, &mut pointer),
-                Path::Index(_, index) => pointer.push_str(&index.to_string()),
-                Path::Root => {}
+        self.write_pointer(&mut pointer);
+        pointer
+    }
+
+    pub(crate) fn write_pointer(&self, out: &mut String) {
+        match self {
+            Path::Root => {}
+            Path::Key(parent, key) => {
+                parent.write_pointer(out);
+                out.push('/');
+                escape_pointer_token(key, out);
+            }
+            Path::Index(parent, index) => {
+                parent.write_pointer(out);
+                out.push('/');
+                let _ = write!(out, "{index}");
             }
         }
-        pointer
     }
 }
 
-pub(crate) fn is_valid(schema: &CompiledSchema, instance: &Value) -> bool {
+pub(crate) fn is_valid(schema: &CompiledSchema, doc: &Doc<'_>) -> bool {
     let evaluator = Evaluator {
         nodes: &schema.nodes,
+        doc,
     };
     evaluator.node(
         schema.root,
-        instance,
+        doc.root,
         &Path::Root,
         "false",
         &mut FirstFailure,
@@ -86,14 +144,15 @@ pub(crate) fn is_valid(schema: &CompiledSchema, instance: &Value) -> bool {
     )
 }
 
-pub(crate) fn violations(schema: &CompiledSchema, instance: &Value) -> Vec<Violation> {
+pub(crate) fn violations(schema: &CompiledSchema, doc: &Doc<'_>) -> Vec<Violation> {
     let evaluator = Evaluator {
         nodes: &schema.nodes,
+        doc,
     };
     let mut collector = Collector(Vec::new());
     evaluator.node(
         schema.root,
-        instance,
+        doc.root,
         &Path::Root,
         "false",
         &mut collector,
@@ -102,21 +161,20 @@ pub(crate) fn violations(schema: &CompiledSchema, instance: &Value) -> Vec<Viola
     collector.0
 }
 
-fn violation(path: &Path, location: &str, keyword: &str, message: String) -> Violation {
-    Violation {
-        pointer: path.pointer(),
-        keyword: keyword.to_string(),
-        schema_path: format!("{location}/{keyword}"),
-        message,
-    }
+pub(crate) fn compact_report(schema: &CompiledSchema, doc: &Doc<'_>) -> Report {
+    let evaluator = Evaluator {
+        nodes: &schema.nodes,
+        doc,
+    };
+    let mut report = Report::default();
+    evaluator.node(schema.root, doc.root, &Path::Root, "false", &mut report, 0);
+    report
 }
 
 const PREVIEW_LIMIT: usize = 60;
 
-/// A short JSON rendering of a value for messages.
-fn preview(value: &Value) -> String {
-    let text = value.to_string();
-    if text.chars().count() <= PREVIEW_LIMIT {
+fn shorten(text: String) -> String {
+    if text.len() <= PREVIEW_LIMIT || text.chars().count() <= PREVIEW_LIMIT {
         return text;
     }
     let mut shortened: String = text.chars().take(PREVIEW_LIMIT).collect();
@@ -124,75 +182,167 @@ fn preview(value: &Value) -> String {
     shortened
 }
 
-fn preview_str(text: &str) -> String {
-    preview(&Value::String(text.to_string()))
+/// A short JSON rendering of a schema value for messages.
+fn preview(value: &Value) -> String {
+    shorten(value.to_string())
 }
 
-fn kind_of(instance: &Value) -> &'static str {
+/// A short JSON rendering of an instance value for messages.
+fn preview_instance(doc: &Doc<'_>, value: Val) -> String {
+    let mut text = String::new();
+    doc.write_json(value, &mut text);
+    shorten(text)
+}
+
+fn preview_str(text: &str) -> String {
+    let mut quoted = String::with_capacity(text.len() + 2);
+    write_json_string(text, &mut quoted);
+    shorten(quoted)
+}
+
+fn kind_of(doc: &Doc<'_>, instance: Val) -> &'static str {
     match instance {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Object(_) => "object",
-        Value::Array(_) => "array",
-        Value::String(_) => "string",
-        Value::Number(value) if number::is_integer(value) => "integer",
-        Value::Number(_) => "number",
+        Val::Null => "null",
+        Val::Bool(_) => "boolean",
+        Val::Object(_) => "object",
+        Val::Array(_) => "array",
+        Val::String(_) => "string",
+        Val::Number(literal) if number::is_integer(doc.number(literal)) => "integer",
+        Val::Number(_) => "number",
     }
 }
 
-pub(crate) fn json_equal(left: &Value, right: &Value) -> bool {
-    match (left, right) {
-        (Value::Null, Value::Null) => true,
-        (Value::Bool(left), Value::Bool(right)) => left == right,
-        (Value::Number(left), Value::Number(right)) => number::numbers_equal(left, right),
-        (Value::String(left), Value::String(right)) => left == right,
-        (Value::Array(left), Value::Array(right)) => {
+fn type_matches(allowed: TypeSet, doc: &Doc<'_>, instance: Val) -> bool {
+    let bit = match instance {
+        Val::Null => TypeSet::NULL,
+        Val::Bool(_) => TypeSet::BOOLEAN,
+        Val::Object(_) => TypeSet::OBJECT,
+        Val::Array(_) => TypeSet::ARRAY,
+        Val::String(_) => TypeSet::STRING,
+        Val::Number(literal) => {
+            return allowed.contains(TypeSet::NUMBER)
+                || (allowed.contains(TypeSet::INTEGER) && number::is_integer(doc.number(literal)))
+        }
+    };
+    allowed.contains(bit)
+}
+
+/// An instance value equals a schema value (`const`, `enum`).
+fn equals_schema_value(doc: &Doc<'_>, instance: Val, expected: &Value) -> bool {
+    match (instance, expected) {
+        (Val::Null, Value::Null) => true,
+        (Val::Bool(left), Value::Bool(right)) => left == *right,
+        (Val::Number(left), Value::Number(right)) => {
+            number::numbers_equal(doc.number(left), right.as_str())
+        }
+        (Val::String(left), Value::String(right)) => doc.text(left) == right,
+        (Val::Array(left), Value::Array(right)) => {
+            let left = doc.items(left);
             left.len() == right.len()
                 && left
                     .iter()
                     .zip(right)
-                    .all(|(left, right)| json_equal(left, right))
+                    .all(|(left, right)| equals_schema_value(doc, *left, right))
         }
-        (Value::Object(left), Value::Object(right)) => {
+        (Val::Object(left), Value::Object(right)) => {
+            let left = doc.members(left);
             left.len() == right.len()
-                && left.iter().all(|(key, value)| {
-                    right.get(key).is_some_and(|other| json_equal(value, other))
+                && left.iter().all(|member| {
+                    right
+                        .get(doc.text(member.key))
+                        .is_some_and(|other| equals_schema_value(doc, member.value, other))
                 })
         }
         _ => false,
     }
 }
 
-/// Hashes consistently with [`json_equal`]: key order is ignored and `1` hashes like `1.0`.
-fn hash_json<H: Hasher>(value: &Value, state: &mut H) {
+/// Objects with more members than this are compared through a key index.
+const LINEAR_LOOKUP_LIMIT: usize = 32;
+
+fn instances_equal(doc: &Doc<'_>, left: Val, right: Val) -> bool {
+    match (left, right) {
+        (Val::Null, Val::Null) => true,
+        (Val::Bool(left), Val::Bool(right)) => left == right,
+        (Val::Number(left), Val::Number(right)) => {
+            number::numbers_equal(doc.number(left), doc.number(right))
+        }
+        (Val::String(left), Val::String(right)) => doc.text(left) == doc.text(right),
+        (Val::Array(left), Val::Array(right)) => {
+            let (left, right) = (doc.items(left), doc.items(right));
+            left.len() == right.len()
+                && left
+                    .iter()
+                    .zip(right)
+                    .all(|(left, right)| instances_equal(doc, *left, *right))
+        }
+        (Val::Object(left), Val::Object(right)) => objects_equal(doc, left, right),
+        _ => false,
+    }
+}
+
+fn objects_equal(doc: &Doc<'_>, left: Span, right: Span) -> bool {
+    let (left_members, right_members) = (doc.members(left), doc.members(right));
+    if left_members.len() != right_members.len() {
+        return false;
+    }
+    let same_order = left_members
+        .iter()
+        .zip(right_members)
+        .all(|(left, right)| doc.text(left.key) == doc.text(right.key));
+    if same_order {
+        return left_members
+            .iter()
+            .zip(right_members)
+            .all(|(left, right)| instances_equal(doc, left.value, right.value));
+    }
+    let equal_member = |member: &Member, other: Option<Val>| {
+        other.is_some_and(|other| instances_equal(doc, member.value, other))
+    };
+    if right_members.len() <= LINEAR_LOOKUP_LIMIT {
+        return left_members
+            .iter()
+            .all(|member| equal_member(member, doc.get(right, doc.text(member.key))));
+    }
+    let index: std::collections::HashMap<&str, Val> = right_members
+        .iter()
+        .map(|member| (doc.text(member.key), member.value))
+        .collect();
+    left_members
+        .iter()
+        .all(|member| equal_member(member, index.get(doc.text(member.key)).copied()))
+}
+
+/// Hashes consistently with [`instances_equal`]: key order is ignored and `1` hashes like `1.0`.
+fn hash_instance<H: Hasher>(doc: &Doc<'_>, value: Val, state: &mut H) {
     match value {
-        Value::Null => state.write_u8(0),
-        Value::Bool(flag) => {
+        Val::Null => state.write_u8(0),
+        Val::Bool(flag) => {
             state.write_u8(1);
             flag.hash(state);
         }
-        Value::Number(value) => {
+        Val::Number(literal) => {
             state.write_u8(2);
-            number::hash_number(value, state);
+            number::hash_number(doc.number(literal), state);
         }
-        Value::String(text) => {
+        Val::String(text) => {
             state.write_u8(3);
-            text.hash(state);
+            doc.text(text).hash(state);
         }
-        Value::Array(items) => {
+        Val::Array(span) => {
             state.write_u8(4);
-            items.len().hash(state);
-            for item in items {
-                hash_json(item, state);
+            span.len().hash(state);
+            for item in doc.items(span) {
+                hash_instance(doc, *item, state);
             }
         }
-        Value::Object(entries) => {
+        Val::Object(span) => {
             state.write_u8(5);
-            entries.len().hash(state);
-            let combined = entries.iter().fold(0u64, |combined, (key, value)| {
+            span.len().hash(state);
+            let combined = doc.members(span).iter().fold(0u64, |combined, member| {
                 let mut entry = DefaultHasher::new();
-                key.hash(&mut entry);
-                hash_json(value, &mut entry);
+                doc.text(member.key).hash(&mut entry);
+                hash_instance(doc, member.value, &mut entry);
                 combined.wrapping_add(entry.finish())
             });
             state.write_u64(combined);
@@ -201,11 +351,11 @@ fn hash_json<H: Hasher>(value: &Value, state: &mut H) {
 }
 
 /// Indexes of two equal items, if any.
-fn find_duplicate(items: &[Value]) -> Option<(usize, usize)> {
+fn find_duplicate(doc: &Doc<'_>, items: &[Val]) -> Option<(usize, usize)> {
     if items.len() <= PAIRWISE_UNIQUE_LIMIT {
         for (first, item) in items.iter().enumerate() {
             for (offset, other) in items[first + 1..].iter().enumerate() {
-                if json_equal(item, other) {
+                if instances_equal(doc, *item, *other) {
                     return Some((first, first + 1 + offset));
                 }
             }
@@ -217,7 +367,7 @@ fn find_duplicate(items: &[Value]) -> Option<(usize, usize)> {
         .enumerate()
         .map(|(index, item)| {
             let mut state = DefaultHasher::new();
-            hash_json(item, &mut state);
+            hash_instance(doc, *item, &mut state);
             (state.finish(), index)
         })
         .collect();
@@ -227,7 +377,7 @@ fn find_duplicate(items: &[Value]) -> Option<(usize, usize)> {
             if other_hash != hash {
                 break;
             }
-            if json_equal(&items[index], &items[other_index]) {
+            if instances_equal(doc, items[index], items[other_index]) {
                 return Some((index.min(other_index), index.max(other_index)));
             }
         }
@@ -235,12 +385,13 @@ fn find_duplicate(items: &[Value]) -> Option<(usize, usize)> {
     None
 }
 
-fn compare(instance: &serde_json::Number, bound: &OwnedDecimal) -> Option<Ordering> {
+fn compare(instance: &str, bound: &OwnedDecimal) -> Option<Ordering> {
     number::compare_to(instance, bound)
 }
 
-struct Evaluator<'s> {
+struct Evaluator<'s, 'd, 't> {
     nodes: &'s [Node],
+    doc: &'d Doc<'t>,
 }
 
 fn report<S: Sink>(
@@ -251,19 +402,23 @@ fn report<S: Sink>(
     message: impl FnOnce() -> String,
 ) -> bool {
     if S::COLLECT {
-        sink.push(violation(path, location, keyword, message()));
+        let spot = SchemaSpot {
+            location,
+            keyword: Some(keyword),
+        };
+        sink.push(path, keyword, spot, message());
     }
     false
 }
 
 /// The recursive path (`node` → `applicator` → `node`) keeps small stack frames; everything that
 /// does not recurse lives in [`assertion`], which is never inlined into it.
-impl Evaluator<'_> {
+impl Evaluator<'_, '_, '_> {
     /// `via` names the keyword that applied this node; it labels a violation of a `false` schema.
     fn node<S: Sink>(
         &self,
         id: NodeId,
-        instance: &Value,
+        instance: Val,
         path: &Path,
         via: &'static str,
         sink: &mut S,
@@ -291,7 +446,7 @@ impl Evaluator<'_> {
                     let passed = if keyword.applies_subschemas() {
                         self.applicator(keyword, location, instance, path, sink, depth)
                     } else {
-                        assertion(keyword, location, instance, path, sink)
+                        assertion(self.doc, keyword, location, instance, path, sink)
                     };
                     if !passed {
                         if !S::COLLECT {
@@ -305,7 +460,7 @@ impl Evaluator<'_> {
         }
     }
 
-    fn quietly(&self, id: NodeId, instance: &Value, path: &Path, depth: u32) -> bool {
+    fn quietly(&self, id: NodeId, instance: Val, path: &Path, depth: u32) -> bool {
         self.node(id, instance, path, "false", &mut FirstFailure, depth + 1)
     }
 
@@ -313,7 +468,7 @@ impl Evaluator<'_> {
         &self,
         keyword: &Keyword,
         location: &str,
-        instance: &Value,
+        instance: Val,
         path: &Path,
         sink: &mut S,
         depth: u32,
@@ -358,22 +513,24 @@ impl Evaluator<'_> {
                     None => true,
                 }
             }
-            (Keyword::Items(rules), Value::Array(items)) => {
-                self.items(rules, items, path, sink, depth)
+            (Keyword::Items(rules), Val::Array(items)) => {
+                self.items(rules, self.doc.items(items), path, sink, depth)
             }
-            (Keyword::Contains { schema, min, max }, Value::Array(items)) => {
+            (Keyword::Contains { schema, min, max }, Val::Array(items)) => {
+                let items = self.doc.items(items);
                 self.contains(*schema, *min, *max, location, items, path, sink, depth)
             }
-            (Keyword::Properties(rules), Value::Object(entries)) => {
-                self.properties(rules, entries, path, sink, depth)
+            (Keyword::Properties(rules), Val::Object(entries)) => {
+                self.properties(rules, self.doc.members(entries), path, sink, depth)
             }
-            (Keyword::PropertyNames(schema), Value::Object(entries)) => {
+            (Keyword::PropertyNames(schema), Val::Object(entries)) => {
+                let entries = self.doc.members(entries);
                 self.property_names(*schema, location, entries, path, sink, depth)
             }
-            (Keyword::DependentSchemas(rules), Value::Object(entries)) => {
+            (Keyword::DependentSchemas(rules), Val::Object(entries)) => {
                 let mut valid = true;
                 for (trigger, schema) in rules.iter() {
-                    if entries.contains_key(trigger.as_ref())
+                    if self.doc.contains_key(entries, trigger)
                         && !self.node(*schema, instance, path, "dependentSchemas", sink, depth + 1)
                     {
                         if !S::COLLECT {
@@ -391,7 +548,7 @@ impl Evaluator<'_> {
     fn all_of<S: Sink>(
         &self,
         targets: &[NodeId],
-        instance: &Value,
+        instance: Val,
         path: &Path,
         sink: &mut S,
         depth: u32,
@@ -412,7 +569,7 @@ impl Evaluator<'_> {
         &self,
         targets: &[NodeId],
         location: &str,
-        instance: &Value,
+        instance: Val,
         path: &Path,
         sink: &mut S,
         depth: u32,
@@ -440,14 +597,14 @@ impl Evaluator<'_> {
         min: u64,
         max: Option<u64>,
         location: &str,
-        items: &[Value],
+        items: &[Val],
         path: &Path,
         sink: &mut S,
         depth: u32,
     ) -> bool {
         let mut count: u64 = 0;
         for (index, item) in items.iter().enumerate() {
-            if self.quietly(schema, item, &Path::Index(path, index), depth) {
+            if self.quietly(schema, *item, &Path::Index(path, index), depth) {
                 count += 1;
                 if !S::COLLECT && count >= min && max.is_none() {
                     return true;
@@ -473,17 +630,20 @@ impl Evaluator<'_> {
         &self,
         schema: NodeId,
         location: &str,
-        entries: &Map<String, Value>,
+        entries: &[Member],
         path: &Path,
         sink: &mut S,
         depth: u32,
     ) -> bool {
         let mut valid = true;
-        for key in entries.keys() {
-            let name = Value::String(key.clone());
-            if !self.quietly(schema, &name, path, depth) {
+        for member in entries {
+            let name = Val::String(member.key);
+            if !self.quietly(schema, name, path, depth) {
                 valid = report(sink, path, location, "propertyNames", || {
-                    format!("property name {} is not allowed", preview(&name))
+                    format!(
+                        "property name {} is not allowed",
+                        preview_instance(self.doc, name)
+                    )
                 });
                 if !S::COLLECT {
                     return false;
@@ -496,7 +656,7 @@ impl Evaluator<'_> {
     fn items<S: Sink>(
         &self,
         rules: &ItemRules,
-        items: &[Value],
+        items: &[Val],
         path: &Path,
         sink: &mut S,
         depth: u32,
@@ -512,7 +672,7 @@ impl Evaluator<'_> {
             };
             if !self.node(
                 schema,
-                item,
+                *item,
                 &Path::Index(path, index),
                 via,
                 sink,
@@ -530,21 +690,18 @@ impl Evaluator<'_> {
     fn properties<S: Sink>(
         &self,
         rules: &PropertyRules,
-        entries: &Map<String, Value>,
+        entries: &[Member],
         path: &Path,
         sink: &mut S,
         depth: u32,
     ) -> bool {
         let mut valid = true;
-        for (key, value) in entries {
+        for member in entries {
+            let (key, value) = (self.doc.text(member.key), member.value);
             let here = Path::Key(path, key);
             let mut matched = false;
-            if let Ok(position) = rules
-                .named
-                .binary_search_by(|(name, _)| name.as_ref().cmp(key.as_str()))
-            {
+            if let Some(schema) = rules.lookup(key) {
                 matched = true;
-                let schema = rules.named[position].1;
                 valid &= self.node(schema, value, &here, "properties", sink, depth + 1);
             }
             for (pattern, schema) in rules.patterns.iter() {
@@ -576,20 +733,20 @@ impl Evaluator<'_> {
 #[cold]
 #[inline(never)]
 fn report_never<S: Sink>(sink: &mut S, path: &Path, location: &str, via: &'static str) {
-    sink.push(Violation {
-        pointer: path.pointer(),
-        keyword: via.to_string(),
-        schema_path: location.to_string(),
-        message: never_message(path, via),
-    });
+    let spot = SchemaSpot {
+        location,
+        keyword: None,
+    };
+    sink.push(path, via, spot, never_message(path, via));
 }
 
 /// Keywords that look only at the instance itself.
 #[inline(never)]
 fn assertion<S: Sink>(
+    doc: &Doc<'_>,
     keyword: &Keyword,
     location: &str,
-    instance: &Value,
+    instance: Val,
     path: &Path,
     sink: &mut S,
 ) -> bool {
@@ -598,118 +755,132 @@ fn assertion<S: Sink>(
     };
     match (keyword, instance) {
         (Keyword::Type(allowed), _) => {
-            allowed.matches(instance)
+            type_matches(*allowed, doc, instance)
                 || fail(sink, "type", &|| {
                     let names: Vec<&str> = allowed.names().collect();
                     let expected = match names.as_slice() {
                         [single] => (*single).to_string(),
                         _ => format!("one of {}", names.join(", ")),
                     };
-                    format!("expected {expected}, got {}", kind_of(instance))
+                    format!("expected {expected}, got {}", kind_of(doc, instance))
                 })
         }
         (Keyword::Const(expected), _) => {
-            json_equal(instance, expected)
+            equals_schema_value(doc, instance, expected)
                 || fail(sink, "const", &|| {
                     format!("value must be {}", preview(expected))
                 })
         }
         (Keyword::Enum(options), _) => {
-            options.iter().any(|option| json_equal(instance, option))
+            options
+                .iter()
+                .any(|option| equals_schema_value(doc, instance, option))
                 || fail(sink, "enum", &|| {
                     let listed: Vec<String> = options.iter().take(10).map(preview).collect();
                     let more = if options.len() > 10 { ", …" } else { "" };
                     format!(
                         "{} is not one of {}{more}",
-                        preview(instance),
+                        preview_instance(doc, instance),
                         listed.join(", ")
                     )
                 })
         }
-        (Keyword::Minimum(bound), Value::Number(value)) => {
-            compare(value, bound) != Some(Ordering::Less)
+        (Keyword::Minimum(bound), Val::Number(value)) => {
+            compare(doc.number(value), bound) != Some(Ordering::Less)
                 || fail(sink, "minimum", &|| {
                     format!(
                         "{} is less than the minimum of {}",
-                        preview(instance),
+                        preview_instance(doc, instance),
                         bound.literal()
                     )
                 })
         }
-        (Keyword::Maximum(bound), Value::Number(value)) => {
-            compare(value, bound) != Some(Ordering::Greater)
+        (Keyword::Maximum(bound), Val::Number(value)) => {
+            compare(doc.number(value), bound) != Some(Ordering::Greater)
                 || fail(sink, "maximum", &|| {
                     format!(
                         "{} is greater than the maximum of {}",
-                        preview(instance),
+                        preview_instance(doc, instance),
                         bound.literal()
                     )
                 })
         }
-        (Keyword::ExclusiveMinimum(bound), Value::Number(value)) => {
-            compare(value, bound).map_or(true, |order| order == Ordering::Greater)
+        (Keyword::ExclusiveMinimum(bound), Val::Number(value)) => {
+            compare(doc.number(value), bound).map_or(true, |order| order == Ordering::Greater)
                 || fail(sink, "exclusiveMinimum", &|| {
                     format!(
                         "{} must be greater than {}",
-                        preview(instance),
+                        preview_instance(doc, instance),
                         bound.literal()
                     )
                 })
         }
-        (Keyword::ExclusiveMaximum(bound), Value::Number(value)) => {
-            compare(value, bound).map_or(true, |order| order == Ordering::Less)
+        (Keyword::ExclusiveMaximum(bound), Val::Number(value)) => {
+            compare(doc.number(value), bound).map_or(true, |order| order == Ordering::Less)
                 || fail(sink, "exclusiveMaximum", &|| {
                     format!(
                         "{} must be less than {}",
-                        preview(instance),
+                        preview_instance(doc, instance),
                         bound.literal()
                     )
                 })
         }
-        (Keyword::MultipleOf(divisor), Value::Number(value)) => {
-            number::is_multiple_of(value, divisor)
+        (Keyword::MultipleOf(divisor), Val::Number(value)) => {
+            number::is_multiple_of(doc.number(value), divisor)
                 || fail(sink, "multipleOf", &|| {
                     format!(
                         "{} is not a multiple of {}",
-                        preview(instance),
+                        preview_instance(doc, instance),
                         divisor.literal()
                     )
                 })
         }
-        (Keyword::MinLength(minimum), Value::String(text)) => {
+        (Keyword::MinLength(minimum), Val::String(text)) => {
+            let text = doc.text(text);
             let bytes = text.len() as u64;
             let long_enough = bytes >= minimum.saturating_mul(4)
                 || (bytes >= *minimum && text.chars().count() as u64 >= *minimum);
             long_enough
                 || fail(sink, "minLength", &|| {
-                    format!("{} is shorter than {minimum} characters", preview(instance))
+                    format!(
+                        "{} is shorter than {minimum} characters",
+                        preview_instance(doc, instance)
+                    )
                 })
         }
-        (Keyword::MaxLength(maximum), Value::String(text)) => {
+        (Keyword::MaxLength(maximum), Val::String(text)) => {
+            let text = doc.text(text);
             let short_enough =
                 text.len() as u64 <= *maximum || text.chars().count() as u64 <= *maximum;
             short_enough
                 || fail(sink, "maxLength", &|| {
-                    format!("{} is longer than {maximum} characters", preview(instance))
+                    format!(
+                        "{} is longer than {maximum} characters",
+                        preview_instance(doc, instance)
+                    )
                 })
         }
-        (Keyword::Pattern(pattern), Value::String(text)) => {
-            pattern.regex.is_match(text)
+        (Keyword::Pattern(pattern), Val::String(text)) => {
+            pattern.regex.is_match(doc.text(text))
                 || fail(sink, "pattern", &|| {
                     format!(
                         "{} does not match the pattern {}",
-                        preview(instance),
+                        preview_instance(doc, instance),
                         preview_str(&pattern.source)
                     )
                 })
         }
-        (Keyword::Format(format), Value::String(text)) => {
-            format.is_valid(text)
+        (Keyword::Format(format), Val::String(text)) => {
+            format.is_valid(doc.text(text))
                 || fail(sink, "format", &|| {
-                    format!("{} is not a valid {}", preview(instance), format.name())
+                    format!(
+                        "{} is not a valid {}",
+                        preview_instance(doc, instance),
+                        format.name()
+                    )
                 })
         }
-        (Keyword::MinItems(minimum), Value::Array(items)) => {
+        (Keyword::MinItems(minimum), Val::Array(items)) => {
             items.len() as u64 >= *minimum
                 || fail(sink, "minItems", &|| {
                     format!(
@@ -718,22 +889,22 @@ fn assertion<S: Sink>(
                     )
                 })
         }
-        (Keyword::MaxItems(maximum), Value::Array(items)) => {
+        (Keyword::MaxItems(maximum), Val::Array(items)) => {
             items.len() as u64 <= *maximum
                 || fail(sink, "maxItems", &|| {
                     format!("array has {} items, at most {maximum} allowed", items.len())
                 })
         }
-        (Keyword::UniqueItems, Value::Array(items)) => match find_duplicate(items) {
+        (Keyword::UniqueItems, Val::Array(items)) => match find_duplicate(doc, doc.items(items)) {
             None => true,
             Some((first, second)) => fail(sink, "uniqueItems", &|| {
                 format!("items at indexes {first} and {second} are equal")
             }),
         },
-        (Keyword::Required(names), Value::Object(entries)) => {
+        (Keyword::Required(names), Val::Object(entries)) => {
             let mut valid = true;
             for name in names.iter() {
-                if !entries.contains_key(name.as_ref()) {
+                if !doc.contains_key(entries, name) {
                     valid = fail(sink, "required", &|| {
                         format!("missing required property {}", preview_str(name))
                     });
@@ -744,7 +915,7 @@ fn assertion<S: Sink>(
             }
             valid
         }
-        (Keyword::MinProperties(minimum), Value::Object(entries)) => {
+        (Keyword::MinProperties(minimum), Val::Object(entries)) => {
             entries.len() as u64 >= *minimum
                 || fail(sink, "minProperties", &|| {
                     format!(
@@ -753,7 +924,7 @@ fn assertion<S: Sink>(
                     )
                 })
         }
-        (Keyword::MaxProperties(maximum), Value::Object(entries)) => {
+        (Keyword::MaxProperties(maximum), Val::Object(entries)) => {
             entries.len() as u64 <= *maximum
                 || fail(sink, "maxProperties", &|| {
                     format!(
@@ -762,14 +933,14 @@ fn assertion<S: Sink>(
                     )
                 })
         }
-        (Keyword::DependentRequired(rules), Value::Object(entries)) => {
+        (Keyword::DependentRequired(rules), Val::Object(entries)) => {
             let mut valid = true;
             for (trigger, names) in rules.iter() {
-                if !entries.contains_key(trigger.as_ref()) {
+                if !doc.contains_key(entries, trigger) {
                     continue;
                 }
                 for name in names.iter() {
-                    if !entries.contains_key(name.as_ref()) {
+                    if !doc.contains_key(entries, name) {
                         valid = fail(sink, "dependentRequired", &|| {
                             format!(
                                 "property {} is required when {} is present",

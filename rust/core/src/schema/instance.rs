@@ -1,0 +1,947 @@
+//! Tool-call arguments as a flat tree that borrows the JSON text.
+//!
+//! Arguments arrive as JSON text, and decoding them into `serde_json::Value` (with
+//! `preserve_order` and `arbitrary_precision`) allocates a string per key, value and number and a
+//! hash table per object: it cost more than the validation itself. [`with_document`] instead
+//! scans the text once into [`Doc`]: strings and numbers are spans of the text (only strings with
+//! escapes are decoded, into one shared buffer), and the items of each array and the members of
+//! each object sit next to each other in two arenas. The arenas live in a per-thread scratch
+//! area, so validating typical arguments allocates nothing.
+//!
+//! The parser accepts exactly what `serde_json::from_str::<Value>` accepts (same grammar, same
+//! nesting limit of 127 containers, lone surrogates rejected) and resolves duplicate keys the same
+//! way (the last value wins, at the position of the first); a differential test holds it to that.
+
+use std::cell::RefCell;
+
+use super::compile::same_text;
+
+/// serde_json refuses the 128th nested container; text parsed here refuses it too.
+pub(crate) const SERDE_NESTING_LIMIT: usize = 128;
+
+/// Scratch buffers bigger than this are dropped after use rather than kept for the thread.
+const RETAINED_CAPACITY: usize = 1 << 16;
+
+/// Objects up to this size are checked for duplicate keys pairwise.
+const PAIRWISE_KEY_LIMIT: usize = 16;
+
+/// A range of the text, of the decoded-string buffer, or of an arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Span {
+    start: u32,
+    len: u32,
+}
+
+impl Span {
+    fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.start as usize + self.len as usize
+    }
+
+    pub(crate) fn len(self) -> usize {
+        self.len as usize
+    }
+}
+
+/// Where a string's characters are: verbatim in the text, or decoded from escapes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Text {
+    Source(Span),
+    Decoded(Span),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Val {
+    Null,
+    Bool(bool),
+    /// The literal, exactly as written.
+    Number(Text),
+    String(Text),
+    /// A run of `Doc::items`.
+    Array(Span),
+    /// A run of `Doc::members`.
+    Object(Span),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Member {
+    pub(crate) key: Text,
+    pub(crate) value: Val,
+}
+
+#[derive(Default)]
+struct Scratch {
+    decoded: String,
+    items: Vec<Val>,
+    members: Vec<Member>,
+    open: Vec<Open>,
+    pending_items: Vec<Val>,
+    pending_members: Vec<Member>,
+}
+
+impl Scratch {
+    fn oversized(&self) -> bool {
+        self.decoded.capacity() > RETAINED_CAPACITY
+            || self.items.capacity() > RETAINED_CAPACITY
+            || self.members.capacity() > RETAINED_CAPACITY
+            || self.pending_items.capacity() > RETAINED_CAPACITY
+            || self.pending_members.capacity() > RETAINED_CAPACITY
+            || self.open.capacity() > RETAINED_CAPACITY
+    }
+
+    fn clear(&mut self) {
+        self.decoded.clear();
+        self.items.clear();
+        self.members.clear();
+        self.open.clear();
+        self.pending_items.clear();
+        self.pending_members.clear();
+    }
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// Runs `work` with this thread's scratch buffers (or fresh ones if they are in use), leaving
+/// them empty and of bounded size.
+fn with_scratch<R>(work: impl FnOnce(&mut Scratch) -> R) -> R {
+    let run = |scratch: &mut Scratch| {
+        let result = work(scratch);
+        if scratch.oversized() {
+            *scratch = Scratch::default();
+        } else {
+            scratch.clear();
+        }
+        result
+    };
+    let mut work = Some(run);
+    let shared = SCRATCH.try_with(|cell| {
+        let mut borrowed = cell.try_borrow_mut().ok()?;
+        work.take().map(|run| run(&mut borrowed))
+    });
+    match (shared, work) {
+        (Ok(Some(result)), _) => result,
+        (_, Some(run)) => run(&mut Scratch::default()),
+        (_, None) => unreachable_scratch(),
+    }
+}
+
+#[cold]
+fn unreachable_scratch() -> ! {
+    unreachable!("scratch work ran but returned nothing")
+}
+
+/// The parsed arguments; `root` is the top-level value.
+pub(crate) struct Doc<'t> {
+    source: &'t str,
+    decoded: &'t str,
+    items: &'t [Val],
+    members: &'t [Member],
+    pub(crate) root: Val,
+}
+
+impl Doc<'_> {
+    #[inline]
+    pub(crate) fn text(&self, text: Text) -> &str {
+        match text {
+            Text::Source(span) => &self.source[span.range()],
+            Text::Decoded(span) => &self.decoded[span.range()],
+        }
+    }
+
+    #[inline]
+    pub(crate) fn number(&self, literal: Text) -> &str {
+        self.text(literal)
+    }
+
+    #[inline]
+    pub(crate) fn items(&self, span: Span) -> &[Val] {
+        &self.items[span.range()]
+    }
+
+    #[inline]
+    pub(crate) fn members(&self, span: Span) -> &[Member] {
+        &self.members[span.range()]
+    }
+
+    pub(crate) fn get(&self, object: Span, key: &str) -> Option<Val> {
+        self.members(object)
+            .iter()
+            .find(|member| same_text(self.text(member.key), key))
+            .map(|member| member.value)
+    }
+
+    pub(crate) fn contains_key(&self, object: Span, key: &str) -> bool {
+        self.get(object, key).is_some()
+    }
+
+    /// Compact JSON, spelled as serde_json writes the equal `Value`.
+    pub(crate) fn write_json(&self, value: Val, out: &mut String) {
+        match value {
+            Val::Null => out.push_str("null"),
+            Val::Bool(flag) => out.push_str(if flag { "true" } else { "false" }),
+            Val::Number(literal) => write_json_number(self.number(literal), out),
+            Val::String(text) => write_json_string(self.text(text), out),
+            Val::Array(span) => {
+                out.push('[');
+                for (index, item) in self.items(span).iter().enumerate() {
+                    if index > 0 {
+                        out.push(',');
+                    }
+                    self.write_json(*item, out);
+                }
+                out.push(']');
+            }
+            Val::Object(span) => {
+                out.push('{');
+                for (index, member) in self.members(span).iter().enumerate() {
+                    if index > 0 {
+                        out.push(',');
+                    }
+                    write_json_string(self.text(member.key), out);
+                    out.push(':');
+                    self.write_json(member.value, out);
+                }
+                out.push('}');
+            }
+        }
+    }
+}
+
+/// serde_json keeps number literals but spells exponents as `e` with a sign: `1E5` is `1e+5`.
+fn write_json_number(literal: &str, out: &mut String) {
+    match literal.find(['e', 'E']) {
+        None => out.push_str(literal),
+        Some(at) => {
+            out.push_str(&literal[..at]);
+            out.push('e');
+            let exponent = &literal[at + 1..];
+            if !exponent.starts_with(['+', '-']) {
+                out.push('+');
+            }
+            out.push_str(exponent);
+        }
+    }
+}
+
+pub(crate) fn write_json_string(text: &str, out: &mut String) {
+    out.push('"');
+    for character in text.chars() {
+        match character {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{08}' => out.push_str("\\b"),
+            '\u{0c}' => out.push_str("\\f"),
+            control if (control as u32) < 0x20 => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                let code = control as usize;
+                out.push_str("\\u00");
+                out.push(HEX[code >> 4] as char);
+                out.push(HEX[code & 0xf] as char);
+            }
+            other => out.push(other),
+        }
+    }
+    out.push('"');
+}
+
+/// The text is not JSON (or nests deeper than `nesting_limit`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct NotJson;
+
+/// Parses `source` and runs `work` on the result, reusing this thread's scratch buffers.
+/// `nesting_limit` is the container depth that is refused ([`SERDE_NESTING_LIMIT`] for text that
+/// should behave like serde_json; `usize::MAX` for text serialized from a `Value`).
+pub(crate) fn with_document<R>(
+    source: &str,
+    nesting_limit: usize,
+    work: impl FnOnce(&Doc<'_>) -> R,
+) -> Result<R, NotJson> {
+    if u32::try_from(source.len()).is_err() {
+        return Err(NotJson);
+    }
+    with_scratch(|scratch| {
+        let root = Parser {
+            bytes: source.as_bytes(),
+            position: 0,
+            nesting_limit,
+            scratch,
+        }
+        .document()?;
+        Ok(work(&Doc {
+            source,
+            decoded: &scratch.decoded,
+            items: &scratch.items,
+            members: &scratch.members,
+            root,
+        }))
+    })
+}
+
+/// Runs `work` on a `serde_json::Value` laid out as a [`Doc`] (strings and number literals
+/// copied into the decoded buffer). Cannot fail: the `Value` is already a JSON tree.
+pub(crate) fn with_value_document<R>(
+    value: &serde_json::Value,
+    work: impl FnOnce(&Doc<'_>) -> R,
+) -> R {
+    with_scratch(|scratch| {
+        let root = lay_out(value, scratch);
+        work(&Doc {
+            source: "",
+            decoded: &scratch.decoded,
+            items: &scratch.items,
+            members: &scratch.members,
+            root,
+        })
+    })
+}
+
+fn copy_text(text: &str, scratch: &mut Scratch) -> Text {
+    let start = scratch.decoded.len();
+    scratch.decoded.push_str(text);
+    Text::Decoded(Parser::span(start, scratch.decoded.len()))
+}
+
+fn lay_out(value: &serde_json::Value, scratch: &mut Scratch) -> Val {
+    use serde_json::Value;
+    match value {
+        Value::Null => Val::Null,
+        Value::Bool(flag) => Val::Bool(*flag),
+        Value::Number(number) => Val::Number(copy_text(number.as_str(), scratch)),
+        Value::String(text) => Val::String(copy_text(text, scratch)),
+        Value::Array(items) => {
+            let mark = scratch.pending_items.len();
+            for item in items {
+                let item = lay_out(item, scratch);
+                scratch.pending_items.push(item);
+            }
+            let start = scratch.items.len();
+            scratch.items.extend(scratch.pending_items.drain(mark..));
+            Val::Array(Parser::span(start, scratch.items.len()))
+        }
+        Value::Object(entries) => {
+            let mark = scratch.pending_members.len();
+            for (key, value) in entries {
+                let key = copy_text(key, scratch);
+                let value = lay_out(value, scratch);
+                scratch.pending_members.push(Member { key, value });
+            }
+            let start = scratch.members.len();
+            scratch
+                .members
+                .extend(scratch.pending_members.drain(mark..));
+            Val::Object(Parser::span(start, scratch.members.len()))
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Open {
+    Array { mark: usize },
+    Object { mark: usize, key: Text },
+}
+
+struct Parser<'s, 'b> {
+    bytes: &'b [u8],
+    position: usize,
+    nesting_limit: usize,
+    scratch: &'s mut Scratch,
+}
+
+/// What follows an opening bracket.
+enum Opened {
+    Empty(Val),
+    Container,
+}
+
+impl Parser<'_, '_> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.position).copied()
+    }
+
+    fn skip_whitespace(&mut self) {
+        while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.peek() {
+            self.position += 1;
+        }
+    }
+
+    fn expect(&mut self, byte: u8) -> Result<(), NotJson> {
+        if self.peek() == Some(byte) {
+            self.position += 1;
+            Ok(())
+        } else {
+            Err(NotJson)
+        }
+    }
+
+    fn span(start: usize, end: usize) -> Span {
+        Span {
+            start: start as u32,
+            len: (end - start) as u32,
+        }
+    }
+
+    /// Iterative, so nesting depth never touches the call stack.
+    fn document(&mut self) -> Result<Val, NotJson> {
+        self.skip_whitespace();
+        'value: loop {
+            let mut value = match self.peek().ok_or(NotJson)? {
+                b'[' => match self.open_array()? {
+                    Opened::Empty(value) => value,
+                    Opened::Container => continue 'value,
+                },
+                b'{' => match self.open_object()? {
+                    Opened::Empty(value) => value,
+                    Opened::Container => continue 'value,
+                },
+                b'"' => Val::String(self.string()?),
+                b'-' | b'0'..=b'9' => self.number()?,
+                b't' => self.literal(b"true", Val::Bool(true))?,
+                b'f' => self.literal(b"false", Val::Bool(false))?,
+                b'n' => self.literal(b"null", Val::Null)?,
+                _ => return Err(NotJson),
+            };
+            loop {
+                self.skip_whitespace();
+                match self.scratch.open.last_mut() {
+                    None => {
+                        return if self.position == self.bytes.len() {
+                            Ok(value)
+                        } else {
+                            Err(NotJson)
+                        };
+                    }
+                    Some(Open::Array { mark }) => {
+                        let mark = *mark;
+                        self.scratch.pending_items.push(value);
+                        match self.peek() {
+                            Some(b',') => {
+                                self.position += 1;
+                                self.skip_whitespace();
+                                continue 'value;
+                            }
+                            Some(b']') => {
+                                self.position += 1;
+                                self.scratch.open.pop();
+                                value = self.close_array(mark);
+                            }
+                            _ => return Err(NotJson),
+                        }
+                    }
+                    Some(Open::Object { mark, key }) => {
+                        let mark = *mark;
+                        let key = *key;
+                        self.scratch.pending_members.push(Member { key, value });
+                        match self.peek() {
+                            Some(b',') => {
+                                self.position += 1;
+                                self.skip_whitespace();
+                                let key = self.key()?;
+                                if let Some(Open::Object { key: slot, .. }) =
+                                    self.scratch.open.last_mut()
+                                {
+                                    *slot = key;
+                                }
+                                continue 'value;
+                            }
+                            Some(b'}') => {
+                                self.position += 1;
+                                self.scratch.open.pop();
+                                value = self.close_object(mark);
+                            }
+                            _ => return Err(NotJson),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn enter(&mut self) -> Result<(), NotJson> {
+        if self.scratch.open.len() + 1 >= self.nesting_limit {
+            return Err(NotJson);
+        }
+        self.position += 1;
+        self.skip_whitespace();
+        Ok(())
+    }
+
+    fn open_array(&mut self) -> Result<Opened, NotJson> {
+        self.enter()?;
+        if self.peek() == Some(b']') {
+            self.position += 1;
+            let start = self.scratch.items.len();
+            return Ok(Opened::Empty(Val::Array(Self::span(start, start))));
+        }
+        let mark = self.scratch.pending_items.len();
+        self.scratch.open.push(Open::Array { mark });
+        Ok(Opened::Container)
+    }
+
+    fn open_object(&mut self) -> Result<Opened, NotJson> {
+        self.enter()?;
+        if self.peek() == Some(b'}') {
+            self.position += 1;
+            let start = self.scratch.members.len();
+            return Ok(Opened::Empty(Val::Object(Self::span(start, start))));
+        }
+        let key = self.key()?;
+        let mark = self.scratch.pending_members.len();
+        self.scratch.open.push(Open::Object { mark, key });
+        Ok(Opened::Container)
+    }
+
+    /// A member's key and its colon, leaving the position at the value.
+    fn key(&mut self) -> Result<Text, NotJson> {
+        if self.peek() != Some(b'"') {
+            return Err(NotJson);
+        }
+        let key = self.string()?;
+        self.skip_whitespace();
+        self.expect(b':')?;
+        self.skip_whitespace();
+        Ok(key)
+    }
+
+    fn close_array(&mut self, mark: usize) -> Val {
+        let scratch = &mut *self.scratch;
+        let start = scratch.items.len();
+        scratch.items.extend(scratch.pending_items.drain(mark..));
+        Val::Array(Self::span(start, scratch.items.len()))
+    }
+
+    fn close_object(&mut self, mark: usize) -> Val {
+        let scratch = &mut *self.scratch;
+        let start = scratch.members.len();
+        if has_duplicate_key(
+            &scratch.pending_members[mark..],
+            self.bytes,
+            &scratch.decoded,
+        ) {
+            for member in scratch.pending_members.drain(mark..) {
+                let key = text_of(self.bytes, &scratch.decoded, member.key);
+                let earlier = scratch.members[start..]
+                    .iter_mut()
+                    .find(|kept| text_of(self.bytes, &scratch.decoded, kept.key) == key);
+                match earlier {
+                    Some(kept) => kept.value = member.value,
+                    None => scratch.members.push(member),
+                }
+            }
+        } else {
+            scratch
+                .members
+                .extend(scratch.pending_members.drain(mark..));
+        }
+        Val::Object(Self::span(start, scratch.members.len()))
+    }
+
+    fn literal(&mut self, word: &[u8], value: Val) -> Result<Val, NotJson> {
+        if self.bytes[self.position..].starts_with(word) {
+            self.position += word.len();
+            Ok(value)
+        } else {
+            Err(NotJson)
+        }
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.position;
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.position += 1;
+        }
+        self.position - start
+    }
+
+    fn number(&mut self) -> Result<Val, NotJson> {
+        let start = self.position;
+        if self.peek() == Some(b'-') {
+            self.position += 1;
+        }
+        match self.peek() {
+            Some(b'0') => self.position += 1,
+            Some(b'1'..=b'9') => {
+                self.digits();
+            }
+            _ => return Err(NotJson),
+        }
+        if self.peek() == Some(b'.') {
+            self.position += 1;
+            if self.digits() == 0 {
+                return Err(NotJson);
+            }
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.position += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.position += 1;
+            }
+            if self.digits() == 0 {
+                return Err(NotJson);
+            }
+        }
+        Ok(Val::Number(Text::Source(Self::span(start, self.position))))
+    }
+
+    /// A string starting at its opening quote; borrowed from the text unless it has escapes.
+    fn string(&mut self) -> Result<Text, NotJson> {
+        self.position += 1;
+        let start = self.position;
+        let plain = plain_run(&self.bytes[start..]).ok_or(NotJson)?;
+        self.position = start + plain;
+        if self.bytes[self.position] == b'"' {
+            self.position += 1;
+            return Ok(Text::Source(Self::span(start, start + plain)));
+        }
+        let decoded_start = self.scratch.decoded.len();
+        let mut run_start = start;
+        loop {
+            let byte = *self.bytes.get(self.position).ok_or(NotJson)?;
+            match byte {
+                b'"' => {
+                    self.push_source(run_start, self.position);
+                    self.position += 1;
+                    let end = self.scratch.decoded.len();
+                    return Ok(Text::Decoded(Self::span(decoded_start, end)));
+                }
+                b'\\' => {
+                    self.push_source(run_start, self.position);
+                    self.position += 1;
+                    self.escape()?;
+                    run_start = self.position;
+                }
+                0x00..=0x1f => return Err(NotJson),
+                _ => self.position += 1,
+            }
+        }
+    }
+
+    fn push_source(&mut self, start: usize, end: usize) {
+        // Both ends sit next to ASCII bytes (quote, backslash, escape), so they are char boundaries.
+        let run = std::str::from_utf8(&self.bytes[start..end]).unwrap_or_default();
+        self.scratch.decoded.push_str(run);
+    }
+
+    fn escape(&mut self) -> Result<(), NotJson> {
+        let byte = self.peek().ok_or(NotJson)?;
+        self.position += 1;
+        let character = match byte {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{08}',
+            b'f' => '\u{0c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let first = self.hex4()?;
+                let code = match first {
+                    0xD800..=0xDBFF => {
+                        if self.bytes.get(self.position..self.position + 2) != Some(b"\\u") {
+                            return Err(NotJson);
+                        }
+                        self.position += 2;
+                        let second = self.hex4()?;
+                        if !(0xDC00..=0xDFFF).contains(&second) {
+                            return Err(NotJson);
+                        }
+                        0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
+                    }
+                    0xDC00..=0xDFFF => return Err(NotJson),
+                    code => code,
+                };
+                char::from_u32(code).ok_or(NotJson)?
+            }
+            _ => return Err(NotJson),
+        };
+        self.scratch.decoded.push(character);
+        Ok(())
+    }
+
+    fn hex4(&mut self) -> Result<u32, NotJson> {
+        let digits = self
+            .bytes
+            .get(self.position..self.position + 4)
+            .ok_or(NotJson)?;
+        let mut code = 0;
+        for &digit in digits {
+            let value = (digit as char).to_digit(16).ok_or(NotJson)?;
+            code = code * 16 + value;
+        }
+        self.position += 4;
+        Ok(code)
+    }
+}
+
+/// Length of the leading run of bytes that need no attention inside a string (not a quote,
+/// backslash or control character), or `None` when the text ends first. Eight bytes at a time.
+fn plain_run(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let special = |byte: u8| byte == b'"' || byte == b'\\' || byte < 0x20;
+    let mut offset = 0;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+        let quote = word ^ (ONES * u64::from(b'"'));
+        let backslash = word ^ (ONES * u64::from(b'\\'));
+        let zero_byte = |value: u64| value.wrapping_sub(ONES) & !value & HIGHS;
+        let control = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
+        if zero_byte(quote) | zero_byte(backslash) | control != 0 {
+            if let Some(at) = chunk.iter().position(|&byte| special(byte)) {
+                return Some(offset + at);
+            }
+        }
+        offset += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&byte| special(byte))
+        .map(|at| offset + at)
+}
+
+fn text_of<'a>(source: &'a [u8], decoded: &'a str, text: Text) -> &'a [u8] {
+    match text {
+        Text::Source(span) => &source[span.range()],
+        Text::Decoded(span) => &decoded.as_bytes()[span.range()],
+    }
+}
+
+fn has_duplicate_key(members: &[Member], source: &[u8], decoded: &str) -> bool {
+    let key = |member: &Member| text_of(source, decoded, member.key);
+    if members.len() <= PAIRWISE_KEY_LIMIT {
+        return members.iter().enumerate().any(|(index, member)| {
+            members[index + 1..]
+                .iter()
+                .any(|other| key(other) == key(member))
+        });
+    }
+    let mut seen = std::collections::HashSet::with_capacity(members.len());
+    !members.iter().all(|member| seen.insert(key(member)))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use super::*;
+
+    /// The `Value` serde_json builds from the same text, rebuilt from the flat tree.
+    fn to_value(doc: &Doc<'_>, value: Val) -> Value {
+        match value {
+            Val::Null => Value::Null,
+            Val::Bool(flag) => Value::Bool(flag),
+            Val::Number(span) => Value::Number(doc.number(span).parse().expect("number literal")),
+            Val::String(text) => Value::String(doc.text(text).to_string()),
+            Val::Array(span) => Value::Array(
+                doc.items(span)
+                    .iter()
+                    .map(|item| to_value(doc, *item))
+                    .collect(),
+            ),
+            Val::Object(span) => Value::Object(
+                doc.members(span)
+                    .iter()
+                    .map(|member| {
+                        (
+                            doc.text(member.key).to_string(),
+                            to_value(doc, member.value),
+                        )
+                    })
+                    .collect(),
+            ),
+        }
+    }
+
+    /// Holds the parser to serde_json: same accept/reject, same tree, same compact spelling.
+    fn agrees_with_serde(text: &str) {
+        let expected = serde_json::from_str::<Value>(text);
+        let ours = with_document(text, SERDE_NESTING_LIMIT, |doc| {
+            let mut written = String::new();
+            doc.write_json(doc.root, &mut written);
+            (to_value(doc, doc.root), written)
+        });
+        match (expected, ours) {
+            (Ok(expected), Ok((value, written))) => {
+                assert_eq!(value, expected, "tree of {text:?}");
+                let keys_in_order = |v: &Value| serde_json::to_string(v).expect("serializes");
+                assert_eq!(written, keys_in_order(&expected), "spelling of {text:?}");
+            }
+            (Err(_), Err(NotJson)) => {}
+            (expected, ours) => panic!(
+                "{text:?}: serde_json says {:?}, this parser {:?}",
+                expected.map(|_| "ok"),
+                ours.map(|_| "ok")
+            ),
+        }
+    }
+
+    #[test]
+    fn matches_serde_on_edge_cases() {
+        for text in [
+            "{}",
+            "[]",
+            " { \"a\" : [1, -0, 2.5e+3, 1E-2, 123456789012345678901234567890] } ",
+            r#"{"a": 1, "b": 2, "a": 3}"#,
+            r#"{"a": 1, "a": {"x": 1, "x": 2}, "c": null, "a": [true, false]}"#,
+            r#""plain""#,
+            r#""esc \" \\ \/ \b \f \n \r \t \u0041 \u00e9 \ud83d\ude00 é""#,
+            r#"{"k\u00e9y": "v\nw", "kéy": 2}"#,
+            r#""\ud800""#,
+            r#""\ud800\u0041""#,
+            r#""\udc00""#,
+            r#""\ud800\udbff""#,
+            r#""\x""#,
+            r#""\u12""#,
+            r#""\u12G4""#,
+            "\"tab\there\"",
+            "\"\u{7f}\u{1}\"",
+            "\"unterminated",
+            "01",
+            "-",
+            "-01",
+            "1.",
+            ".5",
+            "1e",
+            "1e+",
+            "+1",
+            "1.5E07",
+            "NaN",
+            "Infinity",
+            "tru",
+            "truex",
+            "nul",
+            "null null",
+            "[1,]",
+            "[,1]",
+            "{\"a\":1,}",
+            "{\"a\" 1}",
+            "{a: 1}",
+            "{\"a\":}",
+            "[1 2]",
+            "",
+            "   ",
+            "\u{feff}{}",
+            "[[[]]]",
+            "{\"a\":{\"b\":{}}}",
+            "[1]x",
+            "{}\n\t\r ",
+        ] {
+            agrees_with_serde(text);
+        }
+    }
+
+    #[test]
+    fn nesting_limit_matches_serde() {
+        for depth in [126, 127, 128, 129] {
+            agrees_with_serde(&format!("{}{}", "[".repeat(depth), "]".repeat(depth)));
+            agrees_with_serde(&format!("{}1{}", "[".repeat(depth), "]".repeat(depth)));
+            let objects = format!("{}{}", "{\"a\":".repeat(depth), "}".repeat(depth));
+            agrees_with_serde(&objects.replacen("{\"a\":}", "{}", 1));
+        }
+    }
+
+    #[test]
+    fn large_objects_resolve_duplicates_like_serde() {
+        let mut text = String::from("{");
+        for index in 0..40 {
+            text.push_str(&format!("\"k{}\": {index},", index % 25));
+        }
+        text.push_str("\"last\": true}");
+        agrees_with_serde(&text);
+    }
+
+    #[test]
+    fn plain_runs_stop_at_the_first_special_byte() {
+        let text = "abcdefgh\u{e9}\u{1f600}ijklmnopq";
+        for stop in ["\"", "\\", "\u{0}", "\u{1f}", "\n"] {
+            for at in 0..=text.len() {
+                if !text.is_char_boundary(at) {
+                    continue;
+                }
+                let probe = format!("{}{stop}{}", &text[..at], &text[at..]);
+                assert_eq!(plain_run(probe.as_bytes()), Some(at), "{probe:?}");
+            }
+        }
+        assert_eq!(plain_run(text.as_bytes()), None);
+        assert_eq!(plain_run("\u{7f}\u{80} ~".as_bytes()), None);
+    }
+
+    #[test]
+    fn scratch_is_reused_and_results_stay_independent() {
+        let first = with_document(
+            r#"{"a": "x\ny", "b": [1, 2]}"#,
+            SERDE_NESTING_LIMIT,
+            |doc| to_value(doc, doc.root),
+        );
+        let second = with_document(r#"["z"]"#, SERDE_NESTING_LIMIT, |doc| {
+            to_value(doc, doc.root)
+        });
+        assert_eq!(first, Ok(serde_json::json!({"a": "x\ny", "b": [1, 2]})));
+        assert_eq!(second, Ok(serde_json::json!(["z"])));
+    }
+
+    mod properties {
+        use proptest::prelude::*;
+
+        use super::*;
+
+        fn json_value() -> impl Strategy<Value = Value> {
+            let leaf = prop_oneof![
+                Just(Value::Null),
+                any::<bool>().prop_map(Value::Bool),
+                any::<i64>().prop_map(Value::from),
+                "-?(0|[1-9][0-9]{0,25})(\\.[0-9]{1,5})?([eE][-+]?[0-9]{1,3})?"
+                    .prop_map(|text| Value::Number(text.parse().expect("number literal"))),
+                "\\PC{0,8}|[\"\\\\\\n\\t\\u{0}-\\u{1f}a-c]{0,6}".prop_map(Value::String),
+            ];
+            leaf.prop_recursive(4, 48, 6, |inner| {
+                prop_oneof![
+                    prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                    prop::collection::vec(("[a-d\"\\\\é]{0,3}", inner), 0..6)
+                        .prop_map(|entries| Value::Object(entries.into_iter().collect())),
+                ]
+            })
+        }
+
+        proptest! {
+            #[test]
+            fn serialized_values_parse_back(value in json_value(), pretty in any::<bool>()) {
+                let text = if pretty {
+                    serde_json::to_string_pretty(&value)
+                } else {
+                    serde_json::to_string(&value)
+                }
+                .expect("serializes");
+                agrees_with_serde(&text);
+            }
+
+            #[test]
+            fn arbitrary_text_is_accepted_exactly_when_serde_accepts(
+                text in "[\\[\\]{}\":,0-9eE.+\\-tfnrulas\\\\ \\n]{0,24}"
+            ) {
+                agrees_with_serde(&text);
+            }
+
+            #[test]
+            fn mutated_json_is_accepted_exactly_when_serde_accepts(
+                value in json_value(),
+                cut in any::<prop::sample::Index>(),
+                insert in "[\\[\\]{}\":,0-9\\\\u ]",
+            ) {
+                let mut text = serde_json::to_string(&value).expect("serializes");
+                let mut at = cut.index(text.len() + 1);
+                while !text.is_char_boundary(at) {
+                    at -= 1;
+                }
+                text.insert_str(at, &insert);
+                agrees_with_serde(&text);
+            }
+        }
+    }
+}
