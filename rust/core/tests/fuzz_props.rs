@@ -1,0 +1,185 @@
+//! The fuzz properties (see FUZZING.md and `support/fuzzing.rs`) as a time-bounded proptest run,
+//! so that `cargo test` on stable exercises them for every format on every run. Each test stops
+//! generating new inputs after `TOOLWIRE_FUZZ_SECS` seconds (default 6); set it higher for a long
+//! run, e.g. `TOOLWIRE_FUZZ_SECS=600 cargo test --release --test fuzz_props`.
+
+#[path = "support/fuzzing.rs"]
+mod fuzzing;
+
+use std::time::{Duration, Instant};
+
+use proptest::collection::vec;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+
+fn budget() -> Duration {
+    let secs = std::env::var("TOOLWIRE_FUZZ_SECS")
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .unwrap_or(6.0);
+    Duration::from_secs_f64(secs)
+}
+
+/// Run `check` on random inputs of up to `max_len` bytes until the time budget is spent, in
+/// batches of proptest runs (a failure is shrunk and reported with its bytes).
+fn fuzz(name: &str, max_len: usize, check: impl Fn(&[u8]) -> Result<(), String>) {
+    let start = Instant::now();
+    let strategy = vec(any::<u8>(), 0..max_len);
+    let mut inputs = 0u64;
+    while start.elapsed() < budget() {
+        // A fresh runner per batch (a runner stops after `cases` successes), seeded from the
+        // system unless PROPTEST_RNG_SEED fixes the seed.
+        let mut config = Config {
+            cases: 64,
+            max_shrink_iters: 4096,
+            failure_persistence: None,
+            ..Config::default()
+        };
+        if let proptest::test_runner::RngSeed::Fixed(seed) = config.rng_seed {
+            config.rng_seed = proptest::test_runner::RngSeed::Fixed(seed.wrapping_add(inputs));
+        }
+        let mut runner = TestRunner::new(config);
+        let result = runner.run(&strategy, |data| check(&data).map_err(TestCaseError::fail));
+        if let Err(e) = result {
+            panic!("{name}: {e}\n(re-run: TOOLWIRE_FUZZ_MODE=... TOOLWIRE_FUZZ_REPRO=<the bytes> cargo test --test fuzz_props repro -- --ignored --nocapture)");
+        }
+        inputs += 64;
+    }
+    eprintln!("{name}: {inputs} inputs in {:.1?}", start.elapsed());
+}
+
+fn checked(result: Result<fuzzing::Accounted, String>, text: &str) -> Result<(), String> {
+    result
+        .map(|_| ())
+        .map_err(|e| format!("{e}\n  text: {text:?}"))
+}
+
+/// Text built from each format's markers, rendered calls and JSON fragments.
+#[test]
+fn structured_inputs() {
+    fuzz("structured_inputs", 600, |data| {
+        let case = fuzzing::structured(data);
+        checked(fuzzing::check(&case), &case.text)
+    });
+}
+
+/// Arbitrary bytes as text.
+#[test]
+fn raw_inputs() {
+    fuzz("raw_inputs", 300, |data| {
+        let case = fuzzing::raw(data);
+        checked(fuzzing::check(&case), &case.text)
+    });
+}
+
+/// Structured text as token ids of a byte-level vocabulary whose special tokens are the
+/// format's markers, with invalid UTF-8 mixed in and ids grouped at random.
+#[test]
+fn token_inputs() {
+    fuzz("token_inputs", 600, |data| {
+        let case = fuzzing::structured(data);
+        checked(fuzzing::check_tokens(&case, data), &case.text)
+    });
+}
+
+/// Re-run one input: `TOOLWIRE_FUZZ_REPRO="154,56,0,..." TOOLWIRE_FUZZ_MODE=structured|raw|tokens
+/// cargo test --test fuzz_props repro -- --ignored --nocapture` (a crash file from `cargo fuzz`
+/// works too: `TOOLWIRE_FUZZ_REPRO_FILE=fuzz/artifacts/...`).
+#[test]
+#[ignore]
+fn repro() {
+    let data: Vec<u8> = match std::env::var("TOOLWIRE_FUZZ_REPRO_FILE") {
+        Ok(path) => std::fs::read(path).expect("repro file"),
+        Err(_) => std::env::var("TOOLWIRE_FUZZ_REPRO")
+            .expect("TOOLWIRE_FUZZ_REPRO")
+            .split(',')
+            .filter(|s| !s.trim().is_empty())
+            .map(|s| s.trim().parse::<u8>().expect("a byte"))
+            .collect(),
+    };
+    let mode = std::env::var("TOOLWIRE_FUZZ_MODE").unwrap_or_else(|_| "structured".into());
+    let case = match mode.as_str() {
+        "raw" => fuzzing::raw(&data),
+        _ => fuzzing::structured(&data),
+    };
+    eprintln!(
+        "format {} reasoning {:?} max_call_bytes {:?} tools {:?}\ntext {:?}\ncuts {:?}",
+        case.format.name, case.reasoning, case.max_call_bytes, case.tools, case.text, case.cuts
+    );
+    let run = fuzzing::run_text(&fuzzing::config(&case), &[&case.text]);
+    eprintln!(
+        "content {:?}\nreasoning {:?}",
+        run.message.content, run.message.reasoning
+    );
+    for c in &run.message.tool_calls {
+        eprintln!("call {} {} {:?} {}", c.index, c.id, c.name, c.arguments);
+    }
+    for i in &run.message.issues {
+        eprintln!(
+            "issue {:?} {} {:?} raw {:?}",
+            i.index,
+            i.kind.as_str(),
+            i.detail,
+            i.raw
+        );
+    }
+    let result = match mode.as_str() {
+        "tokens" => fuzzing::check_tokens(&case, &data),
+        _ => fuzzing::check(&case),
+    };
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}
+
+/// Like `repro`, then shrink the failing text (delta debugging over its characters, same
+/// format and options) and print the smallest text that still fails.
+#[test]
+#[ignore]
+fn minimize() {
+    let data: Vec<u8> = std::env::var("TOOLWIRE_FUZZ_REPRO")
+        .expect("TOOLWIRE_FUZZ_REPRO")
+        .split(',')
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| s.trim().parse::<u8>().expect("a byte"))
+        .collect();
+    let mode = std::env::var("TOOLWIRE_FUZZ_MODE").unwrap_or_else(|_| "structured".into());
+    let mut case = match mode.as_str() {
+        "raw" => fuzzing::raw(&data),
+        _ => fuzzing::structured(&data),
+    };
+    let fails = |case: &fuzzing::Case| match mode.as_str() {
+        "tokens" => fuzzing::check_tokens(case, &data).is_err(),
+        _ => fuzzing::check(case).is_err(),
+    };
+    assert!(fails(&case), "the input does not fail");
+    let mut chars: Vec<char> = case.text.chars().collect();
+    let mut size = chars.len() / 2;
+    while size >= 1 {
+        let mut at = 0;
+        while at < chars.len() {
+            let mut trial = chars.clone();
+            trial.drain(at..(at + size).min(chars.len()));
+            let mut t = case.clone();
+            t.text = trial.iter().collect();
+            t.cuts
+                .retain(|&c| c < t.text.len() && t.text.is_char_boundary(c));
+            if fails(&t) {
+                chars = trial;
+                case = t;
+            } else {
+                at += size;
+            }
+        }
+        size /= 2;
+    }
+    eprintln!(
+        "format {} reasoning {:?} max_call_bytes {:?} tools {:?}\ntext {:?}\ncuts {:?}",
+        case.format.name, case.reasoning, case.max_call_bytes, case.tools, case.text, case.cuts
+    );
+    let result = match mode.as_str() {
+        "tokens" => fuzzing::check_tokens(&case, &data),
+        _ => fuzzing::check(&case),
+    };
+    eprintln!("{}", result.err().unwrap_or_default());
+}
