@@ -97,7 +97,7 @@ fn stream_generated(
     // Text not yet fed: `buf[at..]`.
     let mut buf = String::new();
     let mut at = 0;
-    let mut push = |s: &str, stream: &mut StreamParser, buf: &mut String, at: &mut usize| {
+    let push = |s: &str, stream: &mut StreamParser, buf: &mut String, at: &mut usize| {
         if *at > buf.len() / 2 {
             buf.drain(..*at);
             *at = 0;
@@ -126,8 +126,10 @@ fn stream_chunks(config: &ParserConfig, text: &str, chunk: usize) -> Message {
     stream_generated(config, text, "", 0, "", chunk)
 }
 
+type Shape = (String, Vec<(String, String)>, Vec<(&'static str, String)>);
+
 /// The message without random ids.
-fn shape(m: &Message) -> (String, Vec<(String, String)>, Vec<(&'static str, String)>) {
+fn shape(m: &Message) -> Shape {
     (
         m.content.clone(),
         m.tool_calls
