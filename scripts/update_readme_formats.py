@@ -6,11 +6,55 @@ import toolwire
 
 START, END = "<!-- formats:start -->", "<!-- formats:end -->"
 
+# Known limits, as found while building and testing each format (keep in step with the code).
+LIMITS = {
+    "hermes": "arguments written before the name are held until the name arrives",
+    "llama3_json": "bare JSON counts as a call only at the start of the output",
+    "mistral": "no v11+ vocabulary offline, so `[ARGS]`/`[CALL_ID]` special-token ids are untested",
+    "harmony": "output with the special tokens stripped (`analysis...assistantfinal`) is not handled",
+    "longcat": "JSON body only; the newer `<longcat_arg_key>` XML variant is not read",
+    "hunyuan_a13b": "the `助手：` content prefix is kept",
+    "cohere_command": "the model's per-turn ids (`0`, `1`) are not used as call ids",
+    "qwen3_coder": "in text input a value containing `<parameter=` or `</function>` ends early",
+    "glm45": "no XML entity decoding; special-token flags not verified offline",
+    "glm47": "no XML entity decoding; special-token flags not verified offline",
+    "deepseek_v3_2": "V4.1's leading-space tags are not accepted",
+    "deepseek_v4": "V4.1's leading-space tags are not accepted",
+    "minimax_m2": "a plain-text `</invoke>` in content is reported as `unexpected_text`",
+    "minimax_m3": "a repeated top-level parameter streams as a duplicate key (Dynamo makes an array)",
+    "default": "bare JSON counts as a call only at the start of the output",
+    "deepseek_v3": "`<｜end▁of▁sentence｜>` left in by a server ends up as content",
+    "deepseek_v3_1": "`<｜end▁of▁sentence｜>` left in by a server ends up as content",
+    "kimi_k2": "a bare counter id (`0`) is `missing_name` (vLLM guesses the name from the tools)",
+    "gemma4": "a thought block after content has begun is not read as reasoning",
+    "pythonic": "no `\\N{...}` escapes or b-/f-strings; a positional-argument call after prose stays content",
+    "phi4": "special-token flags taken from peers' code (no offline vocabulary)",
+    "jamba": "special-token flags taken from peers' code (no offline vocabulary)",
+    "nemotron_deci": "",
+    "granite": "special-token flags taken from peers' code (no offline vocabulary)",
+    "xlam": "the `</think>[...]` form needs reasoning parsing on",
+    "internlm": "`<|interpreter|>` actions are content, not calls",
+    "seed_oss": "",
+    "step3": "`<｜tool_sep｜>` assumed to be a special token (not verified offline)",
+    "functiongemma": "a missing comma between arguments is malformed; `<escape>42<escape>` stays a string",
+    "hunyuan": "the `:opensource`-suffixed tokens of the shipping HY3 tokenizer are not read (see `hy_v4`)",
+    "hy_v4": "",
+    "deepseek_v4_1": "",
+    "apertus": "",
+    "gigachat3": "GigaChat 3.5 not covered",
+    "lfm2": "a JSON list inside the block and Python sets are malformed; no quote/leading-zero repair",
+    "dots": "",
+    "iquest_q1": "",
+    "granite_20b_fc": "",
+    "ernie45": "",
+    "beam": "no offline Beam vocabulary (token ids tested on a hand-built one); a typed stop marker in a value ends it in text input",
+}
+
 
 def table() -> str:
     rows = [
-        "| format | aliases | families | markers (special tokens in **bold**) | arguments |",
-        "|---|---|---|---|---|",
+        "| format | aliases | families | markers (special tokens in **bold**) | arguments | known limits |",
+        "|---|---|---|---|---|---|",
     ]
     for name in toolwire.formats():
         info = toolwire.format_info(name)
@@ -21,8 +65,26 @@ def table() -> str:
         )
         families = ", ".join(info["families"]).replace("|", "\\|").replace("<", "&lt;")
         rows.append(
-            f"| `{name}` | {', '.join(info['aliases'])} | {families} | {markers or '(none)'} | {info['argument_encoding']} |"
+            f"| `{name}` | {', '.join(info['aliases'])} | {families} | {markers or '(none)'} "
+            f"| {info['argument_encoding']} | {LIMITS.get(name, '')} |"
         )
+    return "\n".join(rows)
+
+
+NOT_SUPPORTED = [
+    ("kimi_k3", "`<|open|>`/`<|close|>` markup with typed, entity-escaped attributes needs a new reader"),
+    ("minicpm5", "bare `<function name=...>` with CDATA and no wrapper: triggering on `<function` misfires on prose"),
+    ("poolside_v1", "GLM-4.5 body, but the newline layout around values is unverified"),
+    ("plamo3", "a `<|plamo:constrain|>json<|plamo:msg|>` header kind is not implemented"),
+    ("inkling", "typed content-block protocol whose control tokens are not documented"),
+    ("gigachat35, k2_horizon, muse, step5, glm53_flash, telechat4, xingchen4", "not examined yet"),
+    ("response_template", "SGLang's template-driven detector, not a wire format"),
+]
+
+
+def not_supported() -> str:
+    rows = ["| name (as SGLang/vLLM call it) | why not yet |", "|---|---|"]
+    rows += [f"| {name} | {why} |" for name, why in NOT_SUPPORTED]
     return "\n".join(rows)
 
 
@@ -31,7 +93,8 @@ def main() -> None:
     text = path.read_text(encoding="utf-8")
     head, rest = text.split(START, 1)
     _, tail = rest.split(END, 1)
-    path.write_text(f"{head}{START}\n{table()}\n{END}{tail}", encoding="utf-8")
+    body = f"{table()}\n\nNot supported yet:\n\n{not_supported()}"
+    path.write_text(f"{head}{START}\n{body}\n{END}{tail}", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -188,3 +188,38 @@ def test_demo_runs(capsys):
     out = capsys.readouterr().out
     chunks = [json.loads(line) for line in out.splitlines() if line.startswith("{\"id\"")]
     assert chunks[-1]["choices"][0]["finish_reason"] == "tool_calls"
+
+
+def test_vocab_from_pieces_builds_any_vocabulary():
+    # A three-token byte vocabulary plus one special marker: "€" split over two tokens.
+    vocab = toolwire.Vocab.from_pieces(
+        [(0, b"\xe2\x82", False), (1, b"\xac", False), (2, "x", False), (3, "<tool_call>", True), (4, b"</tool_call>", True)]
+    )
+    assert len(vocab) == 5
+    assert vocab.special_id("<tool_call>") == 3
+    assert vocab.special_id("x") is None
+    assert vocab.token_bytes(0) == b"\xe2\x82"
+    stream = toolwire.ToolParser("hermes", vocab=vocab).stream()
+    for i in (2, 0, 1, 2):
+        stream.feed_tokens([i])
+    stream.finish()
+    assert stream.message().content == "x€x"
+
+    with pytest.raises(toolwire.ToolwireError, match="twice"):
+        toolwire.Vocab.from_pieces([(1, b"a", False), (1, b"b", False)])
+    with pytest.raises(toolwire.ToolwireError, match="UTF-8"):
+        toolwire.Vocab.from_pieces([(1, b"\xff", True)])
+    with pytest.raises(toolwire.ToolwireError, match=r"pieces\[1\]: expected"):
+        toolwire.Vocab.from_pieces([(0, b"a", False), (1, b"b")])
+    with pytest.raises(toolwire.ToolwireError, match="bytes or str"):
+        toolwire.Vocab.from_pieces([(0, 7, False)])
+    assert len(toolwire.Vocab.from_pieces(iter([(0, "a", False)]))) == 1
+
+
+def test_vocab_from_sentencepiece_rejects_other_files(tmp_path):
+    path = tmp_path / "tokenizer.json"
+    path.write_text('{"model": {}}')
+    with pytest.raises(toolwire.ToolwireError, match="sentencepiece"):
+        toolwire.Vocab.from_sentencepiece(path)
+    with pytest.raises(toolwire.ToolwireError, match="cannot read"):
+        toolwire.Vocab.from_sentencepiece(tmp_path / "missing.model")

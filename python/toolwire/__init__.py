@@ -13,13 +13,19 @@ streamed delta by delta (text or token ids)::
     stream.finish()
     message = stream.message()
 
+Responses API items and events, and whole Chat Completions objects, live in :mod:`toolwire.openai`;
+serving-engine adapters in :mod:`toolwire.integrations` (vLLM, SGLang).
+
 Grammar support (structural tags, tool_choice) lives in :mod:`toolwire.grammar` and needs the
-``grammar`` extra; bitmask application lives in :mod:`toolwire.torch`.
+``grammar`` extra. The decode loop (torch and xgrammar) is in :mod:`toolwire.torch` (bitmask
+application), :mod:`toolwire.masks` (batch masks with a cache, jump-forward), :mod:`toolwire.hf`
+(a transformers logits processor) and :mod:`toolwire.rl` (forced-token masks).
 """
 
 from toolwire._core import (
     CallIssue,
     Delta,
+    MaskCache,
     ParsedMessage,
     ToolCall,
     ToolCallDelta,
@@ -33,10 +39,15 @@ from toolwire._core import (
     formats,
     render,
 )
+from toolwire.openai import message_to_responses as _message_to_responses
+
+# ParsedMessage.to_responses() is written in Python (toolwire.openai) and attached here.
+ParsedMessage.to_responses = _message_to_responses  # type: ignore[method-assign]
 
 __all__ = [
     "CallIssue",
     "Delta",
+    "MaskCache",
     "ParsedMessage",
     "ToolCall",
     "ToolCallDelta",

@@ -16,8 +16,11 @@ def format_info(name: str) -> dict[str, Any]:
     """The format description: ``name``, ``aliases``, ``families``, ``description``, ``markers``
     (``role``, ``text``, ``special_token``), ``triggers``, ``name_encoding``,
     ``argument_encoding``, ``call_separator``, ``reasoning`` (``start``/``end`` or None),
-    ``template`` (``begin``/``style``/``end``/``separator`` or None) and
-    ``supports_structural_tag``.
+    ``template`` (``begin``/``style``/``end``/``separator`` or None: one call, ``begin`` holding
+    ``{name}`` and maybe ``{index}``), ``section``, ``content_block`` and ``reasoning_block``
+    (``begin``/``end`` or None: what wraps a run of calls, content written as a block, the
+    reasoning block a grammar writes), ``content_after_calls`` (the family writes text after its
+    calls) and ``supports_structural_tag``.
 
     Raises:
         ToolwireError: ``name`` is neither a format nor an alias.
@@ -40,6 +43,16 @@ class Vocab:
     @staticmethod
     def from_tekken_json(path: str | PathLike[str]) -> Vocab:
         """From a Mistral Tekken ``tekken*.json`` file."""
+    @staticmethod
+    def from_sentencepiece(path: str | PathLike[str]) -> Vocab:
+        """From a SentencePiece model file (``tokenizer.model``; Mistral's ``tokenizer.model.v3``)."""
+    @staticmethod
+    def from_pieces(pieces: Iterable[tuple[int, bytes | str, bool]]) -> Vocab:
+        """From ``(id, token, is_special)`` triples, for any tokenizer that can list its tokens.
+
+        Mark every control/added token that a format uses as a marker as special: those are
+        matched by id only.
+        """
     @staticmethod
     def from_hf(tokenizer: Any) -> Vocab:
         """From a transformers fast tokenizer."""
@@ -143,6 +156,11 @@ class ParsedMessage:
         """True when there are no issues."""
     def to_openai(self) -> dict[str, Any]:
         """The OpenAI assistant message (``role``, ``content``, ``tool_calls``, ``reasoning_content``)."""
+    def to_responses(self, *, id_factory: Callable[[str], str] | None = None) -> list[dict[str, Any]]:
+        """The OpenAI Responses API ``output`` items: ``reasoning``, ``message`` (one
+        ``output_text``), then one ``function_call`` per call (``call_id`` = the call's id).
+        ``id_factory(prefix)`` makes item ids (``rs``/``msg``/``fc``/``ctc``). Implemented in
+        Python (:func:`toolwire.openai.message_to_responses`), attached on ``import toolwire``."""
 
 class ToolCallDelta:
     """One entry of a delta's ``tool_calls``: the first for a call carries ``id`` and ``name``."""
@@ -241,3 +259,119 @@ class ToolParser:
     def format(self) -> str: ...
     def parse(self, text: str) -> ParsedMessage: ...
     def stream(self) -> ToolStream: ...
+
+class MaskCache:
+    """A bounded least-recently-used cache of bitmask rows (int32 words) keyed by bytes.
+
+    The byte budget counts keys, rows and a fixed per-entry overhead; inserting past it evicts
+    the least recently used entries. Thread-safe. Keys are the caller's business: see
+    :class:`toolwire.masks.BatchMasker`, which derives keys from the grammar state.
+    """
+
+    def __init__(self, max_bytes: int = 64 << 20) -> None: ...
+    def get(self, key: bytes) -> bytes | None:
+        """The row stored under ``key`` as little-endian int32 bytes (counts a hit or a miss)."""
+    def insert(self, key: bytes, mask: bytes) -> bool:
+        """Store a row (little-endian int32 bytes); False when this entry alone exceeds the budget."""
+    def unsafe_get_into(self, key: bytes, ptr: int, words: int) -> bool:
+        """On a hit, copy the row into the ``words`` int32 words at ``ptr`` and return True.
+
+        Raises:
+            ToolwireError: null or misaligned ``ptr``, or a cached row of another length.
+        """
+    def unsafe_insert_from(self, key: bytes, ptr: int, words: int) -> bool:
+        """Store the ``words`` int32 words at ``ptr`` under ``key``."""
+    def unsafe_fill_rows(
+        self, namespace: bytes, keyers: Sequence[StateKeyer], ptr: int, rows: int, words: int, indices: Sequence[int]
+    ) -> tuple[list[int], list[tuple[int, int]]]:
+        """Fill rows ``indices[i]`` of the contiguous ``rows`` x ``words`` int32 bitmask at ``ptr``
+        with the rows cached under ``namespace + keyers[i].key()``.
+
+        Returns the positions that missed (each key once) and ``(i, j)`` pairs of later positions
+        whose key equals that of the missed position ``j``.
+        """
+    def unsafe_insert_keyed(self, namespace: bytes, keyer: StateKeyer, ptr: int, rows: int, words: int, row: int) -> bool:
+        """Store row ``row`` of the bitmask at ``ptr`` under ``namespace + keyer.key()``."""
+    def remove(self, key: bytes) -> bool: ...
+    def clear(self) -> None:
+        """Drop every entry and reset the counters."""
+    def __len__(self) -> int: ...
+    def __contains__(self, key: bytes) -> bool: ...
+    @property
+    def used_bytes(self) -> int: ...
+    @property
+    def max_bytes(self) -> int: ...
+    def stats(self) -> dict[str, int]:
+        """``hits``, ``misses``, ``inserts``, ``evictions``, ``entries``, ``used_bytes``, ``max_bytes``."""
+
+class StateKeyPlan:
+    """How a grammar's output is read for mask-cache keys: anchors in free text, after each call
+    and inside unconstrained JSON strings of a structural tag (see ``toolwire.masks.BatchMasker``)."""
+
+    @staticmethod
+    def from_tag(grammar_id: bytes, tag_json: str) -> StateKeyPlan:
+        """The plan for a structural tag (JSON text); ``grammar_id`` (16 bytes) names it in keys.
+
+        Raises:
+            ToolwireError: the id is not 16 bytes or the tag is not JSON.
+        """
+    @staticmethod
+    def opaque(grammar_id: bytes) -> StateKeyPlan:
+        """A grammar known only by its id: keys cover the token ids since the start."""
+    @property
+    def anchored(self) -> bool:
+        """Whether the tag's structure is followed (False: keys cover the whole output)."""
+    @property
+    def text_level(self) -> bool:
+        """False when the grammar has token-level elements (keys then use token ids)."""
+    def describe(self) -> str:
+        """E.g. ``triggered(prefix=[], tags=[json,json])`` or ``whole output (tokens)``."""
+    def keyer(self) -> StateKeyer:
+        """A keyer for one request."""
+
+class StateKeyer:
+    """Follows one request's output and names its grammar state."""
+
+    def accept(self, token: int, data: bytes) -> None:
+        """Feed one accepted token (not a stop token): its id and its bytes."""
+    def key(self) -> bytes:
+        """The key of the current state: grammar id, anchor kind, calls so far (0/1), digest."""
+    @property
+    def mode(self) -> Literal["prefix", "free", "begin", "between", "content", "end", "lost"]:
+        """Where the keyer is; ``lost``: no anchors any more (or no plan)."""
+    @property
+    def family(self) -> str:
+        """The kind of the last anchor: ``S``/``I`` (start, by text/ids), ``F`` (free text), ``A`` (after a call)."""
+    @property
+    def calls(self) -> int:
+        """Calls completed so far, as far as the keyer followed them."""
+    def __copy__(self) -> StateKeyer: ...
+
+def unsafe_apply_token_bitmask(
+    logits_ptr: int,
+    dtype: Literal["float32", "float16", "bfloat16"],
+    logits_rows: int,
+    width: int,
+    row_stride: int,
+    bitmask_ptr: int,
+    bitmask_rows: int,
+    words: int,
+    rows: Sequence[int] | None,
+    allowed_len: int,
+) -> None:
+    """Mask logits in place from raw pointers; use :func:`toolwire.torch.apply_token_bitmask_`.
+
+    Each row ``r`` in ``rows`` (default: every logits row) of the logits at ``logits_ptr``
+    (``logits_rows`` rows of ``width`` elements, ``row_stride`` elements apart) is masked by row
+    ``r`` of the int32 bitmask at ``bitmask_ptr`` (``bitmask_rows`` x ``words``, contiguous):
+    columns below ``allowed_len`` whose bit is set keep their value, every other column becomes
+    ``-inf``. Pointers are checked for null and alignment and rows against the extents; the
+    extents themselves cannot be checked, so wrong ones corrupt memory.
+
+    Raises:
+        ToolwireError: on a null or misaligned pointer, an unknown dtype or an out-of-range row.
+    """
+
+def unsafe_count_allowed(bitmask_ptr: int, rows: int, words: int, vocab: int) -> list[int]:
+    """Allowed-token count of each row of a contiguous int32 bitmask, over the first ``vocab`` ids;
+    use :func:`toolwire.torch.count_allowed`."""

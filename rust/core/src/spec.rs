@@ -29,6 +29,11 @@ pub struct Trigger {
     pub at_output_start: bool,
     /// A soft trigger may turn out not to be a call (bare `{` or `[`); the text is then content.
     pub soft: bool,
+    /// For a soft trigger: what the text from the trigger on must look like for the parser to
+    /// take it for a call, as a small regex (literals, `[...]` classes, `\s`, groups, `?`, `*`,
+    /// `+`). A grammar that must rule calls out bans this instead of the bare trigger (pythonic's
+    /// `[` stays allowed in text; `[name(` does not).
+    pub confirm: Option<&'static str>,
 }
 
 impl Trigger {
@@ -37,6 +42,7 @@ impl Trigger {
             text,
             at_output_start: false,
             soft: false,
+            confirm: None,
         }
     }
     pub const fn at_start(text: &'static str) -> Self {
@@ -44,6 +50,7 @@ impl Trigger {
             text,
             at_output_start: true,
             soft: true,
+            confirm: None,
         }
     }
     pub const fn soft(text: &'static str) -> Self {
@@ -51,18 +58,76 @@ impl Trigger {
             text,
             at_output_start: false,
             soft: true,
+            confirm: None,
+        }
+    }
+    /// This trigger, with the pattern that confirms a call (see `confirm`).
+    pub const fn confirmed(self, pattern: &'static str) -> Self {
+        Self {
+            confirm: Some(pattern),
+            ..self
         }
     }
 }
 
-/// The shape of one call, for renderers and structural tags: `begin` (with `{name}`), the
-/// arguments in `style`, then `end`; parallel calls joined by `separator`.
+/// The shape of one call, for renderers and structural tags: `begin`, the arguments in `style`,
+/// then `end`; parallel calls joined by `separator`.
+///
+/// `begin` holds `{name}` (the function name, JSON-escaped when `style` is `json`) and may hold
+/// `{index}` (the call's position in the output, `0`, `1`, ...; a grammar allows any digits).
+/// `style` names how the arguments object is written: `json`; an XML parameter style
+/// (`qwen_xml` `<parameter=K>V</parameter>`, `glm_xml` `<arg_key>K</arg_key><arg_value>V</arg_value>`,
+/// `hy4_xml`, `minimax_xml` `<parameter name="K">V</parameter>`, `steptml_xml`, `deepseek_xml` /
+/// `deepseek_v4_1_xml` (DSML, `string="true|false"`), `beam_xml`, `minimax_m3_xml` (nested
+/// tags); the grammar module holds how each writes a parameter); `gemma4` (`{key:<Q>text<Q>,n:2}`,
+/// `<Q>` the format's `string_delimiter` marker); `python_kwargs` (`key="text", n=2` inside the
+/// call's parentheses).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CallTemplate {
     pub begin: &'static str,
     pub style: &'static str,
     pub end: &'static str,
     pub separator: &'static str,
+}
+
+/// Where calls sit in the output, for structural tags (the parser reads more than this; a grammar
+/// writes only this shape).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    /// What wraps a run of calls, `(begin, end)`: `<｜tool▁calls▁begin｜>` ... `<｜tool▁calls▁end｜>`,
+    /// `<TOOLCALL>[` ... `]</TOOLCALL>`. `None`: each call stands alone (`template.begin` opens it).
+    /// When the only trigger that opens the section is an `at_output_start` one, the section may
+    /// only open the output.
+    pub section: Option<(&'static str, &'static str)>,
+    /// Content written as a block instead of bare text, `(begin, end)` (harmony's final channel).
+    pub content_block: Option<(&'static str, &'static str)>,
+    /// The reasoning block before calls, `(begin, end)`, when `reasoning` alone does not say how
+    /// a grammar writes it (harmony's analysis channel and the next message's start; gemma4's
+    /// `thought` label).
+    pub reasoning_block: Option<(&'static str, &'static str)>,
+    /// The family writes content after its calls (gemma4's chat template: the calls, then the
+    /// text), so a grammar that requires calls still allows text after them.
+    pub content_after_calls: bool,
+}
+
+impl Layout {
+    /// Calls stand alone, content is bare text, reasoning is `reasoning`.
+    pub const BARE: Layout = Layout {
+        section: None,
+        content_block: None,
+        reasoning_block: None,
+        content_after_calls: false,
+    };
+
+    /// Calls wrapped in `begin` ... `end`.
+    pub const fn section(begin: &'static str, end: &'static str) -> Layout {
+        Layout {
+            section: Some((begin, end)),
+            content_block: None,
+            reasoning_block: None,
+            content_after_calls: false,
+        }
+    }
 }
 
 pub struct FormatSpec {
@@ -81,6 +146,8 @@ pub struct FormatSpec {
     /// Native reasoning delimiters, e.g. `<think>` / `</think>`.
     pub reasoning: Option<(&'static str, &'static str)>,
     pub template: Option<CallTemplate>,
+    /// Section, content and reasoning blocks around the calls, for structural tags.
+    pub layout: Layout,
     pub new_region: fn(&RegionCtx<'_>) -> Box<dyn RegionParser>,
     pub render: fn(&[RenderCall], Option<&str>) -> String,
 }

@@ -229,6 +229,10 @@ pub struct StreamParser {
     label_pending: Option<&'static str>,
     /// End markers with no open call: markup, not content (kept in an issue).
     stray_lits: Vec<String>,
+    /// What content scanning looks for: triggers valid anywhere, then stray end markers, with
+    /// the trigger index of each (`usize::MAX` for a stray marker).
+    scan_lits: Vec<String>,
+    scan_ids: Vec<usize>,
     /// `max_call_bytes` bookkeeping for the open region.
     budget: Option<Budget>,
     /// Where a cut region ends: its call-end, section-end or message-end markers.
@@ -265,6 +269,8 @@ impl StreamParser {
             trigger_lits: Vec::new(),
             label_pending,
             stray_lits: Vec::new(),
+            scan_lits: Vec::new(),
+            scan_ids: Vec::new(),
             budget: None,
             discard_lits: Vec::new(),
         };
@@ -297,6 +303,20 @@ impl StreamParser {
             .filter(|m| matches!(m.role, "call_end" | "section_end"))
             .filter(|m| !spec.triggers.iter().any(|t| t.text == m.text))
             .map(|m| self.markers.lit_text(m.text))
+            .collect();
+        let anywhere = spec
+            .triggers
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| !t.at_output_start);
+        self.scan_ids = anywhere
+            .clone()
+            .map(|(i, _)| i)
+            .chain(self.stray_lits.iter().map(|_| usize::MAX))
+            .collect();
+        self.scan_lits = anywhere
+            .map(|(i, _)| self.trigger_lits[i].clone())
+            .chain(self.stray_lits.iter().cloned())
             .collect();
         // A cut region ends at the end of its section where the format has sections (the rest
         // of the section goes with the cut call), else at the end of the call or message.
@@ -537,16 +557,8 @@ impl StreamParser {
                 self.at_output_start = false;
             }
         }
-        let anywhere: Vec<(usize, &str)> = spec
-            .triggers
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| !t.at_output_start)
-            .map(|(i, _)| (i, self.trigger_lits[i].as_str()))
-            .chain(self.stray_lits.iter().map(|l| (usize::MAX, l.as_str())))
-            .collect();
-        let lits: Vec<&str> = anywhere.iter().map(|(_, l)| *l).collect();
-        let found = match text::scan(&self.pending, &lits) {
+        let lits = &self.scan_lits;
+        let found = match text::scan(&self.pending, lits) {
             // A longer literal that starts with the one found may still complete there (MiniMax
             // M3's trigger is the namespace token that begins every one of its end markers).
             Scan::Found { pos, .. }
@@ -559,7 +571,7 @@ impl StreamParser {
             }
             Scan::Found { pos, which } => Scan::Found {
                 pos,
-                which: anywhere[which].0,
+                which: self.scan_ids[which],
             },
             not_found => not_found,
         };
@@ -589,8 +601,11 @@ impl StreamParser {
             }
             Scan::NotFound { safe } => {
                 let upto = if eof { self.pending.len() } else { safe };
-                let released = self.pending[..upto].to_owned();
-                self.emit_content(&released);
+                let released = &self.pending[..upto];
+                if !released.trim().is_empty() {
+                    self.at_output_start = false;
+                }
+                self.sink.content(released);
                 self.consume(upto);
                 self.state = State::Content;
                 false

@@ -8,10 +8,10 @@
 ///
 /// One pass over `hay` that stops at the first position where a literal matches, so a search
 /// costs time proportional to the text before the match, however many literals are absent.
-pub fn find_any(hay: &str, literals: &[&str]) -> Option<(usize, usize)> {
+pub fn find_any<S: AsRef<str>>(hay: &str, literals: &[S]) -> Option<(usize, usize)> {
     let bytes = hay.as_bytes();
     let mut first_bytes = [false; 256];
-    for lit in literals.iter().filter(|l| !l.is_empty()) {
+    for lit in literals.iter().map(AsRef::as_ref).filter(|l| !l.is_empty()) {
         first_bytes[lit.as_bytes()[0] as usize] = true;
     }
     for pos in 0..bytes.len() {
@@ -21,6 +21,7 @@ pub fn find_any(hay: &str, literals: &[&str]) -> Option<(usize, usize)> {
         let rest = &bytes[pos..];
         let best = literals
             .iter()
+            .map(AsRef::as_ref)
             .enumerate()
             .filter(|(_, l)| !l.is_empty() && rest.starts_with(l.as_bytes()))
             .max_by_key(|(which, l)| (l.len(), std::cmp::Reverse(*which)));
@@ -33,13 +34,21 @@ pub fn find_any(hay: &str, literals: &[&str]) -> Option<(usize, usize)> {
 
 /// Length of the longest suffix of `hay` that is a proper prefix of one of the literals; that
 /// suffix must be held back because the next chunk may complete the marker.
-pub fn partial_suffix_len(hay: &str, literals: &[&str]) -> usize {
+pub fn partial_suffix_len<S: AsRef<str>>(hay: &str, literals: &[S]) -> usize {
     let bytes = hay.as_bytes();
     let mut best = 0;
     for lit in literals {
+        let lit = lit.as_ref().as_bytes();
+        if lit.is_empty() {
+            continue;
+        }
         let max = lit.len().saturating_sub(1).min(bytes.len());
-        for len in (best + 1..=max).rev() {
-            if bytes[bytes.len() - len..] == lit.as_bytes()[..len] {
+        for pos in bytes.len() - max..bytes.len() {
+            let len = bytes.len() - pos;
+            if len <= best {
+                break;
+            }
+            if bytes[pos] == lit[0] && bytes[pos..] == lit[..len] {
                 best = len;
                 break;
             }
@@ -58,7 +67,7 @@ pub enum Scan {
     NotFound { safe: usize },
 }
 
-pub fn scan(hay: &str, literals: &[&str]) -> Scan {
+pub fn scan<S: AsRef<str>>(hay: &str, literals: &[S]) -> Scan {
     match find_any(hay, literals) {
         Some((pos, which)) => Scan::Found { pos, which },
         None => Scan::NotFound {

@@ -29,6 +29,7 @@
 //!   * `added_tokens`, with their `special` flag.
 //! * tiktoken rank files plus a list of special tokens ([`Vocab::from_tiktoken`]).
 //! * Mistral Tekken JSON files ([`Vocab::from_tekken_json`]).
+//! * SentencePiece model files ([`Vocab::from_sentencepiece_model`]).
 //! * Anything else via explicit `(id, bytes, is_special)` triples ([`Vocab::from_pieces`]).
 //!
 //! # Deliberate differences from a tokenizer's own `decode`
@@ -409,6 +410,75 @@ impl Vocab {
             builder.push(id, bytes, kind);
         }
         builder.build(|id, _, _| Err(VocabError::new(format!("pieces: id {id} given twice"))))
+    }
+
+    /// Builds a vocabulary from a SentencePiece model file (`tokenizer.model`, the
+    /// `ModelProto` protobuf that `sentencepiece` and `mistral-common` load; Mistral ships
+    /// them as `tokenizer.model.v3` and the like). The id of a piece is its position in the
+    /// model.
+    ///
+    /// * Normal and unused pieces: their text with `▁` (U+2581) read as a space. No leading
+    ///   space is stripped (we decode continuations).
+    /// * Byte pieces `<0xNN>`: the byte `NN`, so characters split into byte pieces are
+    ///   reassembled by [`TokenDecoder`].
+    /// * Control pieces (`<s>`, `</s>`, Mistral's `[INST]`, `[TOOL_CALLS]`, ...) and the
+    ///   unknown piece: special tokens, decoded to their text.
+    /// * User-defined pieces: added (delivered as [`Piece::Special`], not [`Vocab::is_special`]).
+    ///
+    /// Only the `pieces` field of the model is read; the normalizer (which only affects
+    /// encoding) and the trainer settings are skipped.
+    pub fn from_sentencepiece_model(model: &[u8]) -> Result<Vocab, VocabError> {
+        let mut builder = Builder::default();
+        let mut reader = Protobuf::new(model);
+        let mut index: u64 = 0;
+        while let Some((field, value)) = reader.next_field()? {
+            let (1, ProtoValue::Bytes(piece)) = (field, value) else {
+                continue;
+            };
+            let id = checked_id(index, || format!("sentencepiece: piece {index}"))?;
+            index += 1;
+            let mut text: Option<&[u8]> = None;
+            let mut kind = 1u64; // NORMAL
+            let mut inner = Protobuf::new(piece);
+            while let Some((field, value)) = inner.next_field()? {
+                match (field, value) {
+                    (1, ProtoValue::Bytes(b)) => text = Some(b),
+                    (3, ProtoValue::Varint(v)) => kind = v,
+                    _ => {}
+                }
+            }
+            let text = std::str::from_utf8(text.unwrap_or(b"")).map_err(|_| {
+                VocabError::new(format!("sentencepiece: piece {id} is not valid UTF-8"))
+            })?;
+            let (bytes, kind) = match kind {
+                // UNKNOWN, CONTROL
+                2 | 3 => (text.as_bytes().to_vec(), Kind::Special),
+                // USER_DEFINED
+                4 => (text.as_bytes().to_vec(), Kind::Added),
+                // BYTE
+                6 => match parse_byte_token(text) {
+                    Some(b) => (vec![b], Kind::Normal),
+                    None => {
+                        return Err(VocabError::new(format!(
+                            "sentencepiece: byte piece {id} is {text:?}, not <0xNN>"
+                        )))
+                    }
+                },
+                // NORMAL, UNUSED (and types added later)
+                _ => (text.replace('\u{2581}', " ").into_bytes(), Kind::Normal),
+            };
+            builder.push(id, bytes, kind);
+        }
+        if index == 0 {
+            return Err(VocabError::new(
+                "sentencepiece: no pieces (not a SentencePiece model file?)",
+            ));
+        }
+        builder.build(|id, _, _| {
+            Err(VocabError::new(format!(
+                "sentencepiece: id {id} is defined twice"
+            )))
+        })
     }
 
     /// Number of ids that have a token.
@@ -851,6 +921,82 @@ fn base64_decode(text: &str) -> Option<Vec<u8>> {
         }
     }
     Some(out)
+}
+
+/// A field value of a protobuf message (groups are rejected).
+enum ProtoValue<'a> {
+    Varint(u64),
+    Fixed,
+    Bytes(&'a [u8]),
+}
+
+/// Minimal protobuf wire-format reader: enough to walk a SentencePiece `ModelProto`.
+struct Protobuf<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Protobuf<'a> {
+    fn new(data: &'a [u8]) -> Self {
+        Protobuf { data, pos: 0 }
+    }
+
+    fn varint(&mut self) -> Result<u64, VocabError> {
+        let mut value = 0u64;
+        for shift in (0..64).step_by(7) {
+            let Some(&b) = self.data.get(self.pos) else {
+                return Err(VocabError::new("sentencepiece: truncated protobuf varint"));
+            };
+            self.pos += 1;
+            value |= u64::from(b & 0x7F) << shift;
+            if b & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        Err(VocabError::new(
+            "sentencepiece: protobuf varint longer than 10 bytes",
+        ))
+    }
+
+    fn skip(&mut self, n: u64) -> Result<&'a [u8], VocabError> {
+        let end = usize::try_from(n)
+            .ok()
+            .and_then(|n| self.pos.checked_add(n))
+            .filter(|&end| end <= self.data.len())
+            .ok_or_else(|| VocabError::new("sentencepiece: truncated protobuf field"))?;
+        let slice = &self.data[self.pos..end];
+        self.pos = end;
+        Ok(slice)
+    }
+
+    /// The next `(field number, value)`, or `None` at the end of the message.
+    fn next_field(&mut self) -> Result<Option<(u64, ProtoValue<'a>)>, VocabError> {
+        if self.pos >= self.data.len() {
+            return Ok(None);
+        }
+        let key = self.varint()?;
+        let value = match key & 7 {
+            0 => ProtoValue::Varint(self.varint()?),
+            1 => {
+                self.skip(8)?;
+                ProtoValue::Fixed
+            }
+            2 => {
+                let len = self.varint()?;
+                ProtoValue::Bytes(self.skip(len)?)
+            }
+            5 => {
+                self.skip(4)?;
+                ProtoValue::Fixed
+            }
+            wire => {
+                return Err(VocabError::new(format!(
+                    "sentencepiece: unsupported protobuf wire type {wire} (not a SentencePiece model file?)"
+                )))
+            }
+        };
+        Ok(Some((key >> 3, value)))
+    }
 }
 
 /// Special tokens of Tekken files that predate the `special_tokens` list

@@ -545,6 +545,74 @@ pub fn template_json(value: &Value) -> String {
     out
 }
 
+/// A value as Jinja's `| string` writes it in a chat template: Python's `str()` (`True`, `None`,
+/// `{'a': [1, 'x']}`). The caller's data, not model output, so recursion is bounded by what the
+/// caller built.
+pub fn python_str(value: &Value) -> String {
+    let mut out = String::new();
+    write_python(value, &mut out);
+    out
+}
+
+fn write_python(value: &Value, out: &mut String) {
+    match value {
+        Value::Null => out.push_str("None"),
+        Value::Bool(true) => out.push_str("True"),
+        Value::Bool(false) => out.push_str("False"),
+        Value::Number(n) => out.push_str(&n.to_string()),
+        Value::String(s) => python_repr_str(s, out),
+        Value::Array(items) => {
+            out.push('[');
+            for (k, item) in items.iter().enumerate() {
+                if k > 0 {
+                    out.push_str(", ");
+                }
+                write_python(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            for (k, (key, item)) in map.iter().enumerate() {
+                if k > 0 {
+                    out.push_str(", ");
+                }
+                python_repr_str(key, out);
+                out.push_str(": ");
+                write_python(item, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// Python's `repr()` of a string: single quotes unless the text has `'` and no `"`.
+fn python_repr_str(s: &str, out: &mut String) {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

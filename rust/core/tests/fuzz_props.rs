@@ -183,3 +183,67 @@ fn minimize() {
     };
     eprintln!("{}", result.err().unwrap_or_default());
 }
+
+/// Triage: run random inputs for `TOOLWIRE_FUZZ_SECS` without stopping at a failure, and print
+/// per format and property how many failed, with the shortest failing text of each (shrunk).
+/// `TOOLWIRE_FUZZ_SECS=60 cargo test --release --test fuzz_props survey -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn survey() {
+    use std::collections::BTreeMap;
+    let start = Instant::now();
+    let mut rng = fuzzing::Rng::from_bytes(&start.elapsed().as_nanos().to_le_bytes());
+    let mut failures: BTreeMap<(String, String), (usize, fuzzing::Case, String, bool)> =
+        BTreeMap::new();
+    let mut inputs = 0u64;
+    while start.elapsed() < budget() {
+        let len = rng.below(600);
+        let data: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        let tokens = rng.below(3) == 0;
+        let case = if rng.below(4) == 0 {
+            fuzzing::raw(&data)
+        } else {
+            fuzzing::structured(&data)
+        };
+        inputs += 1;
+        let result = std::panic::catch_unwind(|| {
+            if tokens {
+                fuzzing::check_tokens(&case, &data)
+            } else {
+                fuzzing::check(&case)
+            }
+        });
+        let error = match result {
+            Ok(Ok(_)) => continue,
+            Ok(Err(e)) => e,
+            Err(p) => format!(
+                "panic: {}",
+                p.downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default()
+            ),
+        };
+        let property = error.split(':').next().unwrap_or("").to_owned();
+        let key = (case.format.name.to_owned(), property);
+        let entry = failures
+            .entry(key)
+            .or_insert_with(|| (0, case.clone(), error.clone(), tokens));
+        entry.0 += 1;
+        if case.text.len() < entry.1.text.len() {
+            *entry = (entry.0, case, error, tokens);
+        }
+    }
+    eprintln!("survey: {inputs} inputs in {:.1?}", start.elapsed());
+    for ((format, property), (count, case, error, tokens)) in &failures {
+        eprintln!(
+            "\n== {format} / {property}: {count} failing inputs{} (reasoning {:?}, max_call_bytes {:?}, tools {:?})\ntext {:?}\n{}",
+            if *tokens { " (token input)" } else { "" },
+            case.reasoning,
+            case.max_call_bytes,
+            case.tools,
+            case.text,
+            error.lines().take(6).collect::<Vec<_>>().join("\n")
+        );
+    }
+}

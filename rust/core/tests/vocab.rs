@@ -563,6 +563,113 @@ fn from_pieces_generic() {
     );
 }
 
+/// Protobuf encoding helpers for hand-built SentencePiece models.
+fn pb_varint(mut v: u64, out: &mut Vec<u8>) {
+    loop {
+        let b = (v & 0x7F) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(b);
+            return;
+        }
+        out.push(b | 0x80);
+    }
+}
+
+fn pb_bytes(field: u64, data: &[u8], out: &mut Vec<u8>) {
+    pb_varint(field << 3 | 2, out);
+    pb_varint(data.len() as u64, out);
+    out.extend_from_slice(data);
+}
+
+/// A `ModelProto.pieces` entry: piece text, score, type (1 normal, 2 unknown, 3 control,
+/// 4 user-defined, 5 unused, 6 byte; `None` leaves the field out, i.e. normal).
+fn sp_piece(text: &str, kind: Option<u64>) -> Vec<u8> {
+    let mut out = Vec::new();
+    pb_bytes(1, text.as_bytes(), &mut out);
+    pb_varint(2 << 3 | 5, &mut out); // score: fixed32
+    out.extend_from_slice(&(-1.5f32).to_le_bytes());
+    if let Some(kind) = kind {
+        pb_varint(3 << 3, &mut out);
+        pb_varint(kind, &mut out);
+    }
+    out
+}
+
+fn sp_model(pieces: &[(&str, Option<u64>)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (text, kind) in pieces {
+        pb_bytes(1, &sp_piece(text, *kind), &mut out);
+    }
+    // trainer_spec (model_type BPE, byte_fallback) and normalizer_spec, which are skipped.
+    let mut trainer = Vec::new();
+    pb_varint(3 << 3, &mut trainer);
+    pb_varint(2, &mut trainer);
+    pb_varint(35 << 3, &mut trainer);
+    pb_varint(1, &mut trainer);
+    pb_bytes(2, &trainer, &mut out);
+    let mut normalizer = Vec::new();
+    pb_bytes(1, b"identity", &mut normalizer);
+    pb_bytes(3, &normalizer, &mut out);
+    out
+}
+
+#[test]
+fn sentencepiece_model_hand_built() {
+    let model = sp_model(&[
+        ("<unk>", Some(2)),
+        ("<s>", Some(3)),
+        ("</s>", Some(3)),
+        ("[TOOL_CALLS]", Some(3)),
+        ("<0xF0>", Some(6)),
+        ("<0x9F>", Some(6)),
+        ("<0xA6>", Some(6)),
+        ("<0xA9>", Some(6)),
+        ("\u{2581}Hello", None),
+        ("\u{2581}", Some(1)),
+        ("wor\u{2581}ld", Some(1)),
+        ("[REF]", Some(4)),
+        ("\u{2581}unused", Some(5)),
+    ]);
+    let v = Arc::new(Vocab::from_sentencepiece_model(&model).unwrap());
+    assert_eq!(v.len(), 13);
+    assert_eq!(v.special_id("[TOOL_CALLS]"), Some(3));
+    assert!(v.is_special(0) && v.is_special(3));
+    assert_eq!(v.special_id("[REF]"), Some(11));
+    assert!(v.is_added(11) && !v.is_special(11));
+    assert_eq!(v.token_bytes(4), Some(&[0xF0][..]));
+    assert_eq!(v.token_bytes(8), Some(&b" Hello"[..]));
+    assert_eq!(v.token_bytes(10), Some(&b"wor ld"[..]));
+    assert_eq!(v.token_bytes(12), Some(&b" unused"[..]));
+    assert_eq!(v.special_id("\u{2581}Hello"), None);
+    assert_eq!(
+        decode_all_ways(&v, &[1, 8, 9, 4, 5, 6, 7, 3, 10]),
+        vec![
+            special(1, "<s>"),
+            text(" Hello 🦩"),
+            special(3, "[TOOL_CALLS]"),
+            text("wor ld"),
+        ]
+    );
+
+    assert_err(Vocab::from_sentencepiece_model(b""), "no pieces");
+    assert_err(
+        Vocab::from_sentencepiece_model(&sp_model(&[("<0xZZ>", Some(6))])),
+        "not <0xNN>",
+    );
+    let mut truncated = model.clone();
+    truncated.truncate(model.len() / 2);
+    assert_err(Vocab::from_sentencepiece_model(&truncated), "truncated");
+    assert_err(Vocab::from_sentencepiece_model(&[0x0B]), "wire type 3");
+    let mut bad_utf8 = Vec::new();
+    let mut piece = Vec::new();
+    pb_bytes(1, &[0xFF], &mut piece);
+    pb_bytes(1, &piece, &mut bad_utf8);
+    assert_err(Vocab::from_sentencepiece_model(&bad_utf8), "UTF-8");
+    // A JSON file is not a model.
+    assert!(Vocab::from_sentencepiece_model(b"{\"model\": {}}").is_err());
+}
+
 #[test]
 fn malformed_inputs_are_errors() {
     // tokenizer.json

@@ -1,6 +1,7 @@
 //! PyO3 glue for toolwire: classes and functions of `toolwire._core`, error mapping, and conversion
 //! between Python objects and the core's types. No parsing logic lives here.
 
+mod bitmask;
 mod convert;
 mod parser;
 mod toolset;
@@ -19,6 +20,8 @@ pub(crate) fn to_py_err(err: toolwire_core::Error) -> PyErr {
     ToolwireError::new_err(err.to_string())
 }
 
+// `wrap_pyfunction!` renames through a `use`, which trips this lint for the `unsafe_` functions.
+#[allow(clippy::unsafe_removed_from_name)]
 #[pymodule(gil_used = false)]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ToolwireError", m.py().get_type::<ToolwireError>())?;
@@ -32,6 +35,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<parser::ToolCallDelta>()?;
     m.add_class::<vocab::Vocab>()?;
     m.add_class::<toolset::ToolSet>()?;
+    m.add_class::<bitmask::MaskCache>()?;
+    m.add_class::<bitmask::StateKeyPlan>()?;
+    m.add_class::<bitmask::StateKeyer>()?;
+    m.add_function(wrap_pyfunction!(bitmask::unsafe_apply_token_bitmask, m)?)?;
+    m.add_function(wrap_pyfunction!(bitmask::unsafe_count_allowed, m)?)?;
     m.add_function(wrap_pyfunction!(parser::formats, m)?)?;
     m.add_function(wrap_pyfunction!(parser::format_info, m)?)?;
     m.add_function(wrap_pyfunction!(parser::render, m)?)?;

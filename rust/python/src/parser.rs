@@ -588,6 +588,7 @@ pub fn format_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDi
                     PyBool::new(py, t.at_output_start).to_owned().into_any(),
                 ),
                 ("soft", PyBool::new(py, t.soft).to_owned().into_any()),
+                ("confirm", opt_str(py, t.confirm)),
             ],
         )?)?;
     }
@@ -608,6 +609,14 @@ pub fn format_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDi
         .into_any(),
         None => py.None().into_bound(py),
     };
+    let pair = |p: Option<(&str, &str)>| -> PyResult<Bound<'py, PyAny>> {
+        Ok(match p {
+            Some((begin, end)) => {
+                dict(py, &[("begin", s(py, begin)), ("end", s(py, end))])?.into_any()
+            }
+            None => py.None().into_bound(py),
+        })
+    };
     dict(
         py,
         &[
@@ -622,6 +631,15 @@ pub fn format_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDi
             ("call_separator", opt_str(py, spec.call_separator)),
             ("reasoning", reasoning),
             ("template", template),
+            ("section", pair(spec.layout.section)?),
+            ("content_block", pair(spec.layout.content_block)?),
+            ("reasoning_block", pair(spec.layout.reasoning_block)?),
+            (
+                "content_after_calls",
+                PyBool::new(py, spec.layout.content_after_calls)
+                    .to_owned()
+                    .into_any(),
+            ),
             (
                 "supports_structural_tag",
                 PyBool::new(py, spec.template.is_some())

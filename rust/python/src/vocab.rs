@@ -49,6 +49,42 @@ impl Vocab {
         wrap(CoreVocab::from_tekken_json(&read(path)?))
     }
 
+    /// From a SentencePiece model file (`tokenizer.model`, Mistral's `tokenizer.model.v3`, ...).
+    #[staticmethod]
+    fn from_sentencepiece(path: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let path: std::path::PathBuf = path.extract()?;
+        let data = std::fs::read(&path)
+            .map_err(|e| ToolwireError::new_err(format!("cannot read {}: {e}", path.display())))?;
+        wrap(CoreVocab::from_sentencepiece_model(&data))
+    }
+
+    /// From `(id, token, is_special)` triples, `token` being `bytes` (any bytes, partial UTF-8
+    /// included) or `str` (its UTF-8). Works for any tokenizer that can list its tokens.
+    #[staticmethod]
+    fn from_pieces(pieces: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let mut triples: Vec<(u32, Vec<u8>, bool)> = Vec::with_capacity(pieces.len().unwrap_or(0));
+        for (index, item) in pieces.try_iter()?.enumerate() {
+            let item = item?;
+            let (id, token, special): (u32, Bound<'_, PyAny>, bool) =
+                item.extract().map_err(|_| {
+                    ToolwireError::new_err(format!(
+                        "pieces[{index}]: expected an (id, bytes or str, is_special) tuple"
+                    ))
+                })?;
+            let bytes = if let Ok(b) = token.downcast::<pyo3::types::PyBytes>() {
+                b.as_bytes().to_vec()
+            } else if let Ok(s) = token.downcast::<pyo3::types::PyString>() {
+                s.to_str()?.as_bytes().to_vec()
+            } else {
+                return Err(ToolwireError::new_err(format!(
+                    "pieces[{index}]: the token must be bytes or str"
+                )));
+            };
+            triples.push((id, bytes, special));
+        }
+        wrap(CoreVocab::from_pieces(triples))
+    }
+
     /// From a transformers fast tokenizer (its `backend_tokenizer`).
     #[staticmethod]
     fn from_hf(tokenizer: &Bound<'_, PyAny>) -> PyResult<Self> {

@@ -12,11 +12,12 @@ use super::markup::DropMarker;
 use crate::json;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 
 const KEYS: CallKeys = CallKeys {
     name: &["tool_name", "name"],
     arguments: &["parameters", "arguments"],
+    name_is_key: false,
 };
 
 const WRAPPERS: [&str; 5] = [
@@ -105,7 +106,13 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "json_object",
     call_separator: Some(",\n    "),
     reasoning: Some(("<|START_THINKING|>", "<|END_THINKING|>")),
-    template: None,
+    template: Some(CallTemplate {
+        begin: "{\"tool_call_id\": \"{index}\", \"tool_name\": \"{name}\", \"parameters\": ",
+        style: "json",
+        end: "}",
+        separator: ",\n    ",
+    }),
+    layout: Layout::section("<|START_ACTION|>[\n    ", "\n]<|END_ACTION|>"),
     new_region,
     render,
 };

@@ -6,7 +6,7 @@
 use super::sectioned::{Header, SectionRegion, SectionSyntax};
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 
 pub const CALLS_BEGIN: &str = "<｜tool▁calls▁begin｜>";
 pub const CALLS_END: &str = "<｜tool▁calls▁end｜>";
@@ -82,7 +82,13 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "json_object_fenced",
     call_separator: Some("\n"),
     reasoning: Some(("<think>", "</think>")),
-    template: None,
+    template: Some(CallTemplate {
+        begin: "<｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n",
+        style: "json",
+        end: "\n```<｜tool▁call▁end｜>",
+        separator: "\n",
+    }),
+    layout: Layout::section(CALLS_BEGIN, CALLS_END),
     new_region,
     render,
 };

@@ -8,7 +8,7 @@ use super::deepseek_v3::{
 use super::sectioned::SectionRegion;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::FormatSpec;
+use crate::spec::{CallTemplate, FormatSpec, Layout};
 
 pub static SPEC: FormatSpec = FormatSpec {
     name: "deepseek_v3_1",
@@ -21,7 +21,13 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "json_object",
     call_separator: None,
     reasoning: Some(("<think>", "</think>")),
-    template: None,
+    template: Some(CallTemplate {
+        begin: "<｜tool▁call▁begin｜>{name}<｜tool▁sep｜>",
+        style: "json",
+        end: "<｜tool▁call▁end｜>",
+        separator: "",
+    }),
+    layout: Layout::section(CALLS_BEGIN, CALLS_END),
     new_region,
     render,
 };

@@ -1,4 +1,4 @@
-//! DeepSeek V3.2 and V4: DSML, the DeepSeek markup for tool calls.
+//! DeepSeek V3.2, V4 and V4.1: DSML, the DeepSeek markup for tool calls.
 //!
 //! ```text
 //! <｜DSML｜function_calls>                      (V4: <｜DSML｜tool_calls>)
@@ -17,6 +17,10 @@
 //! may be one JSON object instead of parameters (SGLang accepts it); and a model that forgets the
 //! block opener at long context (vllm#48931) still has its `<｜DSML｜invoke` blocks read as calls.
 //!
+//! V4.1 writes every tag name with a leading space (`<｜DSML｜ calls>`, `<｜DSML｜ invoke name=...>`,
+//! `<｜DSML｜ parameter ...>`; SGLang `deepseekv41`, which notes the space is intentional), in the
+//! same layout.
+//!
 //! The body is read by [`super::xml_invoke`]: string values are streamed as escaped JSON fragments
 //! while they arrive; a JSON value is held until its closing tag, because a value that is not JSON
 //! becomes a string.
@@ -26,7 +30,7 @@ use serde_json::Value;
 use super::xml_invoke::{python_json, InvokeRegion, InvokeRegionSpec, Typing};
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 
 const DSML: &str = "｜DSML｜";
 
@@ -104,7 +108,13 @@ pub static DEEPSEEK_V3_2: FormatSpec = FormatSpec {
     argument_encoding: "dsml_parameters",
     call_separator: Some("\n"),
     reasoning: Some(("<think>", "</think>")),
-    template: None,
+    template: Some(CallTemplate {
+        begin: "<｜DSML｜invoke name=\"{name}\">\n",
+        style: "deepseek_xml",
+        end: "</｜DSML｜invoke>",
+        separator: "\n",
+    }),
+    layout: Layout::section("<｜DSML｜function_calls>\n", "\n</｜DSML｜function_calls>"),
     new_region,
     render: render_v32,
 };
@@ -125,23 +135,123 @@ pub static DEEPSEEK_V4: FormatSpec = FormatSpec {
     argument_encoding: "dsml_parameters",
     call_separator: Some("\n"),
     reasoning: Some(("<think>", "</think>")),
-    template: None,
+    template: Some(CallTemplate {
+        begin: "<｜DSML｜invoke name=\"{name}\">\n",
+        style: "deepseek_xml",
+        end: "</｜DSML｜invoke>",
+        separator: "\n",
+    }),
+    layout: Layout::section("<｜DSML｜tool_calls>\n", "\n</｜DSML｜tool_calls>"),
     new_region,
     render: render_v4,
 };
 
+const MARKERS_V41: &[Marker] = &[
+    Marker {
+        role: "dsml_token",
+        text: "｜DSML｜",
+        special_token: true,
+    },
+    Marker {
+        role: "section_start",
+        text: "<｜DSML｜ calls>",
+        special_token: false,
+    },
+    Marker {
+        role: "section_end",
+        text: "</｜DSML｜ calls>",
+        special_token: false,
+    },
+    Marker {
+        role: "call_start",
+        text: "<｜DSML｜ invoke",
+        special_token: false,
+    },
+    Marker {
+        role: "call_end",
+        text: "</｜DSML｜ invoke>",
+        special_token: false,
+    },
+    Marker {
+        role: "param_start",
+        text: "<｜DSML｜ parameter",
+        special_token: false,
+    },
+    Marker {
+        role: "param_end",
+        text: "</｜DSML｜ parameter>",
+        special_token: false,
+    },
+    Marker {
+        role: "reasoning_start",
+        text: "<think>",
+        special_token: true,
+    },
+    Marker {
+        role: "reasoning_end",
+        text: "</think>",
+        special_token: true,
+    },
+];
+
+pub static DEEPSEEK_V4_1: FormatSpec = FormatSpec {
+    name: "deepseek_v4_1",
+    aliases: &["deepseekv41", "deepseek_v41", "deepseek-v4.1"],
+    families: &["DeepSeek-V4.1"],
+    description:
+        "DSML with spaced tag names: <｜DSML｜ calls> with <｜DSML｜ invoke name=...> calls and \
+                  <｜DSML｜ parameter name=... string=...> values",
+    markers: MARKERS_V41,
+    triggers: &[
+        Trigger::marker("<｜DSML｜ calls>"),
+        Trigger::marker("<｜DSML｜ invoke"),
+    ],
+    name_encoding: "tag_attribute",
+    argument_encoding: "dsml_parameters",
+    call_separator: Some("\n"),
+    reasoning: Some(("<think>", "</think>")),
+    template: Some(CallTemplate {
+        begin: "<｜DSML｜ invoke name=\"{name}\">\n",
+        style: "deepseek_v4_1_xml",
+        end: "</｜DSML｜ invoke>",
+        separator: "\n",
+    }),
+    layout: Layout::section("<｜DSML｜ calls>\n", "\n</｜DSML｜ calls>"),
+    new_region: new_region_v41,
+    render: render_v41,
+};
+
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
     let d = ctx.lit(DSML);
+    new_region_with(
+        ctx,
+        &d,
+        vec![format!("</{d}function_calls>"), format!("</{d}tool_calls>")],
+    )
+}
+
+fn new_region_v41(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
+    let d = format!("{} ", ctx.lit(DSML));
+    new_region_with(ctx, &d, vec![format!("</{d}calls>")])
+}
+
+/// `d`: the tag-name prefix (`｜DSML｜`, or `｜DSML｜ ` for V4.1) as search text.
+fn new_region_with(
+    ctx: &RegionCtx<'_>,
+    d: &str,
+    block_closes: Vec<String>,
+) -> Box<dyn RegionParser> {
     let invoke_open = format!("<{d}invoke");
     Box::new(InvokeRegion::new(
         ctx,
         InvokeRegionSpec {
             wrapped: ctx.trigger_lit() != invoke_open,
-            block_closes: vec![format!("</{d}function_calls>"), format!("</{d}tool_calls>")],
+            block_closes,
             invoke_open,
             invoke_close: format!("</{d}invoke>"),
             param_open: format!("<{d}parameter"),
             param_close: format!("</{d}parameter>"),
+            separators: Vec::new(),
             typing: Typing::StringAttribute,
             what: "DSML",
         },
@@ -151,16 +261,21 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
 /// What the DeepSeek encoder writes after the assistant's content: `\n\n`, the block, invokes
 /// joined by `\n`, parameters joined by `\n`.
 fn render_block(block: &str, calls: &[RenderCall], content: Option<&str>) -> String {
+    render_tags(DSML, block, calls, content)
+}
+
+/// [`render_block`] with the tag-name prefix `d` (V4.1: `｜DSML｜ `).
+fn render_tags(d: &str, block: &str, calls: &[RenderCall], content: Option<&str>) -> String {
     let mut out = String::from(content.unwrap_or(""));
     if calls.is_empty() {
         return out;
     }
-    out.push_str(&format!("\n\n<{DSML}{block}>\n"));
+    out.push_str(&format!("\n\n<{d}{block}>\n"));
     for (k, call) in calls.iter().enumerate() {
         if k > 0 {
             out.push('\n');
         }
-        out.push_str(&format!("<{DSML}invoke name=\"{}\">\n", call.name));
+        out.push_str(&format!("<{d}invoke name=\"{}\">\n", call.name));
         match call.arguments.as_object() {
             Some(map) => {
                 for (j, (key, value)) in map.iter().enumerate() {
@@ -172,15 +287,15 @@ fn render_block(block: &str, calls: &[RenderCall], content: Option<&str>) -> Str
                         other => ("false", python_json(other)),
                     };
                     out.push_str(&format!(
-                        "<{DSML}parameter name=\"{key}\" string=\"{string}\">{text}</{DSML}parameter>"
+                        "<{d}parameter name=\"{key}\" string=\"{string}\">{text}</{d}parameter>"
                     ));
                 }
             }
             None => out.push_str(&python_json(&call.arguments)),
         }
-        out.push_str(&format!("\n</{DSML}invoke>"));
+        out.push_str(&format!("\n</{d}invoke>"));
     }
-    out.push_str(&format!("\n</{DSML}{block}>"));
+    out.push_str(&format!("\n</{d}{block}>"));
     out
 }
 
@@ -190,6 +305,11 @@ fn render_v32(calls: &[RenderCall], content: Option<&str>) -> String {
 
 fn render_v4(calls: &[RenderCall], content: Option<&str>) -> String {
     render_block("tool_calls", calls, content)
+}
+
+/// The V4.1 encoder's layout (as V4's, with the spaced tag names).
+fn render_v41(calls: &[RenderCall], content: Option<&str>) -> String {
+    render_tags("｜DSML｜ ", "calls", calls, content)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use crate::json::escape_into;
 use crate::message::IssueKind;
 use crate::region::{MarkerTable, Progress, RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 use crate::text;
 
 const CALL_START: &str = "<|tool_call>";
@@ -40,17 +40,48 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "gemma4_object",
     call_separator: Some(""),
     reasoning: Some(("<|channel>", "<channel|>")),
-    // Per-call shape `<|tool_call>call:NAME{...}<tool_call|>`, but the body is not JSON, so no
-    // JSON-style structural tag can describe it.
-    template: None,
+    // The body is not JSON: style `gemma4` (bare keys, `<|"|>` strings) has its own grammar.
+    template: Some(CallTemplate {
+        begin: "<|tool_call>call:{name}",
+        style: "gemma4",
+        end: "<tool_call|>",
+        separator: "",
+    }),
+    layout: Layout {
+        section: None,
+        content_block: None,
+        reasoning_block: Some(("<|channel>thought\n", "<channel|>")),
+        content_after_calls: true,
+    },
     new_region,
     render,
 };
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    let start = ctx.lit(CALL_START);
-    let end = ctx.lit(CALL_END);
-    let quote = ctx.lit(QUOTE);
+    new_region_with(ctx, &TAGS)
+}
+
+/// The tags around a Gemma-style `call:NAME{...}` body: the call block's opening and closing
+/// markers and the string delimiter (Gemma 4: `<|tool_call>`, `<tool_call|>`, `<|"|>`;
+/// FunctionGemma: `<start_function_call>`, `<end_function_call>`, `<escape>`).
+pub struct GemmaTags {
+    pub start: &'static str,
+    pub end: &'static str,
+    pub quote: &'static str,
+}
+
+const TAGS: GemmaTags = GemmaTags {
+    start: CALL_START,
+    end: CALL_END,
+    quote: QUOTE,
+};
+
+/// The Gemma call reader with the given tags. The format's first trigger must be `tags.start`;
+/// any other trigger is a call marker met outside a call (reported, then dropped).
+pub fn new_region_with(ctx: &RegionCtx<'_>, tags: &GemmaTags) -> Box<dyn RegionParser> {
+    let start = ctx.lit(tags.start);
+    let end = ctx.lit(tags.end);
+    let quote = ctx.lit(tags.quote);
     let trigger_len = ctx.trigger_lit().len();
     let stray = ctx.trigger != 0;
     Box::new(GemmaRegion {
@@ -508,8 +539,7 @@ impl RegionParser for GemmaRegion {
                     let sentinel = rest[..stop.unwrap_or(rest.len())]
                         .char_indices()
                         .find(|&(_, c)| MarkerTable::is_sentinel(c))
-                        .map(|(p, _)| p)
-                        .filter(|&p| Some(p) != stop);
+                        .map(|(p, _)| p);
                     let (upto, closed) = match (stop, sentinel) {
                         (Some(q), Some(s)) if s < q => (s, false),
                         (Some(q), _) => (q, true),
@@ -647,14 +677,14 @@ impl RegionParser for GemmaRegion {
 }
 
 /// A JSON value in Gemma's notation, as the chat template writes it: keys bare and sorted,
-/// strings between `<|"|>`.
-fn write_value(out: &mut String, value: &serde_json::Value) {
+/// strings between `quote` delimiters.
+fn write_value(out: &mut String, value: &serde_json::Value, quote: &str) {
     use serde_json::Value;
     match value {
         Value::String(s) => {
-            out.push_str(QUOTE);
+            out.push_str(quote);
             out.push_str(s);
-            out.push_str(QUOTE);
+            out.push_str(quote);
         }
         Value::Array(items) => {
             out.push('[');
@@ -662,20 +692,20 @@ fn write_value(out: &mut String, value: &serde_json::Value) {
                 if k > 0 {
                     out.push(',');
                 }
-                write_value(out, item);
+                write_value(out, item, quote);
             }
             out.push(']');
         }
         Value::Object(map) => {
             out.push('{');
-            write_members(out, map);
+            write_members(out, map, quote);
             out.push('}');
         }
         other => out.push_str(&other.to_string()),
     }
 }
 
-fn write_members(out: &mut String, map: &serde_json::Map<String, serde_json::Value>) {
+fn write_members(out: &mut String, map: &serde_json::Map<String, serde_json::Value>, quote: &str) {
     let mut keys: Vec<&String> = map.keys().collect();
     keys.sort();
     for (k, key) in keys.into_iter().enumerate() {
@@ -684,25 +714,31 @@ fn write_members(out: &mut String, map: &serde_json::Map<String, serde_json::Val
         }
         out.push_str(key);
         out.push(':');
-        write_value(out, &map[key]);
+        write_value(out, &map[key], quote);
     }
 }
 
 /// As the Gemma 4 chat template writes an assistant turn: the calls, then the content.
 fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+    let mut out = write_calls(calls, &TAGS);
+    out.push_str(content.unwrap_or(""));
+    out
+}
+
+/// One `START call:NAME{...} END` block per call, keys sorted, strings between `tags.quote`.
+pub fn write_calls(calls: &[RenderCall], tags: &GemmaTags) -> String {
     let mut out = String::new();
     for call in calls {
-        out.push_str(CALL_START);
+        out.push_str(tags.start);
         out.push_str(CALL_PREFIX);
         out.push_str(&call.name);
         out.push('{');
         if let serde_json::Value::Object(map) = &call.arguments {
-            write_members(&mut out, map);
+            write_members(&mut out, map, tags.quote);
         }
         out.push('}');
-        out.push_str(CALL_END);
+        out.push_str(tags.end);
     }
-    out.push_str(content.unwrap_or(""));
     out
 }
 

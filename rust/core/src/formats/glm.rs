@@ -19,7 +19,7 @@ use super::xml_params::{param_schema, ParamWriter};
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 use crate::text::{self, Scan};
 use crate::tools::ToolSet;
 
@@ -75,8 +75,8 @@ const MARKERS: &[Marker] = &[
 
 pub static GLM45: FormatSpec = FormatSpec {
     name: "glm45",
-    aliases: &["glm", "glm4_moe", "glm4.5", "glm4.6"],
-    families: &["GLM-4.5", "GLM-4.5-Air", "GLM-4.5V", "GLM-4.6"],
+    aliases: &["glm", "glm4_moe", "glm4.5", "glm4.6", "ling3", "spark25"],
+    families: &["GLM-4.5", "GLM-4.5-Air", "GLM-4.5V", "GLM-4.6", "Ling 3", "Spark 2.5"],
     description: "<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>\\n</tool_call>, values typed by the tool schema",
     markers: MARKERS,
     triggers: &[Trigger::marker(CALL_START)],
@@ -84,8 +84,14 @@ pub static GLM45: FormatSpec = FormatSpec {
     argument_encoding: "xml_key_value",
     call_separator: Some("\n"),
     reasoning: Some(("<think>", "</think>")),
-    // The structural-tag style `glm_xml` writes the pairs without newlines (the glm47 shape).
-    template: None,
+    // xgrammar's `glm_xml` allows whitespace around the pairs, so it covers this spacing too.
+    template: Some(CallTemplate {
+        begin: "<tool_call>{name}",
+        style: "glm_xml",
+        end: "</tool_call>",
+        separator: "\n",
+    }),
+    layout: Layout::BARE,
     new_region,
     render: render_glm45,
 };
@@ -109,8 +115,36 @@ pub static GLM47: FormatSpec = FormatSpec {
     call_separator: None,
     reasoning: Some(("<think>", "</think>")),
     template: Some(GLM47_TEMPLATE),
+    layout: Layout::BARE,
     new_region,
     render: render_glm47,
+};
+
+/// The tags of a GLM-style call: `CALL_START NAME [NAME_SEP] (KEY_START K KEY_END VALUE_START V
+/// VALUE_END)* CALL_END`, optionally with the calls inside a section (Hunyuan's `<tool_calls>`).
+pub struct GlmTags {
+    pub call_start: &'static str,
+    pub call_end: &'static str,
+    pub key_start: &'static str,
+    pub key_end: &'static str,
+    pub value_start: &'static str,
+    pub value_end: &'static str,
+    /// A marker that ends the name (Hunyuan's `<tool_sep>`); the name also ends at a key or the
+    /// call's end without it.
+    pub name_sep: Option<&'static str>,
+    /// The section's opening and closing markers; the opener must be the format's first trigger.
+    pub section: Option<(&'static str, &'static str)>,
+}
+
+const TAGS: GlmTags = GlmTags {
+    call_start: CALL_START,
+    call_end: CALL_END,
+    key_start: KEY_START,
+    key_end: KEY_END,
+    value_start: VALUE_START,
+    value_end: VALUE_END,
+    name_sep: None,
+    section: None,
 };
 
 struct Lits {
@@ -120,11 +154,19 @@ struct Lits {
     key_end: String,
     value_start: String,
     value_end: String,
+    name_sep: Option<String>,
+    /// The section's closing marker; without a section, the call's closing marker again (a
+    /// duplicate in a search list never wins over the earlier entry, so it changes nothing).
+    section_end: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
     Trigger,
+    /// Inside a section, between calls.
+    Between,
+    /// Text inside a section that belongs to no call.
+    SectionStray,
     Name,
     AfterName,
     Body,
@@ -140,6 +182,10 @@ struct GlmRegion {
     lits: Arc<Lits>,
     tools: Arc<ToolSet>,
     state: State,
+    /// Opened by the section marker: calls continue until the section's end.
+    in_section: bool,
+    saw_call: bool,
+    trigger_len: usize,
     raw: String,
     name: String,
     key: String,
@@ -150,17 +196,32 @@ struct GlmRegion {
 }
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
+    new_region_with(ctx, &TAGS)
+}
+
+/// The GLM call reader with the given tags. Without a section the format's trigger is
+/// `tags.call_start` and the region is one call; with one, the first trigger is the section's
+/// opener (the region runs to the section's end) and any other is a bare call opener.
+pub fn new_region_with(ctx: &RegionCtx<'_>, tags: &GlmTags) -> Box<dyn RegionParser> {
+    let call_end = ctx.lit(tags.call_end);
     Box::new(GlmRegion {
         lits: Arc::new(Lits {
-            call_start: ctx.lit(CALL_START),
-            call_end: ctx.lit(CALL_END),
-            key_start: ctx.lit(KEY_START),
-            key_end: ctx.lit(KEY_END),
-            value_start: ctx.lit(VALUE_START),
-            value_end: ctx.lit(VALUE_END),
+            call_start: ctx.lit(tags.call_start),
+            key_start: ctx.lit(tags.key_start),
+            key_end: ctx.lit(tags.key_end),
+            value_start: ctx.lit(tags.value_start),
+            value_end: ctx.lit(tags.value_end),
+            name_sep: tags.name_sep.map(|sep| ctx.lit(sep)),
+            section_end: tags
+                .section
+                .map_or_else(|| call_end.clone(), |(_, end)| ctx.lit(end)),
+            call_end,
         }),
         tools: ctx.tools.clone(),
         state: State::Trigger,
+        in_section: tags.section.is_some() && ctx.trigger == 0,
+        saw_call: false,
+        trigger_len: ctx.trigger_lit().len(),
         raw: String::new(),
         name: String::new(),
         key: String::new(),
@@ -213,6 +274,17 @@ impl GlmRegion {
         let raw = std::mem::take(&mut self.raw);
         sink.end_call(&raw);
     }
+
+    /// A call is over (`consumed` bytes in): the region ends, or inside a section the next call
+    /// or the section's end follows.
+    fn after_call(&mut self, consumed: usize) -> Option<Progress> {
+        if self.in_section {
+            self.state = State::Between;
+            None
+        } else {
+            Some(Progress::done(consumed))
+        }
+    }
 }
 
 impl RegionParser for GlmRegion {
@@ -231,10 +303,78 @@ impl GlmRegion {
             let rest = &input[i..];
             match self.state {
                 State::Trigger => {
-                    let n = l.call_start.len().min(rest.len());
+                    let n = if self.in_section {
+                        self.trigger_len
+                    } else {
+                        l.call_start.len()
+                    };
+                    let n = n.min(rest.len());
                     self.take(input, i, i + n);
                     i += n;
-                    self.state = State::Name;
+                    self.state = if self.in_section {
+                        State::Between
+                    } else {
+                        State::Name
+                    };
+                }
+                State::Between => {
+                    let (ws, partial) = skip_space(rest);
+                    self.take(input, i, i + ws);
+                    i += ws;
+                    let rest = &input[i..];
+                    let lits = [l.call_start.as_str(), l.section_end.as_str()];
+                    match starts_with_any(rest, &lits) {
+                        Some(0) => {
+                            self.raw.clear();
+                            self.take(input, i, i + lits[0].len());
+                            i += lits[0].len();
+                            self.name.clear();
+                            self.state = State::Name;
+                        }
+                        Some(_) => {
+                            self.raw.clear();
+                            return Progress::done(i + lits[1].len());
+                        }
+                        None if rest.is_empty() || partial || prefix_of_any(rest, &lits) => {
+                            if !eof {
+                                return Progress::more(i);
+                            }
+                            self.take(input, i, input.len());
+                            if !self.saw_call {
+                                self.fail(
+                                    IssueKind::Truncated,
+                                    "output ended inside an empty tool-call section",
+                                    sink,
+                                );
+                            }
+                            return Progress::done(input.len());
+                        }
+                        None => {
+                            self.raw.clear();
+                            self.state = State::SectionStray;
+                        }
+                    }
+                }
+                State::SectionStray => {
+                    // Text inside the section that belongs to no call stays content; whitespace
+                    // right before the next tag is formatting.
+                    let lits = [l.call_start.as_str(), l.section_end.as_str()];
+                    match text::scan(rest, &lits) {
+                        Scan::Found { pos, .. } => {
+                            sink.content(rest[..pos].trim_end());
+                            i += pos;
+                            self.state = State::Between;
+                        }
+                        Scan::NotFound { .. } if eof => {
+                            sink.content(rest);
+                            return Progress::done(input.len());
+                        }
+                        Scan::NotFound { safe } => {
+                            let text = rest[..safe].trim_end();
+                            sink.content(text);
+                            return Progress::more(i + text.len());
+                        }
+                    }
                 }
                 State::Name => {
                     let mut rest = rest;
@@ -272,7 +412,11 @@ impl GlmRegion {
                         let n = l.call_end.len();
                         self.take(input, i, i + n);
                         self.fail(IssueKind::MissingName, "empty <tool_call> block", sink);
-                        return Progress::done(i + n);
+                        i += n;
+                        if let Some(p) = self.after_call(i) {
+                            return p;
+                        }
+                        continue;
                     }
                     if prefix_of_any(rest, &[l.call_end.as_str()]) {
                         if !eof {
@@ -291,20 +435,26 @@ impl GlmRegion {
                         .skip_by(self.offset + i, rest, |r| skip_space(r).0);
                     let partial = &rest[ws..] == "\\";
                     let after = &rest[ws..];
+                    let sep = l.name_sep.as_deref().unwrap_or_default();
                     let lits = [
                         l.key_start.as_str(),
                         l.call_end.as_str(),
                         l.call_start.as_str(),
+                        l.section_end.as_str(),
                     ];
-                    if starts_with_any(after, &lits).is_some() {
-                        self.take(input, i, i + ws);
-                        i += ws;
+                    let at_sep = !sep.is_empty() && after.starts_with(sep);
+                    if at_sep || starts_with_any(after, &lits).is_some() {
+                        let n = if at_sep { ws + sep.len() } else { ws };
+                        self.take(input, i, i + n);
+                        i += n;
+                        self.saw_call = true;
                         sink.start_call(&self.name, None);
                         self.writer.open(sink);
                         self.state = State::Body;
                         continue;
                     }
-                    if after.is_empty() || partial || prefix_of_any(after, &lits) {
+                    let partial_sep = !sep.is_empty() && text::is_proper_prefix(after, sep);
+                    if after.is_empty() || partial || partial_sep || prefix_of_any(after, &lits) {
                         if !eof {
                             return Progress::more(i);
                         }
@@ -330,6 +480,7 @@ impl GlmRegion {
                         l.key_start.as_str(),
                         l.call_end.as_str(),
                         l.call_start.as_str(),
+                        l.section_end.as_str(),
                     ];
                     if rest.is_empty() || partial || prefix_of_any(rest, &lits) {
                         if !eof {
@@ -355,12 +506,18 @@ impl GlmRegion {
                         Some(1) => {
                             self.take(input, i, i + lits[1].len());
                             self.finish_call(sink);
-                            return Progress::done(i + lits[1].len());
+                            i += lits[1].len();
+                            if let Some(p) = self.after_call(i) {
+                                return p;
+                            }
                         }
                         Some(_) => {
-                            // The next call starts: this one lacked `</tool_call>`.
+                            // The next call (or the section's end) follows: this call lacked
+                            // `</tool_call>`.
                             self.finish_call(sink);
-                            return Progress::done(i);
+                            if let Some(p) = self.after_call(i) {
+                                return p;
+                            }
                         }
                         None => self.state = State::Stray,
                     }
@@ -372,6 +529,7 @@ impl GlmRegion {
                         l.key_start.as_str(),
                         l.call_end.as_str(),
                         l.call_start.as_str(),
+                        l.section_end.as_str(),
                     ];
                     // Whitespace held back by the previous feed is not scanned again (no tag
                     // starts inside it), so a long run of it stays linear.
@@ -408,6 +566,7 @@ impl GlmRegion {
                         l.key_start.as_str(),
                         l.call_end.as_str(),
                         l.call_start.as_str(),
+                        l.section_end.as_str(),
                     ];
                     match text::scan(rest, &lits) {
                         Scan::Found { pos, which } => {
@@ -481,6 +640,7 @@ impl GlmRegion {
                         l.key_start.as_str(),
                         l.call_end.as_str(),
                         l.call_start.as_str(),
+                        l.section_end.as_str(),
                     ];
                     match text::scan(rest, &lits) {
                         Scan::Found { pos, which } => {
@@ -505,13 +665,20 @@ impl GlmRegion {
                     }
                 }
                 State::Recover(kind, why) => {
-                    let lits = [l.call_end.as_str(), l.call_start.as_str()];
+                    let lits = [
+                        l.call_end.as_str(),
+                        l.call_start.as_str(),
+                        l.section_end.as_str(),
+                    ];
                     match text::scan(rest, &lits) {
                         Scan::Found { pos, which } => {
                             let n = if which == 0 { pos + lits[0].len() } else { pos };
                             self.take(input, i, i + n);
                             self.fail(kind, why, sink);
-                            return Progress::done(i + n);
+                            i += n;
+                            if let Some(p) = self.after_call(i) {
+                                return p;
+                            }
                         }
                         Scan::NotFound { .. } if eof => {
                             self.take(input, i, input.len());

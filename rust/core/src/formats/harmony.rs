@@ -17,13 +17,20 @@
 //!   complete is returned even without its `<|call|>` (servers often strip that stop token).
 //! - Text outside any message is content. A stray `<|end|>` or `<|return|>` there is dropped (it
 //!   closes a message whose header was in the prompt); a stray `<|call|>` is `unexpected_text`.
+//!
+//! The message reader is shared with formats that use the same channel messages with other call
+//! bodies (`channel_region` with a `Dialect`): Beam names tools without the `functions.`
+//! namespace and writes XML parameters (`super::beam`).
+
+use std::sync::Arc;
 
 use crate::json;
 use crate::message::IssueKind;
-use crate::region::{Progress, RegionCtx, RegionParser, Sink};
+use crate::region::{Progress, RegionCtx, RegionParser, Sink, Status};
 use crate::render::RenderCall;
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 use crate::text;
+use crate::tools::ToolSet;
 
 const START: &str = "<|start|>";
 const CHANNEL: &str = "<|channel|>";
@@ -91,30 +98,105 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "json_object",
     call_separator: Some("<|start|>assistant"),
     reasoning: None,
-    template: None,
+    template: Some(CallTemplate {
+        begin: "<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>",
+        style: "json",
+        end: "<|call|>",
+        separator: "<|start|>assistant",
+    }),
+    layout: Layout {
+        section: None,
+        content_block: Some(("<|channel|>final<|message|>", "<|return|>")),
+        reasoning_block: Some((
+            "<|channel|>analysis<|message|>",
+            "<|end|><|start|>assistant",
+        )),
+        content_after_calls: false,
+    },
     new_region,
     render,
 };
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
+    channel_region(
+        ctx,
+        Dialect {
+            functions_namespace: true,
+            body: None,
+        },
+    )
+}
+
+/// A trigger that opens a message header at its recipient: the completion's first message when
+/// the prompt ended `<|start|>assistant` and the recipient follows the role (` to=NAME<|channel|>`).
+pub(crate) const RECIPIENT: &str = "to=";
+
+/// The stop markers of a message body, in the order [`channel_region`] uses: the first three end
+/// the message and are consumed, the last two start the next message.
+pub(crate) fn stop_lits(ctx: &RegionCtx<'_>) -> [String; 5] {
     let lit = |t| ctx.lit(t);
-    let stops = [lit(END), lit(CALL), lit(RETURN), lit(START), lit(CHANNEL)];
+    [lit(END), lit(CALL), lit(RETURN), lit(START), lit(CHANNEL)]
+}
+
+/// What differs between the formats that read channel messages with this reader.
+pub(crate) struct Dialect {
+    /// Recipients are `functions.NAME` (harmony; other recipients are built-in tools). Otherwise a
+    /// recipient is the tool's own name (a `functions.` prefix is dropped when the tool set does
+    /// not know the full name).
+    pub functions_namespace: bool,
+    /// Reads call bodies that are not JSON objects. `None`: harmony's rule (a function's body must
+    /// be JSON, a built-in tool's other body is wrapped as `{"input": ...}`).
+    pub body: Option<Box<dyn CallBody>>,
+}
+
+/// A call body in a format's own encoding, read up to the stop marker that ends its message.
+pub(crate) trait CallBody: Send + Sync {
+    /// A call to `name` starts (its body may still turn out empty or a JSON object).
+    fn start(&mut self, name: &str);
+    /// Read body text from `rest`, writing the arguments from their opening on (the first call
+    /// starts at a non-whitespace character).
+    fn feed(&mut self, rest: &str, eof: bool, sink: &mut Sink) -> BodyStep;
+    /// The body ended at a stop marker or at the end of the output: close the arguments.
+    fn close(&mut self, sink: &mut Sink);
+}
+
+/// What a [`CallBody`] read.
+pub(crate) enum BodyStep {
+    /// This many bytes were read; more input is needed (never at `eof`).
+    More(usize),
+    /// The body ended after this many bytes: a stop marker (not consumed) or the end of the output
+    /// follows.
+    Ended(usize),
+    /// The call is broken after this many bytes; the rest of its message is kept for the issue.
+    Broken(usize, IssueKind, &'static str),
+}
+
+/// The region reader for one channel message (or a stray end marker).
+pub(crate) fn channel_region(ctx: &RegionCtx<'_>, dialect: Dialect) -> Box<dyn RegionParser> {
+    let lit = |t| ctx.lit(t);
+    let stops = stop_lits(ctx);
     let stop_firsts = stops.iter().filter_map(|s| s.bytes().next()).collect();
+    let opener = ctx.spec.triggers[ctx.trigger].text;
+    let at_recipient = opener == RECIPIENT;
     Box::new(HarmonyRegion {
         state: State::Trigger,
-        opened_by_start: ctx.trigger == 0,
-        stray_end: ctx.trigger >= 2,
+        opened_by_start: opener == START || at_recipient,
+        stray_end: [END, CALL, RETURN].contains(&opener),
+        at_recipient,
+        soft: ctx.soft(),
         trigger: ctx.trigger_lit(),
         channel: lit(CHANNEL),
         message: lit(MESSAGE),
         constrain: lit(CONSTRAIN),
-        // Order matters: the first three are consumed, the last two start the next message.
         stops,
         stop_firsts,
         header: String::new(),
         raw: String::new(),
         is_function: false,
         json: JsonBody::default(),
+        functions_namespace: dialect.functions_namespace,
+        body: dialect.body,
+        tools: ctx.tools.clone(),
     })
 }
 
@@ -132,6 +214,8 @@ enum State {
     AfterJson,
     /// A built-in tool's non-JSON body, streamed as `{"input": "..."}`.
     Wrapped,
+    /// A body in the dialect's own encoding ([`CallBody`]).
+    Own,
     /// A broken call: its text is collected up to the end of the message for the issue.
     Skip(IssueKind, &'static str),
 }
@@ -160,6 +244,10 @@ struct HarmonyRegion {
     state: State,
     opened_by_start: bool,
     stray_end: bool,
+    /// Opened by [`RECIPIENT`]: the header began with `to=`.
+    at_recipient: bool,
+    /// Opened by a soft trigger: text that is not a message header is content.
+    soft: bool,
     trigger: String,
     channel: String,
     message: String,
@@ -171,6 +259,9 @@ struct HarmonyRegion {
     raw: String,
     is_function: bool,
     json: JsonBody,
+    functions_namespace: bool,
+    body: Option<Box<dyn CallBody>>,
+    tools: Arc<ToolSet>,
 }
 
 /// The fields of a message header.
@@ -328,6 +419,13 @@ impl HarmonyRegion {
             self.open_message(sink);
             return None;
         }
+        if self.soft && (broken || bad || eof) {
+            // `to=` at the output start that does not lead a message header: prose.
+            return Some(Progress {
+                consumed: *i,
+                status: Status::Reject(std::mem::take(&mut self.raw)),
+            });
+        }
         if broken {
             // A marker that ends or starts a message: this header never got its `<|message|>`.
             return Some(self.fail(
@@ -372,13 +470,24 @@ impl HarmonyRegion {
             };
             return;
         };
-        self.is_function = recipient.starts_with("functions.");
-        let name = recipient.strip_prefix("functions.").unwrap_or(&recipient);
+        let name = if self.functions_namespace {
+            self.is_function = recipient.starts_with("functions.");
+            recipient.strip_prefix("functions.").unwrap_or(&recipient)
+        } else {
+            self.is_function = true;
+            match recipient.strip_prefix("functions.") {
+                Some(short) if self.tools.get(&recipient).is_none() => short,
+                _ => &recipient,
+            }
+        };
         if name.is_empty() {
             self.state = State::Skip(IssueKind::MissingName, "the recipient names no function");
             return;
         }
         sink.start_call(name, None);
+        if let Some(body) = self.body.as_mut() {
+            body.start(name);
+        }
         self.state = State::BodyStart;
     }
 
@@ -455,6 +564,9 @@ impl RegionParser for HarmonyRegion {
                         return Progress::done(i);
                     }
                     self.raw.push_str(&rest[..n]);
+                    if self.at_recipient {
+                        self.header.push_str(&rest[..n]);
+                    }
                     self.state = State::Header;
                 }
                 State::Header => {
@@ -512,6 +624,8 @@ impl RegionParser for HarmonyRegion {
                     if rest.starts_with('{') {
                         self.json = JsonBody::default();
                         self.state = State::Json;
+                    } else if self.body.is_some() {
+                        self.state = State::Own;
                     } else if self.is_function {
                         self.state = State::Skip(
                             IssueKind::MalformedJson,
@@ -599,6 +713,30 @@ impl RegionParser for HarmonyRegion {
                     sink.args("\"}");
                     self.raw.push_str(&input[i..i + len]);
                     return self.end_call(i + len, sink);
+                }
+                State::Own => {
+                    let Some(body) = self.body.as_mut() else {
+                        return self.fail(IssueKind::MalformedJson, "no body reader", i, sink);
+                    };
+                    match body.feed(rest, eof, sink) {
+                        BodyStep::More(n) => {
+                            self.raw.push_str(&rest[..n]);
+                            return Progress::more(i + n);
+                        }
+                        BodyStep::Ended(n) => {
+                            body.close(sink);
+                            self.raw.push_str(&rest[..n]);
+                            i += n;
+                            let len = self.stop_at_start(&input[i..]).unwrap_or(0);
+                            self.raw.push_str(&input[i..i + len]);
+                            return self.end_call(i + len, sink);
+                        }
+                        BodyStep::Broken(n, kind, why) => {
+                            self.raw.push_str(&rest[..n]);
+                            i += n;
+                            self.state = State::Skip(kind, why);
+                        }
+                    }
                 }
                 State::Skip(kind, why) => {
                     let (upto, len) = match self.find_stop(rest) {

@@ -5,7 +5,7 @@
 use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::{self, RenderCall};
-use crate::spec::{CallTemplate, FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 
 const TEMPLATE: CallTemplate = CallTemplate {
     begin: "<tool_call>\n{\"name\": \"{name}\", \"arguments\": ",
@@ -16,7 +16,15 @@ const TEMPLATE: CallTemplate = CallTemplate {
 
 pub static SPEC: FormatSpec = FormatSpec {
     name: "hermes",
-    aliases: &["qwen25", "qwen", "qwen2_5", "qwen3", "granite4"],
+    aliases: &[
+        "qwen25",
+        "qwen",
+        "qwen2_5",
+        "qwen3",
+        "granite4",
+        "trinity",
+        "qwen3_json",
+    ],
     families: &[
         "Qwen2.5",
         "Qwen3",
@@ -55,6 +63,7 @@ pub static SPEC: FormatSpec = FormatSpec {
     call_separator: Some("\n"),
     reasoning: Some(("<think>", "</think>")),
     template: Some(TEMPLATE),
+    layout: Layout::BARE,
     new_region,
     render,
 };

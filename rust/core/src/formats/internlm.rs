@@ -8,7 +8,7 @@ use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink};
 use crate::render::{self, RenderCall};
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 use crate::text;
 
 pub static SPEC: FormatSpec = FormatSpec {
@@ -39,7 +39,13 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "json_object",
     call_separator: None,
     reasoning: None,
-    template: None,
+    template: Some(CallTemplate {
+        begin: "<|action_start|><|plugin|>\n{\"name\": \"{name}\", \"parameters\": ",
+        style: "json",
+        end: "}<|action_end|>",
+        separator: "",
+    }),
+    layout: Layout::BARE,
     new_region,
     render,
 };

@@ -15,11 +15,15 @@ use crate::text;
 pub struct CallKeys {
     pub name: &'static [&'static str],
     pub arguments: &'static [&'static str],
+    /// The call object's only key is the tool name and its value the arguments (Apertus's
+    /// `{"get_weather": {...}}`); `name` and `arguments` are then unused.
+    pub name_is_key: bool,
 }
 
 pub const STANDARD_KEYS: CallKeys = CallKeys {
     name: &["name"],
     arguments: &["arguments", "parameters"],
+    name_is_key: false,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -188,6 +192,32 @@ impl JsonCallObject {
                     }
                 },
                 ObjState::InKey => match self.reader.feed(&input[i..]) {
+                    Some(n) if self.keys.name_is_key => {
+                        i += n;
+                        if self.keys_seen > 0 {
+                            return (
+                                i,
+                                ObjOutcome::Error(
+                                    IssueKind::MalformedJson,
+                                    "a call object names more than one tool",
+                                ),
+                            );
+                        }
+                        let Some(name) = self.reader.decoded() else {
+                            return (
+                                i,
+                                ObjOutcome::Error(
+                                    IssueKind::MalformedJson,
+                                    "bad escape in the call name",
+                                ),
+                            );
+                        };
+                        self.keys_seen += 1;
+                        self.named = true;
+                        sink.start_call(&name, None);
+                        self.role = KeyRole::Arguments;
+                        self.state = ObjState::Colon;
+                    }
                     Some(n) => {
                         i += n;
                         let key = self.reader.decoded().unwrap_or_default();

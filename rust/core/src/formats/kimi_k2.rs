@@ -6,7 +6,7 @@
 use super::sectioned::{kimi_name, Header, SectionRegion, SectionSyntax};
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 
 const SECTION_BEGIN: &str = "<|tool_calls_section_begin|>";
 const SECTION_END: &str = "<|tool_calls_section_end|>";
@@ -54,7 +54,13 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "json_object",
     call_separator: None,
     reasoning: Some(("<think>", "</think>")),
-    template: None,
+    template: Some(CallTemplate {
+        begin: "<|tool_call_begin|>functions.{name}:{index}<|tool_call_argument_begin|>",
+        style: "json",
+        end: "<|tool_call_end|>",
+        separator: "",
+    }),
+    layout: Layout::section(SECTION_BEGIN, SECTION_END),
     new_region,
     render,
 };

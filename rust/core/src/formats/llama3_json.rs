@@ -4,11 +4,11 @@
 use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::{self, RenderCall};
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 
 pub static SPEC: FormatSpec = FormatSpec {
     name: "llama3_json",
-    aliases: &["llama3", "llama3.1", "llama3.2", "llama3.3", "llama3_1", "llama"],
+    aliases: &["llama3", "llama3.1", "llama3.2", "llama3.3", "llama3_1", "llama", "llama4_json"],
     families: &["Llama 3.1", "Llama 3.2", "Llama 3.3"],
     description: "JSON object {name, parameters} at the start of the output or after <|python_tag|>; ';' between calls",
     markers: &[
@@ -20,7 +20,13 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "json_object",
     call_separator: Some(";"),
     reasoning: None,
-    template: None,
+    template: Some(CallTemplate {
+        begin: "{\"name\": \"{name}\", \"parameters\": ",
+        style: "json",
+        end: "}",
+        separator: "; ",
+    }),
+    layout: Layout::section("<|python_tag|>", ""),
     new_region,
     render,
 };

@@ -5,7 +5,7 @@
 use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::{self, RenderCall};
-use crate::spec::{CallTemplate, FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 
 const TEMPLATE: CallTemplate = CallTemplate {
     begin: "<longcat_tool_call>\n{\"name\": \"{name}\", \"arguments\": ",
@@ -50,6 +50,7 @@ pub static SPEC: FormatSpec = FormatSpec {
     call_separator: Some(""),
     reasoning: Some(("<longcat_think>", "</longcat_think>")),
     template: Some(TEMPLATE),
+    layout: Layout::BARE,
     new_region,
     render,
 };

@@ -21,7 +21,7 @@ use serde_json::Value;
 use super::xml_invoke::{python_json, InvokeRegion, InvokeRegionSpec, Typing};
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 
 pub static SPEC: FormatSpec = FormatSpec {
     name: "minimax_m2",
@@ -81,7 +81,13 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "xml_parameters",
     call_separator: Some("\n"),
     reasoning: Some(("<think>", "</think>")),
-    template: None,
+    template: Some(CallTemplate {
+        begin: "<invoke name=\"{name}\">\n",
+        style: "minimax_xml",
+        end: "</invoke>",
+        separator: "\n",
+    }),
+    layout: Layout::section("<minimax:tool_call>\n", "\n</minimax:tool_call>"),
     new_region,
     render,
 };
@@ -96,6 +102,7 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
             invoke_close: ctx.lit("</invoke>"),
             param_open: ctx.lit("<parameter"),
             param_close: ctx.lit("</parameter>"),
+            separators: Vec::new(),
             typing: Typing::Schema,
             what: "MiniMax",
         },

@@ -32,7 +32,7 @@ use crate::json;
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 use crate::text;
 use crate::tools::ToolSet;
 use crate::xml_value::{self, TypeSet};
@@ -96,7 +96,13 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "xml_tags",
     call_separator: Some("\n"),
     reasoning: Some(("<mm:think>", "</mm:think>")),
-    template: None,
+    template: Some(CallTemplate {
+        begin: "]<]minimax[>[<invoke name=\"{name}\">\n",
+        style: "minimax_m3_xml",
+        end: "]<]minimax[>[</invoke>",
+        separator: "\n",
+    }),
+    layout: Layout::section("]<]minimax[>[<tool_call>\n", "\n]<]minimax[>[</tool_call>"),
     new_region,
     render,
 };

@@ -8,7 +8,7 @@ use crate::json::{ScanResult, ValueScanner};
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink, Status};
 use crate::render::RenderCall;
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 use crate::text;
 
 pub static SPEC: FormatSpec = FormatSpec {
@@ -61,7 +61,13 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "json_object",
     call_separator: None,
     reasoning: Some(("[THINK]", "[/THINK]")),
-    template: None,
+    template: Some(CallTemplate {
+        begin: "[TOOL_CALLS]{name}[ARGS]",
+        style: "json",
+        end: "",
+        separator: "",
+    }),
+    layout: Layout::BARE,
     new_region,
     render,
 };

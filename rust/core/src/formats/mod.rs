@@ -1,21 +1,31 @@
 //! The format registry: every wire format is one file in this folder with a `SPEC`, plus one line
 //! in `REGISTRY`.
 
+pub mod apertus;
+pub mod beam;
 pub mod cohere;
 pub mod deepseek_v3;
 pub mod deepseek_v3_1;
 pub mod default;
+pub mod dots;
 pub mod dsml;
+pub mod ernie45;
+pub mod functiongemma;
 pub mod gemma4;
+pub mod gigachat3;
 pub mod glm;
 pub mod granite;
+pub mod granite_20b_fc;
 pub mod harmony;
 pub mod hermes;
+pub mod hunyuan;
 pub mod hunyuan_a13b;
 pub mod internlm;
+pub mod iquest;
 pub mod jamba;
 pub mod json_calls;
 pub mod kimi_k2;
+pub mod lfm2;
 pub mod llama3_json;
 pub mod longcat;
 pub mod markup;
@@ -28,6 +38,8 @@ pub mod pylit;
 pub mod pythonic;
 pub mod qwen3_coder;
 pub mod sectioned;
+pub mod seed_oss;
+pub mod step3;
 pub mod xlam;
 pub mod xml_invoke;
 pub mod xml_params;
@@ -40,6 +52,7 @@ pub static REGISTRY: &[&FormatSpec] = &[
     &llama3_json::SPEC,
     &mistral::SPEC,
     &harmony::SPEC,
+    &beam::SPEC,
     &longcat::SPEC,
     &hunyuan_a13b::SPEC,
     &cohere::SPEC,
@@ -48,6 +61,7 @@ pub static REGISTRY: &[&FormatSpec] = &[
     &glm::GLM47,
     &dsml::DEEPSEEK_V3_2,
     &dsml::DEEPSEEK_V4,
+    &dsml::DEEPSEEK_V4_1,
     &minimax_m2::SPEC,
     &minimax_m3::SPEC,
     &default::SPEC,
@@ -62,6 +76,18 @@ pub static REGISTRY: &[&FormatSpec] = &[
     &granite::SPEC,
     &xlam::SPEC,
     &internlm::SPEC,
+    &seed_oss::SPEC,
+    &step3::SPEC,
+    &functiongemma::SPEC,
+    &hunyuan::HUNYUAN,
+    &hunyuan::HY_V4,
+    &apertus::SPEC,
+    &gigachat3::SPEC,
+    &lfm2::SPEC,
+    &dots::SPEC,
+    &iquest::SPEC,
+    &granite_20b_fc::SPEC,
+    &ernie45::SPEC,
 ];
 
 /// Find a format by canonical name or alias (case-insensitive, `-` and `_` interchangeable).

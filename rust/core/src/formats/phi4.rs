@@ -6,7 +6,7 @@
 use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::{self, RenderCall};
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 
 pub static SPEC: FormatSpec = FormatSpec {
     name: "phi4",
@@ -19,7 +19,13 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "json_object",
     call_separator: Some(", "),
     reasoning: None,
-    template: None,
+    template: Some(CallTemplate {
+        begin: "{\"name\": \"{name}\", \"arguments\": ",
+        style: "json",
+        end: "}",
+        separator: ", ",
+    }),
+    layout: Layout::section("functools[", "]"),
     new_region,
     render,
 };

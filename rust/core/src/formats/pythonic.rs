@@ -22,13 +22,15 @@ use crate::json;
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink, Status};
 use crate::render::RenderCall;
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 use crate::text;
 
 const PY_START: &str = "<|python_start|>";
 const PY_END: &str = "<|python_end|>";
 const FN_START: &str = "<function_calls>";
 const FN_END: &str = "</function_calls>";
+/// What a `[` must open to be read as calls: `[name(` (whitespace allowed around the name).
+const CALL_OPENS: &str = r"\[\s*[A-Za-z_\u0080-\U0010ffff][A-Za-z0-9_.\-\u0080-\U0010ffff]*\s*\(";
 
 pub static SPEC: FormatSpec = FormatSpec {
     name: "pythonic",
@@ -66,8 +68,8 @@ pub static SPEC: FormatSpec = FormatSpec {
     // The soft `[` comes before the markers: the engine's marker search stops at the earliest
     // match of the literals listed before, so the frequent `[` keeps the search short.
     triggers: &[
-        Trigger::at_start("["),
-        Trigger::soft("["),
+        Trigger::at_start("[").confirmed(CALL_OPENS),
+        Trigger::soft("[").confirmed(CALL_OPENS),
         Trigger::marker(PY_START),
         Trigger::marker(FN_START),
     ],
@@ -75,7 +77,13 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "python_kwargs",
     call_separator: Some(", "),
     reasoning: None,
-    template: None,
+    template: Some(CallTemplate {
+        begin: "{name}(",
+        style: "python_kwargs",
+        end: ")",
+        separator: ", ",
+    }),
+    layout: Layout::section("[", "]"),
     new_region,
     render,
 };
@@ -86,6 +94,16 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
         2 => Some(ctx.lit(PY_END)),
         _ => Some(ctx.lit(FN_END)),
     };
+    build(ctx, end_lit)
+}
+
+/// The pythonic reader for a format whose call list sits between a start marker (the trigger)
+/// and `end` (LFM2's `<|tool_call_start|>` ... `<|tool_call_end|>`).
+pub fn new_wrapped_region(ctx: &RegionCtx<'_>, end: &'static str) -> Box<dyn RegionParser> {
+    build(ctx, Some(ctx.lit(end)))
+}
+
+fn build(ctx: &RegionCtx<'_>, end_lit: Option<String>) -> Box<dyn RegionParser> {
     Box::new(PythonicRegion {
         st: St::Trigger,
         soft: ctx.soft(),
@@ -631,7 +649,13 @@ fn render(calls: &[RenderCall], content: Option<&str>) -> String {
     if calls.is_empty() {
         return out;
     }
-    out.push('[');
+    out.push_str(&call_list(calls));
+    out
+}
+
+/// `[f(a=1, b='x'), g()]`: the calls as a Python list.
+pub fn call_list(calls: &[RenderCall]) -> String {
+    let mut out = String::from('[');
     for (k, call) in calls.iter().enumerate() {
         if k > 0 {
             out.push_str(", ");

@@ -16,6 +16,10 @@
 //! (151657/151658; 248058/248059 for Qwen3.5/3.6); `<function=`, `<parameter=` and their closing
 //! tags are plain text.
 //!
+//! The same body is written by Step-3.5 / Step-3.7 (SGLang `step3p5`), Nanbeige, Xiaomi MiMo
+//! (SGLang `mimo`, which also HTML-unescapes values; not done here: values are kept as written)
+//! and read by vLLM's `qwen3_xml` parser; they are aliases of this format.
+//!
 //! Leniency that real outputs need: a missing `</parameter>` before the next `<parameter=`,
 //! `</function>` or `</tool_call>`; a missing `</function>` or `</tool_call>`; several functions
 //! in one `<tool_call>`; a bare `<function=NAME>` without `<tool_call>` (a soft trigger, confirmed
@@ -29,7 +33,7 @@ use super::xml_params::{param_schema, read_tag_name, ParamWriter, TagName};
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink, Status};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 use crate::text::{self, Scan};
 use crate::tools::ToolSet;
 
@@ -49,13 +53,27 @@ const PARAM_END: &str = "</parameter>";
 
 pub static SPEC: FormatSpec = FormatSpec {
     name: "qwen3_coder",
-    aliases: &["nemotron_nano", "qwen3_5", "qwen3.5", "qwen3_6", "qwen3.6"],
+    aliases: &[
+        "nemotron_nano",
+        "qwen3_5",
+        "qwen3.5",
+        "qwen3_6",
+        "qwen3.6",
+        "qwen3_xml",
+        "step3p5",
+        "step3.5",
+        "nanbeige",
+        "mimo",
+    ],
     families: &[
         "Qwen3-Coder",
         "Qwen3-Coder-Next",
         "Qwen3.5",
         "Qwen3.6",
         "Nemotron 3 Nano",
+        "Step-3.5",
+        "Nanbeige",
+        "MiMo",
     ],
     description: "<tool_call><function=NAME><parameter=KEY>VALUE</parameter>...</function></tool_call>, values typed by the tool schema",
     markers: &[
@@ -106,6 +124,7 @@ pub static SPEC: FormatSpec = FormatSpec {
     call_separator: Some("\n"),
     reasoning: Some(("<think>", "</think>")),
     template: Some(TEMPLATE),
+    layout: Layout::BARE,
     new_region,
     render,
 };
@@ -161,10 +180,22 @@ struct QwenRegion {
 }
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
+    new_region_with(ctx, CALL_START, CALL_END)
+}
+
+/// The qwen3_coder body (`<function=NAME><parameter=K>V</parameter></function>`) inside the block
+/// tags `call_start` / `call_end` (Qwen's `<tool_call>`, Seed-OSS's `<seed:tool_call>`). The
+/// format's triggers must be `[Trigger::marker(call_start), Trigger::soft("<function=")]`, in
+/// that order: the second is the bare-function form.
+pub fn new_region_with(
+    ctx: &RegionCtx<'_>,
+    call_start: &'static str,
+    call_end: &'static str,
+) -> Box<dyn RegionParser> {
     Box::new(QwenRegion {
         lits: Arc::new(Lits {
-            call_start: ctx.lit(CALL_START),
-            call_end: ctx.lit(CALL_END),
+            call_start: ctx.lit(call_start),
+            call_end: ctx.lit(call_end),
             function_start: ctx.lit(FUNCTION_START),
             function_end: ctx.lit(FUNCTION_END),
             param_start: ctx.lit(PARAM_START),

@@ -6,7 +6,7 @@
 use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
 use crate::region::{Progress, RegionCtx, RegionParser, Sink, Status};
 use crate::render::{self, RenderCall};
-use crate::spec::{FormatSpec, Marker, Trigger};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
 
 pub static SPEC: FormatSpec = FormatSpec {
     name: "xlam",
@@ -23,7 +23,7 @@ pub static SPEC: FormatSpec = FormatSpec {
     ],
     triggers: &[
         Trigger::at_start("["),
-        Trigger::soft(FENCE),
+        Trigger::soft(FENCE).confirmed(r"```([jJ][sS][oO][nN])?\s*\["),
         Trigger::marker("[TOOL_CALLS]"),
         Trigger::marker("<tool_call>"),
     ],
@@ -31,7 +31,13 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "json_object",
     call_separator: Some(", "),
     reasoning: Some(("<think>", "</think>")),
-    template: None,
+    template: Some(CallTemplate {
+        begin: "{\"name\": \"{name}\", \"arguments\": ",
+        style: "json",
+        end: "}",
+        separator: ", ",
+    }),
+    layout: Layout::section("[", "]"),
     new_region,
     render,
 };

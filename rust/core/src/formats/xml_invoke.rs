@@ -51,6 +51,10 @@ pub struct InvokeRegionSpec {
     pub invoke_close: String,
     pub param_open: String,
     pub param_close: String,
+    /// Per-call wrapper tags between invokes, skipped like whitespace (Step3's
+    /// `<｜tool_call_begin｜>function<｜tool_sep｜>` ... `<｜tool_call_end｜>`); empty for most formats.
+    /// One met inside an invoke ends that invoke, as a missing closing tag.
+    pub separators: Vec<String>,
     pub typing: Typing,
     /// The format's name in issue details.
     pub what: &'static str,
@@ -115,10 +119,13 @@ impl InvokeRegion {
     pub fn new(ctx: &RegionCtx<'_>, spec: InvokeRegionSpec) -> Self {
         let mut between_lits = vec![spec.invoke_open.clone()];
         between_lits.extend(spec.block_closes.iter().cloned());
+        between_lits.extend(spec.separators.iter().cloned());
         let mut body_lits = vec![spec.param_open.clone(), spec.invoke_close.clone()];
         body_lits.extend(spec.block_closes.iter().cloned());
+        body_lits.extend(spec.separators.iter().cloned());
         let mut recover_lits = vec![spec.invoke_close.clone()];
         recover_lits.extend(spec.block_closes.iter().cloned());
+        recover_lits.extend(spec.separators.iter().cloned());
         Self {
             trigger: ctx.trigger_lit(),
             spec,
@@ -155,6 +162,14 @@ impl InvokeRegion {
     fn block_close_at(&self, rest: &str) -> Option<usize> {
         self.spec
             .block_closes
+            .iter()
+            .find(|c| rest.starts_with(c.as_str()))
+            .map(String::len)
+    }
+
+    fn separator_at(&self, rest: &str) -> Option<usize> {
+        self.spec
+            .separators
             .iter()
             .find(|c| rest.starts_with(c.as_str()))
             .map(String::len)
@@ -240,6 +255,10 @@ impl RegionParser for InvokeRegion {
                     } else if let Some(n) = self.block_close_at(rest) {
                         self.ws.clear();
                         return Progress::done(i + n);
+                    } else if let Some(n) = self.separator_at(rest) {
+                        // Formatting, like whitespace (kept for an issue's raw text).
+                        self.ws.push_str(&rest[..n]);
+                        i += n;
                     } else if rest.is_empty() {
                         if eof {
                             return self.end_at_eof_between(i, sink);
@@ -343,9 +362,11 @@ impl RegionParser for InvokeRegion {
                         i += self.spec.invoke_close.len();
                         self.finish_invoke(sink);
                         self.state = State::Between;
-                    } else if self.block_close_at(rest).is_some() {
-                        // The invoke's closing tag is missing but the block ended: the call is
-                        // complete.
+                    } else if self.block_close_at(rest).is_some()
+                        || self.separator_at(rest).is_some()
+                    {
+                        // The invoke's closing tag is missing but the block (or the call's
+                        // wrapper) ended: the call is complete.
                         self.finish_invoke(sink);
                         self.state = State::Between;
                     } else if rest.starts_with('{') && self.params == 0 && !self.json_body {

@@ -3,22 +3,33 @@
 
 use serde_json::Value;
 
+pub mod apertus;
+pub mod beam;
 pub mod cohere;
 pub mod deepseek_v3;
 pub mod deepseek_v3_1;
 pub mod deepseek_v3_2;
 pub mod deepseek_v4;
+pub mod deepseek_v4_1;
 pub mod default;
+pub mod dots;
+pub mod ernie45;
+pub mod functiongemma;
 pub mod gemma4;
+pub mod gigachat3;
 pub mod glm45;
 pub mod glm47;
 pub mod granite;
+pub mod granite_20b_fc;
 pub mod harmony;
 pub mod hermes;
+pub mod hunyuan;
 pub mod hunyuan_a13b;
 pub mod internlm;
+pub mod iquest;
 pub mod jamba;
 pub mod kimi_k2;
+pub mod lfm2;
 pub mod llama3_json;
 pub mod longcat;
 pub mod minimax_m2;
@@ -28,6 +39,8 @@ pub mod nemotron_deci;
 pub mod phi4;
 pub mod pythonic;
 pub mod qwen3_coder;
+pub mod seed_oss;
+pub mod step3;
 pub mod xlam;
 
 pub struct Expect {
@@ -112,6 +125,7 @@ pub fn all() -> Vec<Matrix> {
         llama3_json::matrix(),
         mistral::matrix(),
         harmony::matrix(),
+        beam::matrix(),
         longcat::matrix(),
         hunyuan_a13b::matrix(),
         cohere::matrix(),
@@ -134,6 +148,19 @@ pub fn all() -> Vec<Matrix> {
         granite::matrix(),
         xlam::matrix(),
         internlm::matrix(),
+        seed_oss::matrix(),
+        step3::matrix(),
+        functiongemma::matrix(),
+        hunyuan::hy3(),
+        hunyuan::hy4(),
+        deepseek_v4_1::matrix(),
+        apertus::matrix(),
+        gigachat3::matrix(),
+        lfm2::matrix(),
+        dots::matrix(),
+        iquest::matrix(),
+        granite_20b_fc::matrix(),
+        ernie45::matrix(),
     ]
 }
 

@@ -573,12 +573,19 @@ pub fn extra_fillers(format: &str) -> &'static [&'static str] {
         // objects belong to no call's raw text.
         "hermes" | "llama3_json" | "mistral" | "longcat" | "hunyuan_a13b" | "cohere_command"
         | "default" | "phi4" | "jamba" | "nemotron_deci" | "granite" | "xlam" | "internlm"
-        | "qwen3_coder" => &["[", "]", ",", ";"],
+        | "qwen3_coder" | "apertus" | "ernie45" | "gigachat3" | "granite_20b_fc" => {
+            &["[", "]", ",", ";"]
+        }
+        // Python call lists: the same for the list brackets and commas.
+        "pythonic" | "lfm2" => &["[", "]", ","],
         // The closing Markdown fence after DeepSeek V3 arguments (the opening one is in the
         // call's raw text).
         "deepseek_v3" | "deepseek_v3_1" | "kimi_k2" => &["```"],
-        // Python call lists: the same for the list brackets and commas.
-        "pythonic" => &["[", "]", ","],
+        // GLM-style tags: the two characters `\n` (backslash, n) some deployments show between
+        // tags are read as a line break.
+        "glm45" | "glm47" | "hunyuan" | "hy_v4" => &["\\n"],
+        // Step3: the call type written before `<｜tool_sep｜>`.
+        "step3" => &["function"],
         _ => &[],
     }
 }
@@ -651,7 +658,7 @@ pub fn markup(spec: &FormatSpec) -> Markup {
         // A Harmony header (`<|start|>assistant<|channel|>final<|message|>`, recipient and
         // content type included) is markup up to `<|message|>`; for a call it is also in the
         // call's raw text.
-        "harmony" => ["<|start|>", "<|channel|>", "<|constrain|>"]
+        "harmony" | "beam" => ["<|start|>", "<|channel|>", "<|constrain|>"]
             .iter()
             .map(|open| (open.to_string(), "<|message|>".to_string()))
             .collect(),

@@ -1,0 +1,1451 @@
+//! Grammar state keys for the mask cache, derived from what toolwire knows about the output.
+//!
+//! xgrammar exposes no state id, so a cache of masks needs a key that is equal only when the
+//! masks must be equal. A mask is a function of the *residual language*: the set of
+//! continuations the grammar still accepts. For a grammar whose elements all work on text (no
+//! token-level elements, no token budgets) the residual is a function of the accepted text, so
+//! `(grammar, hash of the whole output)` is always sound; for token-level grammars the same holds
+//! with the token ids. Such keys hit only on shared prefixes, so the keyer also finds *anchors*:
+//! points where the grammar's state is canonical whatever came before. The key is then
+//! `(grammar, anchor kind, calls so far capped at 1, hash of the text since the anchor)`.
+//! Anchors it can defend:
+//!
+//! * the start of the output;
+//! * in the free text of a `triggered_tags` format, every point where no suffix of the text is a
+//!   proper prefix of a trigger or an excluded string and no UTF-8 character is half written
+//!   (the free-text state is the Aho-Corasick state over those strings, here at its root);
+//! * right after the end string of a call, in `triggered_tags` and `tags_with_separator` formats
+//!   (also as the last element of a `sequence` whose earlier elements are constant strings,
+//!   `any_text` tags with a string end such as a reasoning block, or a whitespace regex);
+//! * inside a JSON string value whose schema is an unconstrained string (or any JSON): the
+//!   residual does not depend on the characters already written unless an escape or a UTF-8
+//!   character is half written, so those steps share the key of the opening quote, and after the
+//!   closing quote the string's text is forgotten.
+//!
+//! Tag ends are found by scanning the call's content: JSON (`json_schema` in the `json` style,
+//! an object or array), `any_text` (its end string is excluded from it) or a constant string.
+//! Wherever the keyer cannot follow the structure (XML parameter styles, a begin that is a
+//! prefix of another, whitespace before an end string, ...) it stops looking for anchors and keys
+//! by the text since the last one: still sound, fewer hits.
+//!
+//! The hash is two SipHash-1-3 streams with process-random keys (128 bits), so output text
+//! cannot be crafted to collide keys. The argument for each anchor is about the grammar's
+//! language, not xgrammar's internals; `toolwire.masks.BatchMasker(verify=True)` checks every
+//! cache hit against a freshly computed mask.
+
+use std::collections::hash_map::{DefaultHasher, RandomState};
+use std::hash::{BuildHasher, Hasher};
+use std::sync::{Arc, OnceLock};
+
+use serde_json::Value;
+
+const TOKEN_LEVEL: [&str; 5] = [
+    "token",
+    "exclude_token",
+    "any_tokens",
+    "token_triggered_tags",
+    "token_dispatch",
+];
+const ANNOTATIONS: [&str; 8] = [
+    "description",
+    "title",
+    "examples",
+    "default",
+    "$comment",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+];
+const WS: [u8; 4] = [b' ', b'\t', b'\n', b'\r'];
+
+/// Bytes in a key from [`StateKeyer::key`]: grammar id, anchor kind, call count, digest.
+pub const KEY_LEN: usize = 16 + 1 + 1 + 16;
+
+fn is_ws(b: u8) -> bool {
+    WS.contains(&b)
+}
+
+// ------------------------------------------------------------------------------------------------
+// Hashing
+
+fn seeds() -> &'static (RandomState, RandomState) {
+    static SEEDS: OnceLock<(RandomState, RandomState)> = OnceLock::new();
+    SEEDS.get_or_init(|| (RandomState::new(), RandomState::new()))
+}
+
+#[derive(Clone)]
+struct Hash128(DefaultHasher, DefaultHasher);
+
+impl Hash128 {
+    fn new() -> Self {
+        let (a, b) = seeds();
+        Hash128(a.build_hasher(), b.build_hasher())
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.write(bytes);
+        self.1.write(bytes);
+    }
+
+    fn digest(&self) -> [u8; 16] {
+        let mut out = [0u8; 16];
+        out[..8].copy_from_slice(&self.0.finish().to_le_bytes());
+        out[8..].copy_from_slice(&self.1.finish().to_le_bytes());
+        out
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// The plan: what the keyer knows about a structural tag.
+
+#[derive(Debug, Clone, PartialEq)]
+enum Content {
+    Json { schema: Value, collapse: bool },
+    AnyText,
+    Const(Vec<u8>),
+}
+
+#[derive(Debug, Clone)]
+struct TagSpec {
+    begin: Vec<u8>,
+    ends: Vec<Vec<u8>>,
+    /// None: the keyer cannot find where this tag's content ends.
+    content: Option<Content>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Prefix {
+    Const(Vec<u8>),
+    TextTag { begin: Vec<u8>, end: Vec<u8> },
+    Ws,
+}
+
+#[derive(Debug, Clone)]
+enum Dispatch {
+    Triggered {
+        triggers: Vec<Vec<u8>>,
+        excludes: Vec<Vec<u8>>,
+    },
+    Separator {
+        separator: Vec<u8>,
+    },
+}
+
+/// How a structural tag is read for anchors; built once per grammar by [`KeyPlan::from_tag`].
+#[derive(Debug, Clone)]
+pub struct Plan {
+    prefix: Vec<Prefix>,
+    tags: Vec<TagSpec>,
+    dispatch: Dispatch,
+    /// Patterns of the free text (triggers, then excludes) and their first bytes.
+    patterns: Vec<Vec<u8>>,
+    firsts: Vec<u8>,
+}
+
+/// A grammar's identity and plan, shared by the keyers of its requests.
+#[derive(Debug, Clone)]
+pub struct KeyPlan {
+    grammar_id: [u8; 16],
+    plan: Option<Arc<Plan>>,
+    text_level: bool,
+}
+
+fn token_level(node: &Value) -> bool {
+    match node {
+        Value::Object(map) => {
+            let kind = map.get("type").and_then(Value::as_str).unwrap_or("");
+            if TOKEN_LEVEL.contains(&kind) || map.get("max_tokens").is_some_and(|v| !v.is_null()) {
+                return true;
+            }
+            if kind == "tag"
+                && (map.get("begin").is_some_and(Value::is_object)
+                    || map.get("end").is_some_and(Value::is_object))
+            {
+                return true;
+            }
+            map.values().any(token_level)
+        }
+        Value::Array(items) => items.iter().any(token_level),
+        _ => false,
+    }
+}
+
+fn str_bytes(v: Option<&Value>) -> Option<Vec<u8>> {
+    v.and_then(Value::as_str).map(|s| s.as_bytes().to_vec())
+}
+
+fn content_of(node: &Value) -> Option<Content> {
+    let kind = node.get("type")?.as_str()?;
+    match kind {
+        "json_schema" => {
+            if node.get("style").and_then(Value::as_str).unwrap_or("json") != "json" {
+                return None;
+            }
+            let schema = node
+                .get("json_schema")
+                .cloned()
+                .unwrap_or(Value::Bool(true));
+            let collapse = node
+                .get("excludes")
+                .and_then(Value::as_array)
+                .is_none_or(Vec::is_empty);
+            Some(Content::Json { schema, collapse })
+        }
+        "any_text" => Some(Content::AnyText),
+        "const_string" => Some(Content::Const(
+            str_bytes(node.get("value")).unwrap_or_default(),
+        )),
+        _ => None,
+    }
+}
+
+fn tag_of(node: &Value) -> Option<TagSpec> {
+    if node.get("type")?.as_str()? != "tag" {
+        return None;
+    }
+    let begin = str_bytes(node.get("begin"))?;
+    let ends: Vec<Vec<u8>> = match node.get("end")? {
+        Value::String(s) => vec![s.as_bytes().to_vec()],
+        Value::Array(items) => items
+            .iter()
+            .map(|v| str_bytes(Some(v)))
+            .collect::<Option<Vec<_>>>()?,
+        _ => return None,
+    };
+    if ends.is_empty() {
+        return None;
+    }
+    let mut content = node.get("content").and_then(content_of);
+    if content == Some(Content::AnyText) && (ends.len() != 1 || ends[0].is_empty()) {
+        content = None; // the extent is known only when one non-empty end is excluded from it
+    }
+    Some(TagSpec {
+        begin,
+        ends,
+        content,
+    })
+}
+
+fn prefix_of(node: &Value) -> Option<Prefix> {
+    match node.get("type")?.as_str()? {
+        "const_string" => Some(Prefix::Const(
+            str_bytes(node.get("value")).unwrap_or_default(),
+        )),
+        "regex" => node
+            .get("pattern")
+            .and_then(Value::as_str)
+            .filter(|p| is_ws_regex(p))
+            .map(|_| Prefix::Ws),
+        "tag" => {
+            let tag = tag_of(node)?;
+            (tag.content == Some(Content::AnyText)).then(|| Prefix::TextTag {
+                begin: tag.begin,
+                end: tag.ends[0].clone(),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// `[ \t\n]{0,3}`, `[\s]*`, `\s+`, ...: a class of whitespace only, repeated.
+fn is_ws_regex(p: &str) -> bool {
+    let (class, rest) = if let Some(inner) = p.strip_prefix('[') {
+        match inner.find(']') {
+            Some(end) => (&inner[..end], &inner[end + 1..]),
+            None => return false,
+        }
+    } else if let Some(rest) = p.strip_prefix("\\s") {
+        ("\\s", rest)
+    } else {
+        return false;
+    };
+    let mut chars = class.chars();
+    let mut any = false;
+    while let Some(c) = chars.next() {
+        any = true;
+        match c {
+            ' ' | '\t' | '\n' | '\r' => {}
+            '\\' => match chars.next() {
+                Some('t' | 'n' | 'r' | 's' | ' ') => {}
+                _ => return false,
+            },
+            _ => return false,
+        }
+    }
+    let quantifier_ok = matches!(rest, "*" | "+" | "?")
+        || rest
+            .strip_prefix('{')
+            .and_then(|r| r.strip_suffix('}'))
+            .is_some_and(|r| {
+                !r.is_empty()
+                    && r.chars().all(|c| c.is_ascii_digit() || c == ',')
+                    && r.matches(',').count() <= 1
+            });
+    any && quantifier_ok
+}
+
+fn dispatch_of(node: &Value, prefix: Vec<Prefix>) -> Option<Plan> {
+    let tags: Vec<TagSpec> = node
+        .get("tags")?
+        .as_array()?
+        .iter()
+        .map(tag_of)
+        .collect::<Option<Vec<_>>>()?;
+    if tags.is_empty() {
+        return None;
+    }
+    let dispatch = match node.get("type")?.as_str()? {
+        "triggered_tags" => {
+            let triggers = node
+                .get("triggers")?
+                .as_array()?
+                .iter()
+                .map(|v| str_bytes(Some(v)))
+                .collect::<Option<Vec<_>>>()?;
+            if triggers.is_empty() || triggers.iter().any(Vec::is_empty) {
+                return None;
+            }
+            let excludes = node
+                .get("excludes")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| str_bytes(Some(v)))
+                        .filter(|e| !e.is_empty())
+                        .collect()
+                })
+                .unwrap_or_default();
+            Dispatch::Triggered { triggers, excludes }
+        }
+        "tags_with_separator" => Dispatch::Separator {
+            separator: str_bytes(node.get("separator")).unwrap_or_default(),
+        },
+        _ => return None,
+    };
+    let patterns: Vec<Vec<u8>> = match &dispatch {
+        Dispatch::Triggered { triggers, excludes } => {
+            triggers.iter().chain(excludes).cloned().collect()
+        }
+        Dispatch::Separator { .. } => Vec::new(),
+    };
+    let mut firsts: Vec<u8> = patterns.iter().map(|p| p[0]).collect();
+    firsts.sort_unstable();
+    firsts.dedup();
+    Some(Plan {
+        prefix,
+        tags,
+        dispatch,
+        patterns,
+        firsts,
+    })
+}
+
+fn plan_of(fmt: &Value) -> Option<Plan> {
+    match fmt.get("type")?.as_str()? {
+        "triggered_tags" | "tags_with_separator" => dispatch_of(fmt, Vec::new()),
+        "sequence" => {
+            let elements = fmt.get("elements")?.as_array()?;
+            let (last, head) = elements.split_last()?;
+            let prefix = head.iter().map(prefix_of).collect::<Option<Vec<_>>>()?;
+            let plan = dispatch_of(last, prefix)?;
+            if plan.prefix.contains(&Prefix::Ws) {
+                // a whitespace prefix ends at the first other byte, so the dispatch must not be
+                // able to start with whitespace (free text can)
+                match &plan.dispatch {
+                    Dispatch::Triggered { .. } => return None,
+                    Dispatch::Separator { .. } => {
+                        if plan
+                            .tags
+                            .iter()
+                            .any(|t| t.begin.first().is_none_or(|&b| is_ws(b)))
+                        {
+                            return None;
+                        }
+                    }
+                }
+            }
+            Some(plan)
+        }
+        _ => None,
+    }
+}
+
+impl KeyPlan {
+    /// The plan for a structural tag (the `{"type": "structural_tag", "format": ...}` JSON or
+    /// its format). `grammar_id` names the grammar in keys; equal ids must mean equal grammars.
+    pub fn from_tag(grammar_id: [u8; 16], tag: &Value) -> Self {
+        let fmt = if tag.get("type").and_then(Value::as_str) == Some("structural_tag") {
+            tag.get("format").unwrap_or(&Value::Null)
+        } else {
+            tag
+        };
+        let text_level = !token_level(fmt);
+        let plan = if text_level {
+            plan_of(fmt).map(Arc::new)
+        } else {
+            None
+        };
+        KeyPlan {
+            grammar_id,
+            plan,
+            text_level,
+        }
+    }
+
+    /// A grammar the keyer knows nothing about: keys cover the token ids since the start.
+    pub fn opaque(grammar_id: [u8; 16]) -> Self {
+        KeyPlan {
+            grammar_id,
+            plan: None,
+            text_level: false,
+        }
+    }
+
+    /// Whether anchors are looked for (a plan exists).
+    pub fn anchored(&self) -> bool {
+        self.plan.is_some()
+    }
+
+    pub fn text_level(&self) -> bool {
+        self.text_level
+    }
+
+    /// A short description for tests and debugging: `triggered(2 tags)`, `separator(...)`, or
+    /// `whole output (text|tokens)`.
+    pub fn describe(&self) -> String {
+        match &self.plan {
+            None => format!(
+                "whole output ({})",
+                if self.text_level { "text" } else { "tokens" }
+            ),
+            Some(plan) => {
+                let kind = match plan.dispatch {
+                    Dispatch::Triggered { .. } => "triggered",
+                    Dispatch::Separator { .. } => "separator",
+                };
+                let prefix: Vec<&str> = plan
+                    .prefix
+                    .iter()
+                    .map(|p| match p {
+                        Prefix::Const(_) => "const",
+                        Prefix::TextTag { .. } => "text_tag",
+                        Prefix::Ws => "ws",
+                    })
+                    .collect();
+                let contents: Vec<&str> = plan
+                    .tags
+                    .iter()
+                    .map(|t| match t.content {
+                        Some(Content::Json { .. }) => "json",
+                        Some(Content::AnyText) => "any_text",
+                        Some(Content::Const(_)) => "const",
+                        None => "unknown",
+                    })
+                    .collect();
+                format!(
+                    "{kind}(prefix=[{}], tags=[{}])",
+                    prefix.join(","),
+                    contents.join(",")
+                )
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// JSON content scanner
+
+fn collapsible(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(true) => true,
+        Value::Object(map) if map.is_empty() => true,
+        Value::Object(map) => {
+            map.keys()
+                .all(|k| k == "type" || ANNOTATIONS.contains(&k.as_str()))
+                && match map.get("type") {
+                    Some(Value::String(t)) => t == "string",
+                    Some(Value::Array(ts)) => ts.iter().any(|t| t == "string"),
+                    _ => false,
+                }
+        }
+        _ => false,
+    }
+}
+
+/// The schema of a value in the JSON content: known, any JSON, or unknown.
+#[derive(Debug, Clone)]
+enum Sub {
+    Schema(Value),
+    Any,
+    Unknown,
+}
+
+fn is_any(schema: &Value) -> bool {
+    matches!(schema, Value::Bool(true)) || schema.as_object().is_some_and(|m| m.is_empty())
+}
+
+fn child(parent: &Sub, key: Option<&[u8]>) -> Sub {
+    let schema = match parent {
+        Sub::Any => return Sub::Any,
+        Sub::Unknown => return Sub::Unknown,
+        Sub::Schema(s) if is_any(s) => return Sub::Any,
+        Sub::Schema(Value::Object(map)) => map,
+        Sub::Schema(_) => return Sub::Unknown,
+    };
+    match key {
+        None => match schema.get("items") {
+            Some(items @ (Value::Object(_) | Value::Bool(_)))
+                if !schema.contains_key("prefixItems") =>
+            {
+                Sub::Schema(items.clone())
+            }
+            _ => Sub::Unknown,
+        },
+        Some(key) => {
+            let Ok(key) = std::str::from_utf8(key) else {
+                return Sub::Unknown;
+            };
+            let props = schema.get("properties").and_then(Value::as_object);
+            if let Some(sub) = props.and_then(|p| p.get(key)) {
+                return Sub::Schema(sub.clone());
+            }
+            match schema.get("additionalProperties") {
+                None | Some(Value::Bool(true))
+                    if props.is_none()
+                        && schema.keys().all(|k| {
+                            k == "type"
+                                || k == "additionalProperties"
+                                || ANNOTATIONS.contains(&k.as_str())
+                        }) =>
+                {
+                    Sub::Any
+                }
+                Some(extra @ Value::Object(_)) => Sub::Schema(extra.clone()),
+                _ => Sub::Unknown,
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Expect {
+    First,
+    Key,
+    Colon,
+    Value,
+    InValue,
+    CommaOrEnd,
+}
+
+#[derive(Debug, Clone)]
+struct Container {
+    object: bool,
+    expect: Expect,
+    schema: Sub,
+    key: Vec<u8>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Str {
+    Key,
+    Value { collapsible: bool },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Event {
+    None,
+    Open,
+    Close,
+}
+
+#[derive(Debug, Clone)]
+struct JsonScan {
+    root: Value,
+    collapse: bool,
+    stack: Vec<Container>,
+    started: bool,
+    done: bool,
+    failed: bool,
+    string: Option<Str>,
+    escape: u8,
+    utf8_need: u8,
+    key: Vec<u8>,
+    scalar: bool,
+}
+
+fn utf8_len(lead: u8) -> u8 {
+    match lead {
+        0xC0..=0xDF => 1,
+        0xE0..=0xEF => 2,
+        0xF0..=0xFF => 3,
+        _ => 0,
+    }
+}
+
+impl JsonScan {
+    fn new(root: Value, collapse: bool) -> Self {
+        JsonScan {
+            root,
+            collapse,
+            stack: Vec::new(),
+            started: false,
+            done: false,
+            failed: false,
+            string: None,
+            escape: 0,
+            utf8_need: 0,
+            key: Vec::new(),
+            scalar: false,
+        }
+    }
+
+    fn clean_in_collapsible_string(&self) -> bool {
+        self.string == Some(Str::Value { collapsible: true })
+            && self.escape == 0
+            && self.utf8_need == 0
+    }
+
+    fn value_schema(&self) -> Sub {
+        match self.stack.last() {
+            None => Sub::Schema(self.root.clone()),
+            Some(top) => child(&top.schema, if top.object { Some(&top.key) } else { None }),
+        }
+    }
+
+    fn after_value(&mut self) {
+        match self.stack.last_mut() {
+            None => self.done = true,
+            Some(top) => top.expect = Expect::CommaOrEnd,
+        }
+    }
+
+    fn fail(&mut self) -> Event {
+        self.failed = true;
+        Event::None
+    }
+
+    fn feed(&mut self, b: u8) -> Event {
+        if self.string.is_some() {
+            return self.string_byte(b);
+        }
+        if self.scalar {
+            if is_ws(b) || matches!(b, b',' | b']' | b'}') {
+                self.scalar = false;
+                self.after_value();
+            } else {
+                return Event::None;
+            }
+        }
+        if is_ws(b) {
+            return Event::None;
+        }
+        if !self.started {
+            self.started = true;
+            if b != b'{' && b != b'[' {
+                return self.fail();
+            }
+            let schema = Sub::Schema(self.root.clone());
+            self.stack.push(Container {
+                object: b == b'{',
+                expect: Expect::First,
+                schema,
+                key: Vec::new(),
+            });
+            return Event::None;
+        }
+        let Some(top) = self.stack.last_mut() else {
+            return self.fail();
+        };
+        match (top.object, top.expect, b) {
+            (true, Expect::First | Expect::Key, b'"') => {
+                self.string = Some(Str::Key);
+                self.key.clear();
+                Event::None
+            }
+            (true, Expect::First | Expect::CommaOrEnd, b'}')
+            | (false, Expect::First | Expect::CommaOrEnd, b']') => {
+                self.stack.pop();
+                self.after_value();
+                Event::None
+            }
+            (true, Expect::Colon, b':') => {
+                top.expect = Expect::Value;
+                Event::None
+            }
+            (true, Expect::CommaOrEnd, b',') => {
+                top.expect = Expect::Key;
+                Event::None
+            }
+            (false, Expect::CommaOrEnd, b',') => {
+                top.expect = Expect::Value;
+                Event::None
+            }
+            (true, Expect::Value, _) | (false, Expect::First | Expect::Value, _) => {
+                self.value_start(b)
+            }
+            _ => self.fail(),
+        }
+    }
+
+    fn value_start(&mut self, b: u8) -> Event {
+        let schema = self.value_schema();
+        if let Some(top) = self.stack.last_mut() {
+            top.expect = Expect::InValue;
+        }
+        match b {
+            b'"' => {
+                let collapsible = self.collapse
+                    && match &schema {
+                        Sub::Any => true,
+                        Sub::Schema(s) => collapsible(s),
+                        Sub::Unknown => false,
+                    };
+                self.string = Some(Str::Value { collapsible });
+                if collapsible {
+                    Event::Open
+                } else {
+                    Event::None
+                }
+            }
+            b'{' | b'[' => {
+                self.stack.push(Container {
+                    object: b == b'{',
+                    expect: Expect::First,
+                    schema,
+                    key: Vec::new(),
+                });
+                Event::None
+            }
+            b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {
+                self.scalar = true;
+                Event::None
+            }
+            _ => self.fail(),
+        }
+    }
+
+    fn string_byte(&mut self, b: u8) -> Event {
+        let in_key = self.string == Some(Str::Key);
+        if self.utf8_need > 0 {
+            self.utf8_need -= 1;
+        } else if self.escape == 1 {
+            self.escape = if b == b'u' { 2 } else { 0 };
+        } else if self.escape >= 2 {
+            self.escape = if self.escape < 5 { self.escape + 1 } else { 0 };
+        } else if b == b'\\' {
+            self.escape = 1;
+        } else if b == b'"' {
+            let was = self.string.take();
+            if in_key {
+                let key = std::mem::take(&mut self.key);
+                if let Some(top) = self.stack.last_mut() {
+                    top.key = key;
+                    top.expect = Expect::Colon;
+                }
+                return Event::None;
+            }
+            self.after_value();
+            return if was == Some(Str::Value { collapsible: true }) {
+                Event::Close
+            } else {
+                Event::None
+            };
+        } else {
+            self.utf8_need = utf8_len(b);
+        }
+        if in_key {
+            self.key.push(b);
+        }
+        Event::None
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// The keyer
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Inside the elements before the dispatch (a reasoning block, a whitespace regex, ...).
+    Prefix,
+    /// Free text of a `triggered_tags` format.
+    Free,
+    /// Matching a tag's begin after a trigger.
+    Begin,
+    /// Between tags of a `tags_with_separator` format (separator and begin).
+    Between,
+    /// Inside a tag's content.
+    Content,
+    /// Matching a tag's end string.
+    End,
+    /// No anchors any more (or never: no plan); keys cover the text since the last anchor.
+    Lost,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Prefix => "prefix",
+            Mode::Free => "free",
+            Mode::Begin => "begin",
+            Mode::Between => "between",
+            Mode::Content => "content",
+            Mode::End => "end",
+            Mode::Lost => "lost",
+        }
+    }
+}
+
+/// Anchor kinds, the second part of a key.
+pub mod family {
+    /// The start of the output, keyed by text.
+    pub const START_TEXT: u8 = b'S';
+    /// The start of the output, keyed by token ids.
+    pub const START_IDS: u8 = b'I';
+    /// A canonical point in the free text of `triggered_tags`.
+    pub const FREE: u8 = b'F';
+    /// The start of a `tags_with_separator`, or the end of one of its tags.
+    pub const AFTER: u8 = b'A';
+}
+
+/// Follows one request's output and names its grammar state.
+#[derive(Clone)]
+pub struct StateKeyer {
+    grammar_id: [u8; 16],
+    plan: Option<Arc<Plan>>,
+    text_level: bool,
+    family: u8,
+    count: u32,
+    hasher: Hash128,
+    quote_digest: Option<[u8; 16]>,
+    mode: Mode,
+    // prefix phase
+    prefix_i: usize,
+    prefix_buf: Vec<u8>,
+    prefix_in_body: bool,
+    // dispatch phase
+    pending: Vec<u8>,
+    utf8: u8,
+    buf: Vec<u8>,
+    tag: usize,
+    scan: Option<JsonScan>,
+    const_left: Vec<u8>,
+}
+
+impl StateKeyer {
+    pub fn new(plan: &KeyPlan) -> Self {
+        let mut keyer = StateKeyer {
+            grammar_id: plan.grammar_id,
+            plan: plan.plan.clone(),
+            text_level: plan.text_level,
+            family: if plan.text_level {
+                family::START_TEXT
+            } else {
+                family::START_IDS
+            },
+            count: 0,
+            hasher: Hash128::new(),
+            quote_digest: None,
+            mode: Mode::Lost,
+            prefix_i: 0,
+            prefix_buf: Vec::new(),
+            prefix_in_body: false,
+            pending: Vec::new(),
+            utf8: 0,
+            buf: Vec::new(),
+            tag: 0,
+            scan: None,
+            const_left: Vec::new(),
+        };
+        if keyer.plan.is_some() {
+            keyer.mode = Mode::Prefix;
+            keyer.settle_prefix();
+        }
+        keyer
+    }
+
+    /// The key of the current state: grammar id, anchor kind, calls (capped at 1), digest.
+    pub fn key(&self) -> [u8; KEY_LEN] {
+        let digest = match (&self.scan, self.quote_digest) {
+            (Some(scan), Some(quote)) if scan.clean_in_collapsible_string() => quote,
+            _ => self.hasher.digest(),
+        };
+        let mut key = [0u8; KEY_LEN];
+        key[..16].copy_from_slice(&self.grammar_id);
+        key[16] = self.family;
+        key[17] = u8::from(self.count > 0);
+        key[18..].copy_from_slice(&digest);
+        key
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    pub fn family(&self) -> u8 {
+        self.family
+    }
+
+    /// Calls completed so far, as far as the keyer followed them.
+    pub fn calls(&self) -> u32 {
+        self.count
+    }
+
+    /// Feeds one accepted token: its id and its bytes (not for stop tokens).
+    pub fn accept(&mut self, token: u32, bytes: &[u8]) {
+        if !self.text_level {
+            self.hasher.write(&token.to_le_bytes());
+            return;
+        }
+        if self.mode == Mode::Lost {
+            self.hasher.write(bytes);
+            return;
+        }
+        if self.mode == Mode::Free
+            && self.pending.is_empty()
+            && self.utf8 == 0
+            && self.free_fast(bytes)
+        {
+            return; // plain free text: the state stays at the anchor
+        }
+        for (i, &b) in bytes.iter().enumerate() {
+            if self.mode == Mode::Lost {
+                self.hasher.write(&bytes[i..]);
+                return;
+            }
+            self.hasher.write(&[b]);
+            self.byte(b);
+        }
+    }
+
+    fn plan(&self) -> Arc<Plan> {
+        self.plan
+            .clone()
+            .expect("modes other than Lost have a plan")
+    }
+
+    fn free_fast(&self, bytes: &[u8]) -> bool {
+        let plan = self.plan.as_ref().expect("free mode has a plan");
+        !bytes.iter().any(|b| plan.firsts.contains(b)) && tail_need(bytes) == 0
+    }
+
+    fn anchor(&mut self, family: u8) {
+        self.family = family;
+        self.hasher = Hash128::new();
+        self.quote_digest = None;
+    }
+
+    fn lose(&mut self) {
+        self.mode = Mode::Lost;
+        self.scan = None;
+    }
+
+    fn byte(&mut self, b: u8) {
+        match self.mode {
+            Mode::Prefix => self.prefix_byte(b),
+            Mode::Free => self.free_byte(b),
+            Mode::Begin | Mode::Between => {
+                self.buf.push(b);
+                self.match_begin();
+            }
+            Mode::Content => self.content_byte(b),
+            Mode::End => self.end_byte(b),
+            Mode::Lost => {}
+        }
+    }
+
+    // -- prefix ---------------------------------------------------------------------------------
+
+    fn prefix_byte(&mut self, b: u8) {
+        let plan = self.plan();
+        match &plan.prefix[self.prefix_i] {
+            Prefix::Ws => {
+                if is_ws(b) {
+                    return;
+                }
+                self.prefix_i += 1;
+                self.settle_prefix();
+                if self.mode == Mode::Prefix {
+                    self.lose(); // whitespace followed by another prefix element: not followed
+                    return;
+                }
+                // the dispatch started at this byte: anchor before it
+                self.anchor(self.family);
+                self.hasher.write(&[b]);
+                self.buf.push(b);
+                self.match_begin();
+            }
+            Prefix::Const(text) => {
+                self.prefix_buf.push(b);
+                if !text.starts_with(&self.prefix_buf) {
+                    self.lose();
+                } else if self.prefix_buf.len() == text.len() {
+                    self.prefix_i += 1;
+                    self.settle_prefix();
+                }
+            }
+            Prefix::TextTag { begin, end } => {
+                self.prefix_buf.push(b);
+                if !self.prefix_in_body {
+                    if !begin.starts_with(&self.prefix_buf) {
+                        self.lose();
+                    } else if self.prefix_buf.len() == begin.len() {
+                        self.prefix_in_body = true;
+                        self.prefix_buf.clear();
+                    }
+                } else if self.prefix_buf.ends_with(end) {
+                    self.prefix_i += 1;
+                    self.settle_prefix();
+                } else if self.prefix_buf.len() > 2 * end.len() + 64 {
+                    let keep = self.prefix_buf.len() - end.len();
+                    self.prefix_buf.drain(..keep);
+                }
+            }
+        }
+    }
+
+    fn settle_prefix(&mut self) {
+        let plan = self.plan();
+        self.prefix_buf.clear();
+        self.prefix_in_body = false;
+        while let Some(p) = plan.prefix.get(self.prefix_i) {
+            match p {
+                Prefix::Const(text) if text.is_empty() => self.prefix_i += 1,
+                Prefix::TextTag { begin, .. } if begin.is_empty() => {
+                    self.prefix_in_body = true;
+                    return;
+                }
+                _ => return,
+            }
+        }
+        self.enter_dispatch();
+    }
+
+    // -- dispatch -------------------------------------------------------------------------------
+
+    fn enter_dispatch(&mut self) {
+        let plan = self.plan();
+        self.buf.clear();
+        match plan.dispatch {
+            Dispatch::Triggered { .. } => {
+                self.mode = Mode::Free;
+                self.anchor(family::FREE);
+            }
+            Dispatch::Separator { .. } => {
+                self.mode = Mode::Between;
+                self.anchor(family::AFTER);
+            }
+        }
+    }
+
+    fn free_byte(&mut self, b: u8) {
+        let plan = self.plan();
+        self.utf8 = if self.utf8 > 0 {
+            self.utf8 - 1
+        } else {
+            utf8_len(b)
+        };
+        self.pending.push(b);
+        while !self.pending.is_empty()
+            && !plan.patterns.iter().any(|p| p.starts_with(&self.pending))
+        {
+            self.pending.remove(0);
+        }
+        let Dispatch::Triggered { triggers, excludes } = &plan.dispatch else {
+            unreachable!("free text belongs to triggered_tags")
+        };
+        if triggers.contains(&self.pending) {
+            self.mode = Mode::Begin;
+            self.buf = std::mem::take(&mut self.pending);
+            self.match_begin();
+        } else if excludes.contains(&self.pending) {
+            self.lose();
+        } else if self.pending.is_empty() && self.utf8 == 0 {
+            self.anchor(family::FREE);
+        }
+    }
+
+    fn match_begin(&mut self) {
+        let plan = self.plan();
+        let lead: &[u8] = match &plan.dispatch {
+            Dispatch::Separator { separator } if self.mode == Mode::Between && self.count > 0 => {
+                separator
+            }
+            _ => b"",
+        };
+        let mut candidates = 0;
+        let mut complete = None;
+        for (i, tag) in plan.tags.iter().enumerate() {
+            let whole = lead.len() + tag.begin.len();
+            let fits = if self.buf.len() <= lead.len() {
+                lead.starts_with(&self.buf)
+            } else {
+                self.buf.starts_with(lead) && tag.begin.starts_with(&self.buf[lead.len()..])
+            };
+            if fits {
+                candidates += 1;
+                if whole == self.buf.len() {
+                    complete = Some(i);
+                }
+            }
+        }
+        match (candidates, complete) {
+            (0, _) => self.lose(),
+            (1, Some(i)) => self.enter_content(i),
+            (_, Some(_)) => self.lose(), // a begin is a prefix of another, or two tags share one
+            _ => {}
+        }
+    }
+
+    fn enter_content(&mut self, tag: usize) {
+        let plan = self.plan();
+        self.tag = tag;
+        self.buf.clear();
+        match &plan.tags[tag].content {
+            None => self.lose(),
+            Some(Content::Json { schema, collapse }) => {
+                self.mode = Mode::Content;
+                self.scan = Some(JsonScan::new(schema.clone(), *collapse));
+            }
+            Some(Content::Const(text)) => {
+                self.mode = Mode::Content;
+                self.const_left = text.clone();
+                if self.const_left.is_empty() {
+                    self.enter_end();
+                }
+            }
+            Some(Content::AnyText) => self.mode = Mode::Content,
+        }
+    }
+
+    fn content_byte(&mut self, b: u8) {
+        let plan = self.plan();
+        let tag = &plan.tags[self.tag];
+        match &tag.content {
+            Some(Content::Json { .. }) => {
+                let scan = self.scan.as_mut().expect("JSON content has a scanner");
+                let event = scan.feed(b);
+                let (failed, done) = (scan.failed, scan.done);
+                if failed {
+                    self.lose();
+                    return;
+                }
+                match event {
+                    Event::Open => self.quote_digest = Some(self.hasher.digest()),
+                    Event::Close => {
+                        let seed = self
+                            .quote_digest
+                            .take()
+                            .expect("a closing quote follows an opening one");
+                        self.hasher = Hash128::new();
+                        self.hasher.write(b"\x00closed string\x00");
+                        self.hasher.write(&seed);
+                    }
+                    Event::None => {}
+                }
+                if done {
+                    self.scan = None;
+                    self.enter_end();
+                }
+            }
+            Some(Content::Const(_)) => {
+                if self.const_left.first() != Some(&b) {
+                    self.lose();
+                    return;
+                }
+                self.const_left.remove(0);
+                if self.const_left.is_empty() {
+                    self.enter_end();
+                }
+            }
+            Some(Content::AnyText) => {
+                self.buf.push(b);
+                let end = &tag.ends[0];
+                if self.buf.ends_with(end) {
+                    self.tag_done();
+                } else if self.buf.len() > 2 * end.len() + 64 {
+                    let keep = self.buf.len() - end.len();
+                    self.buf.drain(..keep);
+                }
+            }
+            None => self.lose(),
+        }
+    }
+
+    fn enter_end(&mut self) {
+        let plan = self.plan();
+        let ends = &plan.tags[self.tag].ends;
+        self.mode = Mode::End;
+        self.buf.clear();
+        if ends.iter().any(Vec::is_empty) {
+            if ends.len() == 1 {
+                self.tag_done();
+            } else {
+                self.lose(); // the tag may end here or go on with another end string
+            }
+        }
+    }
+
+    fn end_byte(&mut self, b: u8) {
+        let plan = self.plan();
+        let ends = &plan.tags[self.tag].ends;
+        self.buf.push(b);
+        let candidates = ends.iter().filter(|e| e.starts_with(&self.buf)).count();
+        if candidates == 0 {
+            self.lose();
+        } else if ends.contains(&self.buf) {
+            if candidates > 1 {
+                self.lose();
+            } else {
+                self.tag_done();
+            }
+        }
+    }
+
+    fn tag_done(&mut self) {
+        let plan = self.plan();
+        self.count += 1;
+        self.buf.clear();
+        self.scan = None;
+        match plan.dispatch {
+            Dispatch::Triggered { .. } => {
+                self.mode = Mode::Free;
+                self.pending.clear();
+                self.utf8 = 0;
+                self.anchor(family::FREE);
+            }
+            Dispatch::Separator { .. } => {
+                self.mode = Mode::Between;
+                self.anchor(family::AFTER);
+            }
+        }
+    }
+}
+
+/// Continuation bytes still missing from the last UTF-8 character of `bytes`.
+fn tail_need(bytes: &[u8]) -> u8 {
+    let mut i = bytes.len();
+    while i > 0 && (0x80..0xC0).contains(&bytes[i - 1]) && bytes.len() - i < 3 {
+        i -= 1;
+    }
+    if i == 0 {
+        return 0;
+    }
+    let want = utf8_len(bytes[i - 1]);
+    let have = (bytes.len() - i) as u8;
+    want.saturating_sub(have)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const GID: [u8; 16] = [7; 16];
+
+    fn hermes(extra: Value) -> Value {
+        let mut fmt = json!({
+            "type": "triggered_tags",
+            "triggers": ["<tool_call>"],
+            "tags": [
+                {"type": "tag", "begin": "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": ",
+                 "content": {"type": "json_schema", "json_schema": {"type": "object", "properties": {
+                     "city": {"type": "string"}, "days": {"type": "integer"}}}},
+                 "end": "}\n</tool_call>"},
+                {"type": "tag", "begin": "<tool_call>\n{\"name\": \"get_time\", \"arguments\": ",
+                 "content": {"type": "json_schema", "json_schema": {"type": "object"}},
+                 "end": "}\n</tool_call>"}
+            ],
+            "excludes": ["<think>", "</think>"]
+        });
+        if let (Value::Object(f), Value::Object(e)) = (&mut fmt, extra) {
+            f.extend(e);
+        }
+        json!({"type": "structural_tag", "format": fmt})
+    }
+
+    fn feed(k: &mut StateKeyer, text: &str) -> Vec<[u8; KEY_LEN]> {
+        // one character per "token", to cross every marker boundary
+        text.chars()
+            .map(|c| {
+                k.accept(0, c.to_string().as_bytes());
+                k.key()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn plans() {
+        let plan = KeyPlan::from_tag(GID, &hermes(json!({})));
+        assert_eq!(plan.describe(), "triggered(prefix=[], tags=[json,json])");
+        let seq = json!({"type": "structural_tag", "format": {"type": "sequence", "elements": [
+            {"type": "regex", "pattern": "[ \\t\\n]{0,3}"},
+            {"type": "tags_with_separator", "tags": hermes(json!({}))["format"]["tags"], "separator": "\n"}]}});
+        assert_eq!(
+            KeyPlan::from_tag(GID, &seq).describe(),
+            "separator(prefix=[ws], tags=[json,json])"
+        );
+        let token = json!({"type": "structural_tag", "format": {"type": "token_triggered_tags", "trigger_tokens": [1], "tags": []}});
+        assert_eq!(
+            KeyPlan::from_tag(GID, &token).describe(),
+            "whole output (tokens)"
+        );
+        let or = json!({"type": "structural_tag", "format": {"type": "or", "elements": []}});
+        assert_eq!(
+            KeyPlan::from_tag(GID, &or).describe(),
+            "whole output (text)"
+        );
+        for (p, ok) in [
+            ("[ \\t\\n]{0,3}", true),
+            ("\\s*", true),
+            ("[ ]+", true),
+            ("[a ]*", false),
+            ("[ ]", false),
+            ("x*", false),
+        ] {
+            assert_eq!(is_ws_regex(p), ok, "{p}");
+        }
+    }
+
+    #[test]
+    fn free_text_shares_one_key_and_calls_return_to_it() {
+        let plan = KeyPlan::from_tag(GID, &hermes(json!({})));
+        let mut k = StateKeyer::new(&plan);
+        let start = k.key();
+        let keys = feed(&mut k, "Hello there, 東京.");
+        assert!(keys.iter().all(|key| *key == start));
+        feed(
+            &mut k,
+            "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Pa",
+        );
+        assert_eq!(k.mode(), Mode::Content);
+        let in_string = k.key();
+        feed(&mut k, "ris and more");
+        assert_eq!(k.key(), in_string, "string interiors collapse");
+        feed(&mut k, "\", \"days\": 3}}\n</tool_call>");
+        assert_eq!((k.mode(), k.calls()), (Mode::Free, 1));
+        let after = k.key();
+        assert_ne!(after, start, "the call count is part of the key");
+        feed(&mut k, "more text");
+        assert_eq!(k.key(), after);
+    }
+
+    #[test]
+    fn a_string_is_forgotten_after_its_closing_quote() {
+        let plan = KeyPlan::from_tag(GID, &hermes(json!({})));
+        let run = |city: &str| {
+            let mut k = StateKeyer::new(&plan);
+            feed(&mut k, &format!("<tool_call>\n{{\"name\": \"get_weather\", \"arguments\": {{\"city\": \"{city}\", \"days"));
+            k.key()
+        };
+        assert_eq!(
+            run("Paris"),
+            run("A much longer \\\"quoted\\\" \\u00e9 name")
+        );
+    }
+
+    #[test]
+    fn partial_markers_and_characters_are_not_canonical() {
+        let plan = KeyPlan::from_tag(GID, &hermes(json!({})));
+        let mut k = StateKeyer::new(&plan);
+        let start = k.key();
+        k.accept(0, b"ok <tool");
+        assert_ne!(k.key(), start);
+        k.accept(0, b"s> fine");
+        assert_eq!(k.key(), start);
+        k.accept(0, &"é".as_bytes()[..1]);
+        assert_ne!(k.key(), start);
+        k.accept(0, &"é".as_bytes()[1..]);
+        assert_eq!(k.key(), start);
+        // inside a string, a pending escape is not canonical either
+        feed(
+            &mut k,
+            "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"",
+        );
+        let quote = k.key();
+        k.accept(0, b"a\\");
+        assert_ne!(k.key(), quote);
+        k.accept(0, b"n");
+        assert_eq!(k.key(), quote);
+    }
+
+    #[test]
+    fn keys_do_not_depend_on_token_boundaries() {
+        let plan = KeyPlan::from_tag(GID, &hermes(json!({})));
+        let text = "Hi <tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"a\": [1, {\"b\": null}]}}\n</tool_call> bye";
+        let mut a = StateKeyer::new(&plan);
+        feed(&mut a, text);
+        let mut b = StateKeyer::new(&plan);
+        for chunk in text.as_bytes().chunks(5) {
+            b.accept(0, chunk);
+        }
+        assert_eq!(a.key(), b.key());
+        assert_eq!(a.calls(), 1);
+    }
+
+    #[test]
+    fn lost_structure_still_keys_by_text() {
+        let mut tag = hermes(json!({}));
+        tag["format"]["tags"][0]["content"]["style"] = json!("qwen_xml");
+        let plan = KeyPlan::from_tag(GID, &tag);
+        let mut k = StateKeyer::new(&plan);
+        feed(
+            &mut k,
+            "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": ",
+        );
+        assert_eq!(k.mode(), Mode::Lost);
+        let before = k.key();
+        k.accept(0, b"x");
+        assert_ne!(k.key(), before);
+    }
+
+    #[test]
+    fn token_level_grammars_key_by_ids() {
+        let plan = KeyPlan::opaque(GID);
+        let mut a = StateKeyer::new(&plan);
+        let mut b = StateKeyer::new(&plan);
+        a.accept(1, b"x");
+        b.accept(2, b"x");
+        assert_ne!(a.key(), b.key());
+        assert_eq!(a.family(), family::START_IDS);
+    }
+
+    #[test]
+    fn separator_format_with_whitespace_prefix() {
+        let tags = hermes(json!({}))["format"]["tags"].clone();
+        let tag = json!({"type": "structural_tag", "format": {"type": "sequence", "elements": [
+            {"type": "regex", "pattern": "[ \\t\\n]{0,3}"},
+            {"type": "tags_with_separator", "tags": tags, "separator": "\n", "at_least_one": true}]}});
+        let plan = KeyPlan::from_tag(GID, &tag);
+        let call = "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {}}\n</tool_call>";
+        let mut keys = Vec::new();
+        for lead in ["", "  "] {
+            let mut k = StateKeyer::new(&plan);
+            feed(&mut k, lead);
+            feed(&mut k, &format!("{call}\n{call}"));
+            assert_eq!((k.mode(), k.calls()), (Mode::Between, 2));
+            keys.push(k.key());
+        }
+        assert_eq!(keys[0], keys[1]);
+    }
+
+    #[test]
+    fn reasoning_prefix() {
+        let tag = json!({"type": "structural_tag", "format": {"type": "sequence", "elements": [
+            {"type": "tag", "begin": "<think>", "content": {"type": "any_text"}, "end": "</think>"},
+            {"type": "const_string", "value": "\n\n"},
+            hermes(json!({}))["format"]]}});
+        let plan = KeyPlan::from_tag(GID, &tag);
+        let mut k = StateKeyer::new(&plan);
+        feed(&mut k, "<think>maybe <tool_call> here</think>\n\n");
+        assert_eq!((k.mode(), k.family()), (Mode::Free, family::FREE));
+    }
+
+    #[test]
+    fn utf8_tails() {
+        assert_eq!(tail_need(b"abc"), 0);
+        assert_eq!(tail_need(&"é".as_bytes()[..1]), 1);
+        assert_eq!(tail_need(&"🦩".as_bytes()[..2]), 2);
+        assert_eq!(tail_need("🦩".as_bytes()), 0);
+        assert_eq!(tail_need(&[0x80, 0x80]), 0);
+    }
+}

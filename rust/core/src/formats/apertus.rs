@@ -1,0 +1,107 @@
+//! Swiss AI Apertus (2509): a JSON array of single-key objects, the key naming the tool:
+//!
+//! ```text
+//! <|tools_prefix|>[{"get_weather": {"location": "London"}}, {"get_time": {}}]<|tools_suffix|>
+//! ```
+//!
+//! (vLLM `apertus`, SGLang `apertus2509`, mlx-lm `apertus`.) A `null` value means no arguments.
+//! `<|tools_prefix|>` / `<|tools_suffix|>` are special tokens, as are the reasoning markers
+//! `<|inner_prefix|>` / `<|inner_suffix|>` (ids 69/70 of the Apertus vocabulary). Read by
+//! [`super::json_calls`] with the name-as-key call object; the arguments stream as they arrive.
+//! A missing `<|tools_suffix|>` (or a missing closing `}]` after complete arguments) still gives
+//! the calls, as vLLM does.
+
+use serde_json::Value;
+
+use super::json_calls::{CallKeys, JsonRegion, JsonRegionSpec, Payload};
+use super::xml_invoke::python_json;
+use crate::region::{RegionCtx, RegionParser};
+use crate::render::RenderCall;
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+
+const START: &str = "<|tools_prefix|>";
+const END: &str = "<|tools_suffix|>";
+
+const KEYS: CallKeys = CallKeys {
+    name: &[],
+    arguments: &[],
+    name_is_key: true,
+};
+
+pub static SPEC: FormatSpec = FormatSpec {
+    name: "apertus",
+    aliases: &["apertus2509", "apertus_2509", "swiss_ai_apertus"],
+    families: &["Apertus-8B-Instruct-2509", "Apertus-70B-Instruct-2509"],
+    description: "<|tools_prefix|>[{\"NAME\": {...arguments}}, ...]<|tools_suffix|>",
+    markers: &[
+        Marker {
+            role: "section_start",
+            text: START,
+            special_token: true,
+        },
+        Marker {
+            role: "section_end",
+            text: END,
+            special_token: true,
+        },
+        Marker {
+            role: "reasoning_start",
+            text: "<|inner_prefix|>",
+            special_token: true,
+        },
+        Marker {
+            role: "reasoning_end",
+            text: "<|inner_suffix|>",
+            special_token: true,
+        },
+    ],
+    triggers: &[Trigger::marker(START)],
+    name_encoding: "json_key",
+    argument_encoding: "json_object",
+    call_separator: Some(", "),
+    reasoning: Some(("<|inner_prefix|>", "<|inner_suffix|>")),
+    template: Some(CallTemplate {
+        begin: "{\"{name}\": ",
+        style: "json",
+        end: "}",
+        separator: ", ",
+    }),
+    layout: Layout::section("<|tools_prefix|>[", "]<|tools_suffix|>"),
+    new_region,
+    render,
+};
+
+fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
+    Box::new(JsonRegion::new(
+        ctx,
+        JsonRegionSpec {
+            consume_trigger: true,
+            payload: Payload::ObjectOrArray,
+            end: Some(END),
+            keys: KEYS,
+        },
+    ))
+}
+
+/// The block as the parsers' tests write it: `json.dumps` of the list of `{name: arguments}`.
+fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+    let mut out = String::from(content.unwrap_or(""));
+    if calls.is_empty() {
+        return out;
+    }
+    out.push_str(START);
+    out.push('[');
+    for (k, call) in calls.iter().enumerate() {
+        if k > 0 {
+            out.push_str(", ");
+        }
+        out.push('{');
+        out.push_str(&python_json(&Value::String(call.name.clone())));
+        out.push_str(": ");
+        out.push_str(&python_json(&call.arguments));
+        out.push('}');
+    }
+    out.push(']');
+    out.push_str(END);
+    out
+}

@@ -1,0 +1,175 @@
+//! rednote dots (vLLM / SGLang `dots`): invoke tags inside a `<dots_function_call>` block, or one
+//! JSON call object as the block's body:
+//!
+//! ```text
+//! <dots_function_call>
+//! <invoke name="search">
+//! <parameter name="query">weather in Shanghai</parameter>
+//! </invoke>
+//! </dots_function_call>
+//! <dots_function_call>{"name": "search", "arguments": {"query": "tables"}}</dots_function_call>
+//! ```
+//!
+//! Several invokes in one block, and several blocks, are parallel calls. Values are raw text typed
+//! by the tool's schema (strings kept exactly; SGLang strips them). The invoke body is read by
+//! [`super::xml_invoke`], the JSON body by [`super::json_calls`]; which one is decided by the
+//! block's first non-blank character. The block tags are treated as text (whether they are
+//! special tokens of the dots vocabulary was not verified).
+
+use serde_json::Value;
+
+use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
+use super::xml_invoke::{python_json, InvokeRegion, InvokeRegionSpec, Typing};
+use crate::region::{Progress, RegionCtx, RegionParser, Sink};
+use crate::render::RenderCall;
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::text;
+
+const START: &str = "<dots_function_call>";
+const END: &str = "</dots_function_call>";
+
+pub static SPEC: FormatSpec = FormatSpec {
+    name: "dots",
+    aliases: &["dots_llm", "dots.llm1"],
+    families: &["dots.llm1"],
+    description: "<dots_function_call> block of <invoke name=...> calls with <parameter name=...> \
+                  values typed by the tool's schema, or one JSON call object",
+    markers: &[
+        Marker {
+            role: "section_start",
+            text: START,
+            special_token: false,
+        },
+        Marker {
+            role: "section_end",
+            text: END,
+            special_token: false,
+        },
+        Marker {
+            role: "call_start",
+            text: "<invoke",
+            special_token: false,
+        },
+        Marker {
+            role: "call_end",
+            text: "</invoke>",
+            special_token: false,
+        },
+        Marker {
+            role: "param_start",
+            text: "<parameter",
+            special_token: false,
+        },
+        Marker {
+            role: "param_end",
+            text: "</parameter>",
+            special_token: false,
+        },
+    ],
+    triggers: &[Trigger::marker(START)],
+    name_encoding: "tag_attribute",
+    argument_encoding: "xml_parameters",
+    call_separator: Some("\n"),
+    reasoning: None,
+    template: Some(CallTemplate {
+        begin: "<invoke name=\"{name}\">\n",
+        style: "minimax_xml",
+        end: "</invoke>",
+        separator: "\n",
+    }),
+    layout: Layout::section("<dots_function_call>\n", "\n</dots_function_call>"),
+    new_region,
+    render,
+};
+
+/// Blank text after the block opener held back before choosing the body's reader; beyond this
+/// the invoke reader is taken (it skips blanks itself).
+const MAX_LOOKAHEAD: usize = 1024;
+
+enum Body {
+    Undecided,
+    Invoke,
+    Json,
+}
+
+struct DotsRegion {
+    body: Body,
+    trigger_len: usize,
+    invoke: InvokeRegion,
+    json: JsonRegion,
+}
+
+fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
+    Box::new(DotsRegion {
+        body: Body::Undecided,
+        trigger_len: ctx.trigger_lit().len(),
+        invoke: InvokeRegion::new(
+            ctx,
+            InvokeRegionSpec {
+                wrapped: true,
+                block_closes: vec![ctx.lit(END)],
+                invoke_open: ctx.lit("<invoke"),
+                invoke_close: ctx.lit("</invoke>"),
+                param_open: ctx.lit("<parameter"),
+                param_close: ctx.lit("</parameter>"),
+                separators: Vec::new(),
+                typing: Typing::Schema,
+                what: "dots",
+            },
+        ),
+        json: JsonRegion::new(
+            ctx,
+            JsonRegionSpec {
+                consume_trigger: true,
+                payload: Payload::ObjectOrArray,
+                end: Some(END),
+                keys: STANDARD_KEYS,
+            },
+        ),
+    })
+}
+
+impl RegionParser for DotsRegion {
+    fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
+        if let Body::Undecided = self.body {
+            let after = input.get(self.trigger_len..).unwrap_or("");
+            let ws = text::skip_ws(after);
+            self.body = match after[ws..].chars().next() {
+                Some('{') => Body::Json,
+                Some(_) => Body::Invoke,
+                None if eof || ws > MAX_LOOKAHEAD => Body::Invoke,
+                None => return Progress::more(0),
+            };
+        }
+        match self.body {
+            Body::Json => self.json.feed(input, eof, sink),
+            _ => self.invoke.feed(input, eof, sink),
+        }
+    }
+}
+
+/// The canonical layout of SGLang's `dots` detector: the block, one invoke per call, one
+/// parameter per line; strings raw, other values as JSON.
+fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+    let mut out = String::from(content.unwrap_or(""));
+    if calls.is_empty() {
+        return out;
+    }
+    out.push_str(START);
+    out.push('\n');
+    for call in calls {
+        out.push_str(&format!("<invoke name=\"{}\">\n", call.name));
+        if let Some(map) = call.arguments.as_object() {
+            for (key, value) in map {
+                let text = match value {
+                    Value::String(s) => s.clone(),
+                    other => python_json(other),
+                };
+                out.push_str(&format!("<parameter name=\"{key}\">{text}</parameter>\n"));
+            }
+        }
+        out.push_str("</invoke>\n");
+    }
+    out.push_str(END);
+    out
+}

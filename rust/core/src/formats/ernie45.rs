@@ -1,0 +1,90 @@
+//! Baidu ERNIE 4.5 (vLLM `ernie45`): hermes-style blocks, a JSON object per `<tool_call>`:
+//!
+//! ```text
+//! I need to call two tools.
+//! </think>
+//!
+//! <tool_call>
+//! {"name": "get_current_temperature", "arguments": {"location": "Beijing"}}
+//! </tool_call>
+//! ```
+//!
+//! A plain answer is wrapped in `<response>` ... `</response>`; those tags are markup and are
+//! dropped, the text inside stays content. The thinking models open reasoning in the prompt and
+//! close it with `</think>` (use reasoning `closing_only`). Read by [`super::json_calls`].
+
+use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
+use super::markup::DropMarker;
+use crate::region::{RegionCtx, RegionParser};
+use crate::render::{self, RenderCall};
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+
+const fn marker(role: &'static str, text: &'static str, special_token: bool) -> Marker {
+    Marker {
+        role,
+        text,
+        special_token,
+    }
+}
+
+pub static SPEC: FormatSpec = FormatSpec {
+    name: "ernie45",
+    aliases: &["ernie4_5", "ernie-4.5", "ernie45_moe"],
+    families: &["ERNIE-4.5", "ERNIE-4.5-21B-A3B-Thinking"],
+    description: "JSON object {name, arguments} inside <tool_call>...</tool_call>; <response> wrappers dropped",
+    markers: &[
+        marker("call_start", "<tool_call>", true),
+        marker("call_end", "</tool_call>", true),
+        marker("answer_start", "<response>", true),
+        marker("answer_end", "</response>", true),
+        marker("reasoning_start", "<think>", true),
+        marker("reasoning_end", "</think>", true),
+    ],
+    triggers: &[
+        Trigger::marker("<tool_call>"),
+        Trigger::marker("<response>"),
+        Trigger::marker("</response>"),
+    ],
+    name_encoding: "json_field",
+    argument_encoding: "json_object",
+    call_separator: Some("\n"),
+    reasoning: Some(("<think>", "</think>")),
+    template: Some(CallTemplate {
+        begin: "<tool_call>\n{\"name\": \"{name}\", \"arguments\": ",
+        style: "json",
+        end: "}\n</tool_call>",
+        separator: "\n",
+    }),
+    layout: Layout::BARE,
+    new_region,
+    render,
+};
+
+fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
+    if ctx.trigger > 0 {
+        return Box::new(DropMarker::new(ctx));
+    }
+    Box::new(JsonRegion::new(
+        ctx,
+        JsonRegionSpec {
+            consume_trigger: true,
+            payload: Payload::ObjectOrArray,
+            end: Some("</tool_call>"),
+            keys: STANDARD_KEYS,
+        },
+    ))
+}
+
+/// One block per call, each on its own lines, after the content.
+fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+    let mut out = String::from(content.unwrap_or(""));
+    for call in calls {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str("<tool_call>\n");
+        out.push_str(&render::call_object(call, "arguments"));
+        out.push_str("\n</tool_call>");
+    }
+    out
+}

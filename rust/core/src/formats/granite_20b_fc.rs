@@ -1,0 +1,77 @@
+//! IBM Granite-20B-FunctionCalling (vLLM `granite-20b-fc`): each call is `<function_call>`
+//! followed by one JSON object `{"name": ..., "arguments": {...}}`, calls separated by a newline:
+//!
+//! ```text
+//! Let me check.
+//! <function_call> {"name": "get_weather", "arguments": {"city": "Tokyo"}}
+//! <function_call> {"name": "get_time", "arguments": {"timezone": "Asia/Tokyo"}}
+//! ```
+//!
+//! There is no closing marker: a call ends with its JSON object. `<function_call>` is written as
+//! text (not a special token of the Granite 20B vocabulary, as far as the peers show). Read by
+//! [`super::json_calls`].
+
+use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
+use super::xml_invoke::python_json;
+use crate::region::{RegionCtx, RegionParser};
+use crate::render::RenderCall;
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+
+const START: &str = "<function_call>";
+
+pub static SPEC: FormatSpec = FormatSpec {
+    name: "granite_20b_fc",
+    aliases: &["granite-20b-fc", "granite_20b_functioncalling"],
+    families: &["granite-20b-functioncalling"],
+    description:
+        "<function_call> {\"name\": ..., \"arguments\": {...}} per call, newline-separated",
+    markers: &[Marker {
+        role: "call_start",
+        text: START,
+        special_token: false,
+    }],
+    triggers: &[Trigger::marker(START)],
+    name_encoding: "json_field",
+    argument_encoding: "json_object",
+    call_separator: Some("\n"),
+    reasoning: None,
+    template: Some(CallTemplate {
+        begin: "<function_call> {\"name\": \"{name}\", \"arguments\": ",
+        style: "json",
+        end: "}",
+        separator: "\n",
+    }),
+    layout: Layout::BARE,
+    new_region,
+    render,
+};
+
+fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
+    Box::new(JsonRegion::new(
+        ctx,
+        JsonRegionSpec {
+            consume_trigger: true,
+            payload: Payload::ObjectOrArray,
+            end: None,
+            keys: STANDARD_KEYS,
+        },
+    ))
+}
+
+/// As vLLM's samples write calls: each on its own line after the content.
+fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+    let mut out = String::from(content.unwrap_or(""));
+    for call in calls {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(START);
+        out.push(' ');
+        out.push_str(&format!(
+            "{{\"name\": {}, \"arguments\": {}}}",
+            crate::json::quote(&call.name),
+            python_json(&call.arguments)
+        ));
+    }
+    out
+}

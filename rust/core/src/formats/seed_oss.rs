@@ -1,0 +1,156 @@
+//! ByteDance Seed-OSS: the qwen3_coder body inside `<seed:tool_call>`:
+//!
+//! ```text
+//! <seed:tool_call>
+//! <function=NAME>
+//! <parameter=KEY>VALUE</parameter>
+//! </function>
+//! </seed:tool_call>
+//! ```
+//!
+//! Values are written inline (the chat template puts no newline around them, but one leading and
+//! one trailing `\n` are formatting, as in qwen3_coder) and typed by the tool's schema; the
+//! template writes non-string values with Jinja's `| string`, i.e. Python's `str()` (`True`,
+//! `{'a': 1}`), which the schema typing reads. One block per call, blocks joined by `\n`.
+//! Reasoning is `<seed:think>` ... `</seed:think>`, with `<seed:cot_budget_reflect>` notes inside
+//! it (kept as reasoning text). `<seed:tool_call>`, `</seed:tool_call>`, `<seed:think>` and
+//! `</seed:think>` are tokens of the Seed-OSS vocabulary (vLLM's `seed_oss` parser looks them up in
+//! the vocab and refuses a tokenizer without the call tags); `<function=` and `<parameter=` are
+//! text. The body is read by [`super::qwen3_coder`]'s region, wrapper tags swapped.
+
+use serde_json::Value;
+
+use super::qwen3_coder;
+use crate::region::{RegionCtx, RegionParser};
+use crate::render::RenderCall;
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+
+const CALL_START: &str = "<seed:tool_call>";
+const CALL_END: &str = "</seed:tool_call>";
+
+pub static SPEC: FormatSpec = FormatSpec {
+    name: "seed_oss",
+    aliases: &["seed-oss", "seedoss", "seed_oss_36b"],
+    families: &["Seed-OSS-36B-Instruct", "Seed-OSS-36B-Base"],
+    description: "<seed:tool_call><function=NAME><parameter=KEY>VALUE</parameter>...</function></seed:tool_call>, values typed by the tool schema",
+    markers: &[
+        Marker {
+            role: "call_start",
+            text: CALL_START,
+            special_token: true,
+        },
+        Marker {
+            role: "call_end",
+            text: CALL_END,
+            special_token: true,
+        },
+        Marker {
+            role: "function_start",
+            text: "<function=",
+            special_token: false,
+        },
+        Marker {
+            role: "function_end",
+            text: "</function>",
+            special_token: false,
+        },
+        Marker {
+            role: "parameter_start",
+            text: "<parameter=",
+            special_token: false,
+        },
+        Marker {
+            role: "parameter_end",
+            text: "</parameter>",
+            special_token: false,
+        },
+        Marker {
+            role: "reasoning_start",
+            text: "<seed:think>",
+            special_token: true,
+        },
+        Marker {
+            role: "reasoning_end",
+            text: "</seed:think>",
+            special_token: true,
+        },
+    ],
+    triggers: &[Trigger::marker(CALL_START), Trigger::soft("<function=")],
+    name_encoding: "tag_attribute",
+    argument_encoding: "xml_parameters",
+    call_separator: Some("\n"),
+    reasoning: Some(("<seed:think>", "</seed:think>")),
+    // No structural-tag style writes Seed's inline values.
+    template: Some(CallTemplate {
+        begin: "<seed:tool_call>\n<function={name}>\n",
+        style: "qwen_xml",
+        end: "</function>\n</seed:tool_call>",
+        separator: "\n",
+    }),
+    layout: Layout::BARE,
+    new_region,
+    render,
+};
+
+fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
+    qwen3_coder::new_region_with(ctx, CALL_START, CALL_END)
+}
+
+/// As the Seed-OSS chat template writes an assistant turn with calls: the content, a blank line,
+/// then one block per call joined by `\n`; strings raw, other values as Python's `str()`.
+fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+    let mut out = String::from(content.unwrap_or(""));
+    for (k, call) in calls.iter().enumerate() {
+        if k > 0 {
+            out.push('\n');
+        } else if !out.is_empty() {
+            out.push_str("\n\n");
+        }
+        out.push_str(CALL_START);
+        out.push_str("\n<function=");
+        out.push_str(&call.name);
+        out.push_str(">\n");
+        if let Some(args) = call.arguments.as_object() {
+            for (key, value) in args {
+                out.push_str("<parameter=");
+                out.push_str(key);
+                out.push('>');
+                match value {
+                    Value::String(s) => out.push_str(s),
+                    other => out.push_str(&crate::xml_value::python_str(other)),
+                }
+                out.push_str("</parameter>\n");
+            }
+        }
+        out.push_str("</function>\n");
+        out.push_str(CALL_END);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_like_the_chat_template() {
+        let calls = [
+            RenderCall {
+                name: "get_weather".into(),
+                arguments: serde_json::json!({"location": "Barcelona, Spain", "days": 3, "o": {"a": true, "b": [null, "it's"]}}),
+                id: None,
+            },
+            RenderCall {
+                name: "ping".into(),
+                arguments: serde_json::json!({}),
+                id: None,
+            },
+        ];
+        assert_eq!(
+            render(&calls, Some("Sure.")),
+            "Sure.\n\n<seed:tool_call>\n<function=get_weather>\n<parameter=location>Barcelona, Spain</parameter>\n\
+             <parameter=days>3</parameter>\n<parameter=o>{'a': True, 'b': [None, \"it's\"]}</parameter>\n\
+             </function>\n</seed:tool_call>\n<seed:tool_call>\n<function=ping>\n</function>\n</seed:tool_call>"
+        );
+    }
+}

@@ -1,0 +1,168 @@
+//! StepFun Step-3: steptml invokes inside DeepSeek-style section tokens (the bars are U+FF5C, the
+//! separator `_` is ASCII, not DeepSeek's U+2581):
+//!
+//! ```text
+//! <｜tool_calls_begin｜>
+//! <｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="NAME">
+//! <steptml:parameter name="K">V</steptml:parameter>
+//! </steptml:invoke><｜tool_call_end｜>
+//! <｜tool_calls_end｜>
+//! ```
+//!
+//! Several `<｜tool_call_begin｜>` ... `<｜tool_call_end｜>` entries in one section are parallel
+//! calls. Values are raw text typed by the tool's schema: a string value is kept exactly
+//! (whitespace included, as vLLM does; SGLang strips it), any other value is read trimmed.
+//! The per-call wrapper is formatting: `<｜tool_call_begin｜>` and `function<｜tool_sep｜>` may be
+//! missing (vLLM's tests write calls without them, and a lone `<｜tool_sep｜>` between calls), and
+//! `<｜tool_call_end｜>` in place of a missing `</steptml:invoke>` ends the call. The entry type is not checked (only `function` exists).
+//! The five `｜` markers are Step-3 special tokens (vLLM's `step3` parser disables
+//! `skip_special_tokens` for them; `<｜tool_sep｜>` assumed alike); the steptml tags are text, read by
+//! [`super::xml_invoke`]. Reasoning ends with the `</think>` token.
+
+use serde_json::Value;
+
+use super::xml_invoke::{python_json, InvokeRegion, InvokeRegionSpec, Typing};
+use crate::region::{RegionCtx, RegionParser};
+use crate::render::RenderCall;
+use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+
+const SECTION_START: &str = "<｜tool_calls_begin｜>";
+const SECTION_END: &str = "<｜tool_calls_end｜>";
+const CALL_START: &str = "<｜tool_call_begin｜>";
+const CALL_END: &str = "<｜tool_call_end｜>";
+const SEP: &str = "<｜tool_sep｜>";
+
+pub static SPEC: FormatSpec = FormatSpec {
+    name: "step3",
+    aliases: &["step-3", "step_3"],
+    families: &["Step-3"],
+    description: "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=...>\
+                  <steptml:parameter name=...>V</steptml:parameter></steptml:invoke><｜tool_call_end｜>\
+                  <｜tool_calls_end｜>, values typed by the tool schema",
+    markers: &[
+        Marker {
+            role: "section_start",
+            text: SECTION_START,
+            special_token: true,
+        },
+        Marker {
+            role: "section_end",
+            text: SECTION_END,
+            special_token: true,
+        },
+        Marker {
+            role: "call_wrapper_start",
+            text: CALL_START,
+            special_token: true,
+        },
+        Marker {
+            role: "call_wrapper_end",
+            text: CALL_END,
+            special_token: true,
+        },
+        Marker {
+            role: "type_separator",
+            text: SEP,
+            special_token: true,
+        },
+        Marker {
+            role: "call_start",
+            text: "<steptml:invoke",
+            special_token: false,
+        },
+        Marker {
+            role: "call_end",
+            text: "</steptml:invoke>",
+            special_token: false,
+        },
+        Marker {
+            role: "param_start",
+            text: "<steptml:parameter",
+            special_token: false,
+        },
+        Marker {
+            role: "param_end",
+            text: "</steptml:parameter>",
+            special_token: false,
+        },
+        Marker {
+            role: "reasoning_start",
+            text: "<think>",
+            special_token: true,
+        },
+        Marker {
+            role: "reasoning_end",
+            text: "</think>",
+            special_token: true,
+        },
+    ],
+    triggers: &[Trigger::marker(SECTION_START)],
+    name_encoding: "tag_attribute",
+    argument_encoding: "xml_parameters",
+    call_separator: Some("\n"),
+    reasoning: Some(("<think>", "</think>")),
+    template: Some(CallTemplate {
+        begin: "<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"{name}\">\n",
+        style: "steptml_xml",
+        end: "</steptml:invoke><｜tool_call_end｜>",
+        separator: "\n",
+    }),
+    layout: Layout::section("<｜tool_calls_begin｜>\n", "\n<｜tool_calls_end｜>"),
+    new_region,
+    render,
+};
+
+fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
+    Box::new(InvokeRegion::new(
+        ctx,
+        InvokeRegionSpec {
+            wrapped: true,
+            block_closes: vec![ctx.lit(SECTION_END)],
+            invoke_open: ctx.lit("<steptml:invoke"),
+            invoke_close: ctx.lit("</steptml:invoke>"),
+            param_open: ctx.lit("<steptml:parameter"),
+            param_close: ctx.lit("</steptml:parameter>"),
+            separators: vec![
+                ctx.lit(CALL_START),
+                ctx.lit("function<｜tool_sep｜>"),
+                ctx.lit(SEP),
+                ctx.lit(CALL_END),
+            ],
+            typing: Typing::Schema,
+            what: "Step3",
+        },
+    ))
+}
+
+/// The layout SGLang's `step3` detector documents: the section and each entry on their own
+/// lines, one parameter per line; strings raw, other values as JSON.
+fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+    let mut out = String::from(content.unwrap_or(""));
+    if calls.is_empty() {
+        return out;
+    }
+    out.push_str(SECTION_START);
+    out.push('\n');
+    for call in calls {
+        out.push_str(&format!(
+            "{CALL_START}function{SEP}<steptml:invoke name=\"{}\">\n",
+            call.name
+        ));
+        if let Some(map) = call.arguments.as_object() {
+            for (key, value) in map {
+                let text = match value {
+                    Value::String(s) => s.clone(),
+                    other => python_json(other),
+                };
+                out.push_str(&format!(
+                    "<steptml:parameter name=\"{key}\">{text}</steptml:parameter>\n"
+                ));
+            }
+        }
+        out.push_str("</steptml:invoke>");
+        out.push_str(CALL_END);
+        out.push('\n');
+    }
+    out.push_str(SECTION_END);
+    out
+}

@@ -1,0 +1,484 @@
+//! Zero-copy bitmask kernels over tensor data pointers.
+//!
+//! `toolwire.torch` checks dtype, shape, device and contiguity in Python and passes the pointers
+//! with their extents; here the pointers are checked for null and alignment, the row indices
+//! against the extents, and then turned into slices for the pure kernels in
+//! `toolwire_core::bitmask`. The functions are `unsafe_` because the extents cannot be checked
+//! against the allocations: a wrong extent from the caller means memory corruption.
+
+use pyo3::prelude::*;
+use toolwire_core::bitmask::{self, BF16_NEG_INF, BITS, F16_NEG_INF, F32_NEG_INF};
+
+use crate::ToolwireError;
+
+fn check_ptr(ptr: usize, align: usize, what: &str) -> PyResult<()> {
+    if ptr == 0 {
+        return Err(ToolwireError::new_err(format!(
+            "{what} data pointer is null"
+        )));
+    }
+    if ptr % align != 0 {
+        return Err(ToolwireError::new_err(format!(
+            "{what} data pointer {ptr:#x} is not aligned to {align} bytes"
+        )));
+    }
+    Ok(())
+}
+
+/// A bitmask's extent: `rows` rows of `words` int32 words, contiguous.
+#[derive(Clone, Copy)]
+pub(crate) struct MaskBuf {
+    pub ptr: usize,
+    pub rows: usize,
+    pub words: usize,
+}
+
+impl MaskBuf {
+    pub fn new(ptr: usize, rows: usize, words: usize) -> PyResult<Self> {
+        check_ptr(ptr, 4, "bitmask")?;
+        rows.checked_mul(words)
+            .and_then(|n| n.checked_mul(4))
+            .filter(|&n| n <= isize::MAX as usize)
+            .ok_or_else(|| ToolwireError::new_err("bitmask extent overflows"))?;
+        Ok(MaskBuf { ptr, rows, words })
+    }
+
+    pub fn check_row(&self, row: usize) -> PyResult<()> {
+        if row >= self.rows {
+            return Err(ToolwireError::new_err(format!(
+                "row {row} is out of range for a bitmask of {} rows",
+                self.rows
+            )));
+        }
+        Ok(())
+    }
+
+    /// # Safety
+    /// The buffer must hold `rows * words` int32 words, and `row` must have been checked.
+    pub unsafe fn row<'a>(&self, row: usize) -> &'a [u32] {
+        std::slice::from_raw_parts((self.ptr as *const u32).add(row * self.words), self.words)
+    }
+
+    /// # Safety
+    /// As [`MaskBuf::row`], and nothing else may read or write the row meanwhile.
+    pub unsafe fn row_mut<'a>(&self, row: usize) -> &'a mut [u32] {
+        std::slice::from_raw_parts_mut((self.ptr as *mut u32).add(row * self.words), self.words)
+    }
+}
+
+fn apply_rows<T: Copy>(
+    logits_ptr: usize,
+    width: usize,
+    row_stride: usize,
+    mask: MaskBuf,
+    rows: &[usize],
+    allowed_len: usize,
+    neg_inf: T,
+) {
+    for &r in rows {
+        // SAFETY: the caller vouched for the extents; rows were checked against them.
+        let (logits, words) = unsafe {
+            (
+                std::slice::from_raw_parts_mut((logits_ptr as *mut T).add(r * row_stride), width),
+                mask.row(r),
+            )
+        };
+        bitmask::apply_row(logits, words, allowed_len, neg_inf);
+    }
+}
+
+/// Sets the logits of each row in `rows` (default: every logits row) to -inf where the bitmask row of the same index blocks
+/// the token, and at every column `>= allowed_len`.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (logits_ptr, dtype, logits_rows, width, row_stride, bitmask_ptr, bitmask_rows, words, rows, allowed_len))]
+pub fn unsafe_apply_token_bitmask(
+    py: Python<'_>,
+    logits_ptr: usize,
+    dtype: &str,
+    logits_rows: usize,
+    width: usize,
+    row_stride: usize,
+    bitmask_ptr: usize,
+    bitmask_rows: usize,
+    words: usize,
+    rows: Option<Vec<usize>>,
+    allowed_len: usize,
+) -> PyResult<()> {
+    let elem = match dtype {
+        "float32" => 4,
+        "float16" | "bfloat16" => 2,
+        other => {
+            return Err(ToolwireError::new_err(format!(
+                "logits dtype {other} is not supported (float32, float16, bfloat16)"
+            )))
+        }
+    };
+    check_ptr(logits_ptr, elem, "logits")?;
+    let mask = MaskBuf::new(bitmask_ptr, bitmask_rows, words)?;
+    if row_stride < width && logits_rows > 1 {
+        return Err(ToolwireError::new_err(
+            "logits rows overlap (row stride < width)",
+        ));
+    }
+    if allowed_len > width || allowed_len > words * BITS {
+        return Err(ToolwireError::new_err(format!(
+            "allowed_len {allowed_len} exceeds the logits width {width} or the mask's {} tokens",
+            words * BITS
+        )));
+    }
+    let rows = rows.unwrap_or_else(|| (0..logits_rows).collect());
+    for &r in &rows {
+        mask.check_row(r)?;
+        if r >= logits_rows {
+            return Err(ToolwireError::new_err(format!(
+                "row {r} is out of range for logits of {logits_rows} rows"
+            )));
+        }
+    }
+    py.allow_threads(|| match dtype {
+        "float32" => apply_rows(
+            logits_ptr,
+            width,
+            row_stride,
+            mask,
+            &rows,
+            allowed_len,
+            F32_NEG_INF,
+        ),
+        "float16" => apply_rows(
+            logits_ptr,
+            width,
+            row_stride,
+            mask,
+            &rows,
+            allowed_len,
+            F16_NEG_INF,
+        ),
+        _ => apply_rows(
+            logits_ptr,
+            width,
+            row_stride,
+            mask,
+            &rows,
+            allowed_len,
+            BF16_NEG_INF,
+        ),
+    });
+    Ok(())
+}
+
+/// Allowed-token counts of each bitmask row, over the first `vocab` ids.
+#[pyfunction]
+pub fn unsafe_count_allowed(
+    bitmask_ptr: usize,
+    rows: usize,
+    words: usize,
+    vocab: usize,
+) -> PyResult<Vec<usize>> {
+    let mask = MaskBuf::new(bitmask_ptr, rows, words)?;
+    // SAFETY: the caller vouched for the extent.
+    Ok((0..rows)
+        .map(|r| bitmask::count_allowed(unsafe { mask.row(r) }, vocab))
+        .collect())
+}
+
+/// Positions that missed, and `(position, filled position)` pairs of equal keys.
+type FillOutcome = (Vec<usize>, Vec<(usize, usize)>);
+
+/// A bounded LRU cache of bitmask rows keyed by bytes (see `toolwire_core::bitmask::cache`).
+#[pyclass(name = "MaskCache", module = "toolwire._core", frozen)]
+pub struct MaskCache(std::sync::Mutex<toolwire_core::bitmask::MaskCache>);
+
+impl MaskCache {
+    fn lock(&self) -> std::sync::MutexGuard<'_, toolwire_core::bitmask::MaskCache> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+fn words_of(mask: &[u8]) -> PyResult<Vec<u32>> {
+    if mask.len() % 4 != 0 {
+        return Err(ToolwireError::new_err(
+            "a mask is a whole number of 4-byte words",
+        ));
+    }
+    Ok(mask
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect())
+}
+
+#[pymethods]
+impl MaskCache {
+    #[new]
+    #[pyo3(signature = (max_bytes = 64 << 20))]
+    fn new(max_bytes: usize) -> Self {
+        MaskCache(std::sync::Mutex::new(
+            toolwire_core::bitmask::MaskCache::new(max_bytes),
+        ))
+    }
+
+    /// The row stored under `key` as little-endian int32 bytes, or None (counts a hit or miss).
+    fn get<'py>(&self, py: Python<'py>, key: &[u8]) -> Option<Bound<'py, pyo3::types::PyBytes>> {
+        let mut cache = self.lock();
+        cache.get(key).map(|row| {
+            let bytes: Vec<u8> = row.iter().flat_map(|w| w.to_le_bytes()).collect();
+            pyo3::types::PyBytes::new(py, &bytes)
+        })
+    }
+
+    /// Stores a row given as little-endian int32 bytes; False when it alone exceeds the budget.
+    fn insert(&self, key: &[u8], mask: &[u8]) -> PyResult<bool> {
+        let words = words_of(mask)?;
+        Ok(self.lock().insert(key, &words))
+    }
+
+    /// On a hit, copies the row into the `words` int32 words at `ptr` and returns True.
+    fn unsafe_get_into(&self, key: &[u8], ptr: usize, words: usize) -> PyResult<bool> {
+        let buf = MaskBuf::new(ptr, 1, words)?;
+        let mut cache = self.lock();
+        let Some(row) = cache.get(key) else {
+            return Ok(false);
+        };
+        if row.len() != words {
+            return Err(ToolwireError::new_err(format!(
+                "the cached row has {} words, the bitmask row {words}: one cache serves one vocabulary size",
+                row.len()
+            )));
+        }
+        // SAFETY: the caller vouched for `words` int32 words at `ptr`; `buf` checked null and alignment.
+        unsafe { std::slice::from_raw_parts_mut(buf.ptr as *mut u32, words) }.copy_from_slice(row);
+        Ok(true)
+    }
+
+    /// Fills rows of a contiguous int32 bitmask (`rows` x `words` at `ptr`) from the cache:
+    /// `keyers[i]`'s state, under `namespace`, goes to row `indices[i]`. Returns the positions
+    /// `i` that missed, for the caller to fill and store with :meth:`unsafe_insert_keyed`, and
+    /// pairs `(i, j)` of later positions whose key equals that of the missed position `j`: their
+    /// rows are copies of row `j` once it is filled.
+    #[allow(clippy::too_many_arguments)]
+    fn unsafe_fill_rows(
+        &self,
+        namespace: &[u8],
+        keyers: Vec<PyRef<'_, StateKeyer>>,
+        ptr: usize,
+        rows: usize,
+        words: usize,
+        indices: Vec<usize>,
+    ) -> PyResult<FillOutcome> {
+        let buf = MaskBuf::new(ptr, rows, words)?;
+        if keyers.len() != indices.len() {
+            return Err(ToolwireError::new_err("one bitmask row per keyer"));
+        }
+        for &r in &indices {
+            buf.check_row(r)?;
+        }
+        let mut key = namespace.to_vec();
+        let mut missed = Vec::new();
+        let mut missed_keys: Vec<(Vec<u8>, usize)> = Vec::new();
+        let mut copies = Vec::new();
+        let mut cache = self.lock();
+        for (i, (keyer, &r)) in keyers.iter().zip(&indices).enumerate() {
+            key.truncate(namespace.len());
+            key.extend_from_slice(&keyer.0.key());
+            if let Some((_, j)) = missed_keys.iter().find(|(k, _)| *k == key) {
+                copies.push((i, *j));
+                continue;
+            }
+            match cache.get(&key) {
+                Some(row) if row.len() == words => {
+                    // SAFETY: the caller vouched for the extent; the row index was checked.
+                    unsafe { buf.row_mut(r) }.copy_from_slice(row);
+                }
+                Some(_) => {
+                    return Err(ToolwireError::new_err(
+                        "a cached row has another length: one cache serves one vocabulary size",
+                    ))
+                }
+                None => {
+                    missed.push(i);
+                    missed_keys.push((key.clone(), i));
+                }
+            }
+        }
+        Ok((missed, copies))
+    }
+
+    /// Stores row `row` of the bitmask at `ptr` under `keyer`'s current key.
+    fn unsafe_insert_keyed(
+        &self,
+        namespace: &[u8],
+        keyer: PyRef<'_, StateKeyer>,
+        ptr: usize,
+        rows: usize,
+        words: usize,
+        row: usize,
+    ) -> PyResult<bool> {
+        let buf = MaskBuf::new(ptr, rows, words)?;
+        buf.check_row(row)?;
+        let mut key = namespace.to_vec();
+        key.extend_from_slice(&keyer.0.key());
+        // SAFETY: as above.
+        Ok(self.lock().insert(&key, unsafe { buf.row(row) }))
+    }
+
+    /// Stores the `words` int32 words at `ptr` under `key`.
+    fn unsafe_insert_from(&self, key: &[u8], ptr: usize, words: usize) -> PyResult<bool> {
+        let buf = MaskBuf::new(ptr, 1, words)?;
+        // SAFETY: as above.
+        let row = unsafe { buf.row(0) };
+        Ok(self.lock().insert(key, row))
+    }
+
+    fn remove(&self, key: &[u8]) -> bool {
+        self.lock().remove(key)
+    }
+
+    /// Drops every entry and resets the counters.
+    fn clear(&self) {
+        self.lock().clear();
+    }
+
+    fn __len__(&self) -> usize {
+        self.lock().len()
+    }
+
+    fn __contains__(&self, key: &[u8]) -> bool {
+        self.lock().contains(key)
+    }
+
+    #[getter]
+    fn used_bytes(&self) -> usize {
+        self.lock().used_bytes()
+    }
+
+    #[getter]
+    fn max_bytes(&self) -> usize {
+        self.lock().max_bytes()
+    }
+
+    /// `{"hits", "misses", "inserts", "evictions", "entries", "used_bytes", "max_bytes"}`.
+    fn stats(&self) -> std::collections::HashMap<&'static str, u64> {
+        let cache = self.lock();
+        let s = cache.stats();
+        std::collections::HashMap::from([
+            ("hits", s.hits),
+            ("misses", s.misses),
+            ("inserts", s.inserts),
+            ("evictions", s.evictions),
+            ("entries", cache.len() as u64),
+            ("used_bytes", cache.used_bytes() as u64),
+            ("max_bytes", cache.max_bytes() as u64),
+        ])
+    }
+
+    fn __repr__(&self) -> String {
+        let cache = self.lock();
+        format!(
+            "MaskCache(entries={}, used_bytes={}, max_bytes={})",
+            cache.len(),
+            cache.used_bytes(),
+            cache.max_bytes()
+        )
+    }
+}
+
+fn to_grammar_id(id: &[u8]) -> PyResult<[u8; 16]> {
+    id.try_into()
+        .map_err(|_| ToolwireError::new_err("a grammar id is 16 bytes"))
+}
+
+/// How a grammar's output is read for mask-cache keys (see `toolwire_core::bitmask::key`).
+#[pyclass(name = "StateKeyPlan", module = "toolwire._core", frozen)]
+pub struct StateKeyPlan(toolwire_core::bitmask::KeyPlan);
+
+#[pymethods]
+impl StateKeyPlan {
+    /// The plan for a structural tag given as JSON text.
+    #[staticmethod]
+    fn from_tag(grammar_id: &[u8], tag_json: &str) -> PyResult<Self> {
+        let tag: serde_json::Value = serde_json::from_str(tag_json)
+            .map_err(|e| ToolwireError::new_err(format!("structural tag is not JSON: {e}")))?;
+        Ok(StateKeyPlan(toolwire_core::bitmask::KeyPlan::from_tag(
+            to_grammar_id(grammar_id)?,
+            &tag,
+        )))
+    }
+
+    /// A grammar known only by its id: keys cover the token ids since the start.
+    #[staticmethod]
+    fn opaque(grammar_id: &[u8]) -> PyResult<Self> {
+        Ok(StateKeyPlan(toolwire_core::bitmask::KeyPlan::opaque(
+            to_grammar_id(grammar_id)?,
+        )))
+    }
+
+    #[getter]
+    fn anchored(&self) -> bool {
+        self.0.anchored()
+    }
+
+    #[getter]
+    fn text_level(&self) -> bool {
+        self.0.text_level()
+    }
+
+    fn describe(&self) -> String {
+        self.0.describe()
+    }
+
+    /// A keyer for one request.
+    fn keyer(&self) -> StateKeyer {
+        StateKeyer(toolwire_core::bitmask::StateKeyer::new(&self.0))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("StateKeyPlan({})", self.0.describe())
+    }
+}
+
+/// Follows one request's output and names its grammar state.
+#[pyclass(name = "StateKeyer", module = "toolwire._core")]
+pub struct StateKeyer(toolwire_core::bitmask::StateKeyer);
+
+#[pymethods]
+impl StateKeyer {
+    /// Feed one accepted token (not a stop token): its id and its bytes.
+    fn accept(&mut self, token: u32, data: &[u8]) {
+        self.0.accept(token, data);
+    }
+
+    /// The key of the current state (34 bytes).
+    fn key<'py>(&self, py: Python<'py>) -> Bound<'py, pyo3::types::PyBytes> {
+        pyo3::types::PyBytes::new(py, &self.0.key())
+    }
+
+    #[getter]
+    fn mode(&self) -> &'static str {
+        self.0.mode().name()
+    }
+
+    #[getter]
+    fn family(&self) -> String {
+        char::from(self.0.family()).to_string()
+    }
+
+    #[getter]
+    fn calls(&self) -> u32 {
+        self.0.calls()
+    }
+
+    fn __copy__(&self) -> Self {
+        StateKeyer(self.0.clone())
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "StateKeyer(mode={}, calls={})",
+            self.0.mode().name(),
+            self.0.calls()
+        )
+    }
+}

