@@ -219,12 +219,6 @@ def accounted(text, message, name, limit=300_000):
             return None
         i, c, r, j, k = state
         rest = inp[i:]
-        if j < len(segs):
-            raw, dropped = segs[j]
-            if raw and k == len(raw):
-                if i + dropped <= n:
-                    stack.append((i + dropped, c, r, j + 1, 0))
-                continue
         nxt = []
         if i < n:
             ch = inp[i:i + 4].decode("utf-8", errors="ignore")[:1]
@@ -246,9 +240,13 @@ def accounted(text, message, name, limit=300_000):
             nxt.append((i + 1, c + 1, r, j, k))
         if j < len(segs):
             raw, dropped = segs[j]
-            if not raw:
-                if i + dropped <= n:
-                    nxt.append((i + dropped, c, r, j + 1, 0))
+            if k == len(raw):
+                # The raw text is complete (or empty): the issue is done after its dropped bytes,
+                # which may start later, or after the start of a marker cut short.
+                skips = {0} | {p for f in fill for p in range(1, len(f)) if dropped and rest.startswith(f[:p])}
+                for skip in skips:
+                    if i + skip + dropped <= n:
+                        nxt.append((i + skip + dropped, c, r, j + 1, 0))
             else:
                 if i < n and inp[i] == raw[k]:
                     nxt.append((i + 1, c, r, j, k + 1))

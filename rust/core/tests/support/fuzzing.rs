@@ -638,6 +638,22 @@ fn segments(message: &Message) -> Vec<Segment> {
     out
 }
 
+/// Where a `too_large` cut's dropped bytes may start, relative to `rest`: right here, or after
+/// the start of a marker string (the parser was told the output ended at the cut, and drops a
+/// marker cut short there as it would at the real end of the output).
+fn cut_skips(rest: &[u8], dropped: usize, literals: &[String]) -> Vec<usize> {
+    let mut out = vec![0];
+    if dropped > 0 {
+        for f in literals {
+            let f = f.as_bytes();
+            out.extend((1..f.len()).filter(|&p| rest.starts_with(&f[..p])));
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 /// Outcome of the accounting check when it did not fail.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Accounted {
@@ -677,7 +693,9 @@ pub fn markup(spec: &FormatSpec) -> Markup {
 /// * an issue's raw text: the issues with a raw text, in the order of `message.issues`, their
 ///   raw texts one after another (several issues about one returned call, such as
 ///   `unknown_tool` then `duplicate_call_id`, share one raw text); a `too_large` raw text is
-///   followed by exactly the number of bytes its detail says were dropped. A raw text is
+///   followed by exactly the number of bytes its detail says were dropped (after, possibly, the
+///   start of a marker string: the parser was told the output ended at the cut; and possibly
+///   after content, since text a format finds between XML parameters is content). A raw text is
 ///   normally one stretch of the input, but content a format finds inside a call (text between
 ///   XML parameters) is not in the call's raw text, so the two may interleave;
 /// * markup: whitespace, one of the format's marker strings ([`fillers`]), a markup span
@@ -702,7 +720,7 @@ pub fn check_accounting(
     let mut stack = vec![(0usize, 0usize, 0usize, 0usize, 0usize)];
     let mut best = goal;
     best.0 = 0;
-    const LIMIT: usize = 3_000_000;
+    const LIMIT: usize = 1_500_000;
     while let Some(state) = stack.pop() {
         if state == goal {
             return Ok(Accounted::Yes);
@@ -720,15 +738,6 @@ pub fn check_accounting(
         let rest = &inp[i..];
         // Pushed in reverse order of preference: the last one pushed is tried first.
         let mut next: Vec<(usize, usize, usize, usize, usize)> = Vec::new();
-        if let Some(seg) = segs.get(j) {
-            if k == seg.raw.len() && k > 0 {
-                // The raw text is complete: the dropped bytes follow (none but for too_large).
-                if i + seg.dropped <= n {
-                    stack.push((i + seg.dropped, c, r, j + 1, 0));
-                }
-                continue;
-            }
-        }
         if let Some(ch) = input.get(i..).and_then(|s| s.chars().next()) {
             if ch.is_whitespace() {
                 next.push((i + ch.len_utf8(), c, r, j, k));
@@ -756,10 +765,14 @@ pub fn check_accounting(
         if c < content.len() && i < n && inp[i] == content[c] {
             next.push((i + 1, c + 1, r, j, k));
         }
-        if let Some(seg) = segs.get(j).filter(|s| s.raw.is_empty()) {
-            // A `too_large` issue with no raw text: only its dropped bytes, anywhere.
-            if i + seg.dropped <= n {
-                next.push((i + seg.dropped, c, r, j + 1, 0));
+        if let Some(seg) = segs.get(j).filter(|s| k == s.raw.len()) {
+            // The raw text is complete (or empty): the issue is done, after its dropped bytes
+            // (none but for too_large). A cut can come after content that followed the raw text
+            // (text between XML parameters is content), so they may start later.
+            for skip in cut_skips(rest, seg.dropped, &markup.literals) {
+                if i + skip + seg.dropped <= n {
+                    next.push((i + skip + seg.dropped, c, r, j + 1, 0));
+                }
             }
         } else if let Some(seg) = segs.get(j) {
             let raw = seg.raw.as_bytes();
@@ -892,6 +905,21 @@ pub fn check_tokens(case: &Case, data: &[u8]) -> Result<Accounted, String> {
         Ok(stream.message())
     };
     let whole = stream_ids(&[&ids])?;
+    if std::env::var_os("TOOLWIRE_FUZZ_TRACE").is_some() {
+        let mut stream = StreamParser::with_ids(config.clone(), Box::new(SeqIds));
+        for id in &ids {
+            let deltas = stream
+                .feed_tokens(&vocab, &[*id])
+                .map_err(|e| e.to_string())?;
+            let text = vocab
+                .token_bytes(*id)
+                .map(|b| String::from_utf8_lossy(b).into_owned());
+            eprintln!(
+                "id {id} {text:?} -> {deltas:?} issues {}",
+                stream.message().issues.len()
+            );
+        }
+    }
     let mut groups: Vec<&[u32]> = Vec::new();
     let mut at = 0;
     while at < ids.len() {
