@@ -13,7 +13,8 @@ text. Checked:
   that declares none of the generated names, every completed call is an ``unknown_tool`` issue
   carrying its raw text), a ``too_large`` cut's dropped bytes, or markup (whitespace and the
   format's marker strings, plus the per-format markup listed below, the same list as
-  ``extra_fillers``/``markup`` in ``rust/core/tests/support/fuzzing.rs``);
+  ``extra_fillers``/``markup`` in ``rust/core/tests/support/fuzzing.rs``); whitespace may vanish
+  around markup, calls and reasoning but not between two content characters;
 * token input: a byte-level vocabulary whose special tokens are the format's markers, invalid
   UTF-8 mixed in, ids grouped at random, streams to the same message however grouped.
 """
@@ -21,6 +22,7 @@ text. Checked:
 import json
 import os
 import re
+from types import SimpleNamespace
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -207,37 +209,41 @@ def accounted(text, message, name, limit=300_000):
     spans = [(o.encode(), c.encode()) for o, c in SPANS.get(name, [])]
     n = len(inp)
     goal = (n, len(content), len(reasoning), len(segs), 0)
-    seen, stack = set(), [(0, 0, 0, 0, 0)]
+    # `last`: what came last, a content byte (AFTER_CONTENT), whitespace that vanished right after
+    # one (GAP), or anything else (OTHER). Content may not follow a GAP: whitespace may vanish
+    # around markup, calls and reasoning, never inside content.
+    other, after_content, gap = 0, 1, 2
+    seen, stack = set(), [(0, 0, 0, 0, 0, other)]
     while stack:
         state = stack.pop()
-        if state == goal:
+        if state[:5] == goal:
             return True
         if state in seen:
             continue
         seen.add(state)
         if len(seen) > limit:
             return None
-        i, c, r, j, k = state
+        i, c, r, j, k, last = state
         rest = inp[i:]
         nxt = []
         if i < n:
             ch = inp[i:i + 4].decode("utf-8", errors="ignore")[:1]
             if ch and ch.isspace():
-                nxt.append((i + len(ch.encode()), c, r, j, k))
+                nxt.append((i + len(ch.encode()), c, r, j, k, other if last == other else gap))
         for opener, closer in spans:
             if rest.startswith(opener):
                 p = inp.find(closer, i + len(opener))
                 if p >= 0:
-                    nxt.append((p + len(closer), c, r, j, k))
+                    nxt.append((p + len(closer), c, r, j, k, other))
         for f in fill:
             if rest.startswith(f):
-                nxt.append((i + len(f), c, r, j, k))
+                nxt.append((i + len(f), c, r, j, k, other))
             elif rest and f.startswith(rest):
-                nxt.append((n, c, r, j, k))
+                nxt.append((n, c, r, j, k, other))
         if r < len(reasoning) and i < n and inp[i] == reasoning[r]:
-            nxt.append((i + 1, c, r + 1, j, k))
-        if c < len(content) and i < n and inp[i] == content[c]:
-            nxt.append((i + 1, c + 1, r, j, k))
+            nxt.append((i + 1, c, r + 1, j, k, other))
+        if c < len(content) and i < n and inp[i] == content[c] and last != gap:
+            nxt.append((i + 1, c + 1, r, j, k, after_content))
         if j < len(segs):
             raw, dropped = segs[j]
             if k == len(raw):
@@ -246,12 +252,12 @@ def accounted(text, message, name, limit=300_000):
                 skips = {0} | {p for f in fill for p in range(1, len(f)) if dropped and rest.startswith(f[:p])}
                 for skip in skips:
                     if i + skip + dropped <= n:
-                        nxt.append((i + skip + dropped, c, r, j + 1, 0))
+                        nxt.append((i + skip + dropped, c, r, j + 1, 0, last if skip + dropped == 0 else other))
             else:
                 if i < n and inp[i] == raw[k]:
-                    nxt.append((i + 1, c, r, j, k + 1))
+                    nxt.append((i + 1, c, r, j, k + 1, other))
                 if rest.startswith(raw[k:]):
-                    nxt.append((i + len(raw) - k, c, r, j, len(raw)))
+                    nxt.append((i + len(raw) - k, c, r, j, len(raw), other))
         stack.extend(nxt)
     return False
 
@@ -286,6 +292,29 @@ def test_every_character_is_accounted_for(case, reasoning_choice, limit_choice):
     reasoning, limit = options(reasoning_choice, limit_choice)
     message = parser_for(name, reasoning, limit, tools=SENTINEL_TOOLS).parse(text)
     assert accounted(text, message, name) is not False, (name, text, summary(message))
+
+
+def test_the_accounting_check_rejects_lost_text():
+    call = '<tool_call>{"name": "f", "arguments": {}}</tool_call>'
+    text = f"a  b\n{call}\nc d"
+    real = parser_for("hermes", tools=SENTINEL_TOOLS).parse(text)
+    assert accounted(text, real, "hermes") is True, summary(real)
+
+    def fake(content, raw):
+        issue = SimpleNamespace(index=0, kind="unknown_tool", detail="", raw=raw)
+        return SimpleNamespace(content=content, reasoning_content=None, issues=[issue])
+
+    assert accounted(text, fake("a  bc d", call), "hermes") is True
+    for content, raw in [
+        ("a  b\nc", call),  # the last character lost
+        ("a b\nc d", call),  # two spaces collapsed into one
+        ("ab\nc d", call),  # inner whitespace dropped
+        ("a  b\nc d!", call),  # a character that is not in the input
+        ("c d a  b", call),  # reordered
+        ("a  b\nc d", call[1:]),  # the call's first character lost
+        ("a  b\nc d", "<tool_call>{}"),  # most of the call lost
+    ]:
+        assert accounted(text, fake(content, raw), "hermes") is False, (content, raw)
 
 
 @SETTINGS

@@ -82,6 +82,62 @@ fn token_inputs() {
     });
 }
 
+/// The accounting check itself: it accepts the parser's real message for a call between two
+/// pieces of text, and rejects messages that lose, add, reorder or collapse a byte.
+#[test]
+fn accounting_check_rejects_lost_text() {
+    use toolwire_core::message::{Issue, IssueKind, Message};
+    let format = toolwire_core::formats::lookup("hermes").expect("hermes");
+    let markup = fuzzing::markup(format);
+    let call = r#"<tool_call>{"name": "f", "arguments": {}}</tool_call>"#;
+    let input = format!("a  b\n{call}\nc d");
+    let message = |content: &str, raw: &str| Message {
+        content: content.to_owned(),
+        issues: vec![Issue {
+            index: Some(0),
+            kind: IssueKind::UnknownTool,
+            detail: String::new(),
+            raw: raw.to_owned(),
+            pointer: None,
+            keyword: None,
+        }],
+        ..Message::default()
+    };
+    let parsed = fuzzing::run_text(
+        &fuzzing::config(&fuzzing::Case {
+            format,
+            reasoning: None,
+            max_call_bytes: None,
+            tools: fuzzing::Tools::Unknown,
+            text: input.clone(),
+            cuts: Vec::new(),
+        }),
+        &[&input],
+    )
+    .message;
+    assert_eq!(
+        fuzzing::check_accounting(&input, &parsed, &markup),
+        Ok(fuzzing::Accounted::Yes),
+        "{parsed:?}"
+    );
+    // Whitespace around the call is formatting and may vanish; inside content it may not.
+    assert!(fuzzing::check_accounting(&input, &message("a  bc d", call), &markup).is_ok());
+    for (content, raw) in [
+        ("a  b\nc", call),              // the last byte lost
+        ("a b\nc d", call),             // two spaces collapsed into one
+        ("ab\nc d", call),              // inner whitespace dropped
+        ("a  b\nc d!", call),           // a byte that is not in the input
+        ("c d a  b", call),             // reordered
+        ("a  b\nc d", &call[1..]),      // the call's first byte lost
+        ("a  b\nc d", "<tool_call>{}"), // most of the call lost
+    ] {
+        assert!(
+            fuzzing::check_accounting(&input, &message(content, raw), &markup).is_err(),
+            "accepted content {content:?} raw {raw:?}"
+        );
+    }
+}
+
 /// Re-run one input: `TOOLWIRE_FUZZ_REPRO="154,56,0,..." TOOLWIRE_FUZZ_MODE=structured|raw|tokens
 /// cargo test --test fuzz_props repro -- --ignored --nocapture` (a crash file from `cargo fuzz`
 /// works too: `TOOLWIRE_FUZZ_REPRO_FILE=fuzz/artifacts/...`).
@@ -192,9 +248,21 @@ fn minimize() {
 fn survey() {
     use std::collections::BTreeMap;
     let start = Instant::now();
-    let mut rng = fuzzing::Rng::from_bytes(&start.elapsed().as_nanos().to_le_bytes());
+    let seed: u64 = std::env::var("TOOLWIRE_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64)
+        });
+    eprintln!("survey: seed {seed} (TOOLWIRE_FUZZ_SEED)");
+    let mut rng = fuzzing::Rng::from_bytes(&seed.to_le_bytes());
     let mut failures: BTreeMap<(String, String), (usize, fuzzing::Case, String, bool)> =
         BTreeMap::new();
+    // Per format: inputs, inputs whose accounting was checked, inputs where the accounting
+    // search gave up, failing inputs.
+    let mut per_format: BTreeMap<&str, [usize; 4]> = BTreeMap::new();
     let mut inputs = 0u64;
     while start.elapsed() < budget() {
         let len = rng.below(600);
@@ -206,6 +274,8 @@ fn survey() {
             fuzzing::structured(&data)
         };
         inputs += 1;
+        let tally = per_format.entry(case.format.name).or_default();
+        tally[0] += 1;
         let result = std::panic::catch_unwind(|| {
             if tokens {
                 fuzzing::check_tokens(&case, &data)
@@ -214,7 +284,14 @@ fn survey() {
             }
         });
         let error = match result {
-            Ok(Ok(_)) => continue,
+            Ok(Ok(fuzzing::Accounted::Yes)) => {
+                tally[1] += usize::from(case.tools == fuzzing::Tools::Unknown);
+                continue;
+            }
+            Ok(Ok(fuzzing::Accounted::Undecided)) => {
+                tally[2] += 1;
+                continue;
+            }
             Ok(Err(e)) => e,
             Err(p) => format!(
                 "panic: {}",
@@ -224,6 +301,7 @@ fn survey() {
                     .unwrap_or_default()
             ),
         };
+        tally[3] += 1;
         let property = error.split(':').next().unwrap_or("").to_owned();
         let key = (case.format.name.to_owned(), property);
         let entry = failures
@@ -235,6 +313,11 @@ fn survey() {
         }
     }
     eprintln!("survey: {inputs} inputs in {:.1?}", start.elapsed());
+    eprintln!("| format | inputs | accounting checked | accounting undecided | failing |");
+    eprintln!("|---|---:|---:|---:|---:|");
+    for (format, [n, checked, undecided, failing]) in &per_format {
+        eprintln!("| {format} | {n} | {checked} | {undecided} | {failing} |");
+    }
     for ((format, property), (count, case, error, tokens)) in &failures {
         eprintln!(
             "\n== {format} / {property}: {count} failing inputs{} (reasoning {:?}, max_call_bytes {:?}, tools {:?})\ntext {:?}\n{}",

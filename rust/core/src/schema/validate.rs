@@ -647,7 +647,7 @@ fn assertion<S: Sink>(
                 })
         }
         (Keyword::ExclusiveMinimum(bound), Value::Number(value)) => {
-            compare(value, bound).map_or(true, |order| order == Ordering::Greater)
+            compare(value, bound).is_none_or(|order| order == Ordering::Greater)
                 || fail(sink, "exclusiveMinimum", &|| {
                     format!(
                         "{} must be greater than {}",
@@ -657,7 +657,7 @@ fn assertion<S: Sink>(
                 })
         }
         (Keyword::ExclusiveMaximum(bound), Value::Number(value)) => {
-            compare(value, bound).map_or(true, |order| order == Ordering::Less)
+            compare(value, bound).is_none_or(|order| order == Ordering::Less)
                 || fail(sink, "exclusiveMaximum", &|| {
                     format!(
                         "{} must be less than {}",

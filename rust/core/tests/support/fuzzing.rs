@@ -698,7 +698,7 @@ pub fn markup(spec: &FormatSpec) -> Markup {
 ///   after content, since text a format finds between XML parameters is content). A raw text is
 ///   normally one stretch of the input, but content a format finds inside a call (text between
 ///   XML parameters) is not in the call's raw text, so the two may interleave;
-/// * markup: whitespace, one of the format's marker strings ([`fillers`]), a markup span
+/// * markup: whitespace (but not between two content bytes), one of the format's marker strings ([`fillers`]), a markup span
 ///   ([`markup`]), or, at the very end of the input, the start of a marker string (the output
 ///   stopped inside a closing tag).
 ///
@@ -715,14 +715,19 @@ pub fn check_accounting(
     let reasoning = message.reasoning.as_bytes();
     let segs = segments(message);
     let n = inp.len();
-    let goal = (n, content.len(), reasoning.len(), segs.len(), 0);
-    let mut seen: HashSet<(usize, usize, usize, usize, usize)> = HashSet::new();
-    let mut stack = vec![(0usize, 0usize, 0usize, 0usize, 0usize)];
-    let mut best = goal;
-    best.0 = 0;
+    // The last element says what came last: a content byte (`AFTER_CONTENT`), whitespace that
+    // vanished right after one (`GAP`), or anything else (`OTHER`). Content may not follow a
+    // `GAP`: whitespace may vanish around markup, calls and reasoning, never inside content.
+    const OTHER: u8 = 0;
+    const AFTER_CONTENT: u8 = 1;
+    const GAP: u8 = 2;
+    let mut seen: HashSet<(usize, usize, usize, usize, usize, u8)> = HashSet::new();
+    let mut stack = vec![(0usize, 0usize, 0usize, 0usize, 0usize, OTHER)];
+    let mut best = (0, content.len(), reasoning.len(), segs.len(), 0, OTHER);
     const LIMIT: usize = 1_500_000;
     while let Some(state) = stack.pop() {
-        if state == goal {
+        let (i, c, r, j, k, last) = state;
+        if (i, c, r, j, k) == (n, content.len(), reasoning.len(), segs.len(), 0) {
             return Ok(Accounted::Yes);
         }
         if !seen.insert(state) {
@@ -731,39 +736,39 @@ pub fn check_accounting(
         if seen.len() > LIMIT {
             return Ok(Accounted::Undecided);
         }
-        let (i, c, r, j, k) = state;
         if i >= best.0 {
             best = state;
         }
         let rest = &inp[i..];
         // Pushed in reverse order of preference: the last one pushed is tried first.
-        let mut next: Vec<(usize, usize, usize, usize, usize)> = Vec::new();
+        let mut next: Vec<(usize, usize, usize, usize, usize, u8)> = Vec::new();
         if let Some(ch) = input.get(i..).and_then(|s| s.chars().next()) {
             if ch.is_whitespace() {
-                next.push((i + ch.len_utf8(), c, r, j, k));
+                let after = if last == OTHER { OTHER } else { GAP };
+                next.push((i + ch.len_utf8(), c, r, j, k, after));
             }
         }
         for (open, close) in &markup.spans {
             if rest.starts_with(open.as_bytes()) {
                 let after = &input[i + open.len()..];
                 if let Some(p) = after.find(close.as_str()) {
-                    next.push((i + open.len() + p + close.len(), c, r, j, k));
+                    next.push((i + open.len() + p + close.len(), c, r, j, k, OTHER));
                 }
             }
         }
         for f in &markup.literals {
             if rest.starts_with(f.as_bytes()) {
-                next.push((i + f.len(), c, r, j, k));
+                next.push((i + f.len(), c, r, j, k, OTHER));
             } else if !rest.is_empty() && f.as_bytes().starts_with(rest) {
                 // The output stopped inside a marker (a closing tag cut short).
-                next.push((n, c, r, j, k));
+                next.push((n, c, r, j, k, OTHER));
             }
         }
         if r < reasoning.len() && i < n && inp[i] == reasoning[r] {
-            next.push((i + 1, c, r + 1, j, k));
+            next.push((i + 1, c, r + 1, j, k, OTHER));
         }
-        if c < content.len() && i < n && inp[i] == content[c] {
-            next.push((i + 1, c + 1, r, j, k));
+        if c < content.len() && i < n && inp[i] == content[c] && last != GAP {
+            next.push((i + 1, c + 1, r, j, k, AFTER_CONTENT));
         }
         if let Some(seg) = segs.get(j).filter(|s| k == s.raw.len()) {
             // The raw text is complete (or empty): the issue is done, after its dropped bytes
@@ -771,21 +776,22 @@ pub fn check_accounting(
             // (text between XML parameters is content), so they may start later.
             for skip in cut_skips(rest, seg.dropped, &markup.literals) {
                 if i + skip + seg.dropped <= n {
-                    next.push((i + skip + seg.dropped, c, r, j + 1, 0));
+                    let after = if skip + seg.dropped == 0 { last } else { OTHER };
+                    next.push((i + skip + seg.dropped, c, r, j + 1, 0, after));
                 }
             }
         } else if let Some(seg) = segs.get(j) {
             let raw = seg.raw.as_bytes();
             if i < n && inp[i] == raw[k] {
-                next.push((i + 1, c, r, j, k + 1));
+                next.push((i + 1, c, r, j, k + 1, OTHER));
             }
             if rest.starts_with(&raw[k..]) {
-                next.push((i + raw.len() - k, c, r, j, raw.len()));
+                next.push((i + raw.len() - k, c, r, j, raw.len(), OTHER));
             }
         }
         stack.extend(next);
     }
-    let (i, c, r, j, k) = best;
+    let (i, c, r, j, k, _) = best;
     let around = |s: &[u8], at: usize| {
         let from = at.saturating_sub(40);
         let to = (at + 40).min(s.len());
