@@ -12,6 +12,15 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
+/// CPU time this process has used (user + system), from `/proc/self/stat`; None off Linux.
+fn process_cpu_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // USER_HZ is 100 on every Linux platform this runs on.
+    Some(Duration::from_millis(ticks * 10))
+}
+
 fn budget() -> Duration {
     let secs = std::env::var("TOOLWIRE_FUZZ_SECS")
         .ok()
@@ -243,6 +252,7 @@ fn minimize() {
 /// Triage: run random inputs for `TOOLWIRE_FUZZ_SECS` without stopping at a failure, and print
 /// per format and property how many failed, with the shortest failing text of each (shrunk).
 /// `TOOLWIRE_FUZZ_SECS=60 cargo test --release --test fuzz_props survey -- --ignored --nocapture`
+/// (or `TOOLWIRE_FUZZ_CPU_SECS=1500` for a budget of CPU time).
 #[test]
 #[ignore]
 fn survey() {
@@ -264,7 +274,18 @@ fn survey() {
     // search gave up, failing inputs.
     let mut per_format: BTreeMap<&str, [usize; 4]> = BTreeMap::new();
     let mut inputs = 0u64;
-    while start.elapsed() < budget() {
+    // TOOLWIRE_FUZZ_CPU_SECS: stop after this much CPU time instead (a long run on a shared
+    // machine at low priority).
+    let cpu_budget = std::env::var("TOOLWIRE_FUZZ_CPU_SECS")
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .map(Duration::from_secs_f64);
+    let cpu_at_start = process_cpu_time().unwrap_or_default();
+    let spent = || match cpu_budget {
+        Some(limit) => process_cpu_time().unwrap_or_default() - cpu_at_start >= limit,
+        None => start.elapsed() >= budget(),
+    };
+    while !spent() {
         let len = rng.below(600);
         let data: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
         let tokens = rng.below(3) == 0;
@@ -312,7 +333,11 @@ fn survey() {
             *entry = (entry.0, case, error, tokens);
         }
     }
-    eprintln!("survey: {inputs} inputs in {:.1?}", start.elapsed());
+    eprintln!(
+        "survey: {inputs} inputs in {:.1?} ({:.1?} CPU)",
+        start.elapsed(),
+        process_cpu_time().unwrap_or_default() - cpu_at_start
+    );
     eprintln!("| format | inputs | accounting checked | accounting undecided | failing |");
     eprintln!("|---|---:|---:|---:|---:|");
     for (format, [n, checked, undecided, failing]) in &per_format {
