@@ -274,16 +274,22 @@ fn survey() {
     // search gave up, failing inputs.
     let mut per_format: BTreeMap<&str, [usize; 4]> = BTreeMap::new();
     let mut inputs = 0u64;
-    // TOOLWIRE_FUZZ_CPU_SECS: stop after this much CPU time instead (a long run on a shared
-    // machine at low priority).
+    // TOOLWIRE_FUZZ_CPU_SECS: stop after this much CPU time (a long run on a shared machine at
+    // low priority), or after TOOLWIRE_FUZZ_SECS of wall time if that is also set and comes first.
     let cpu_budget = std::env::var("TOOLWIRE_FUZZ_CPU_SECS")
         .ok()
         .and_then(|s| s.parse::<f64>().ok())
         .map(Duration::from_secs_f64);
     let cpu_at_start = process_cpu_time().unwrap_or_default();
-    let spent = || match cpu_budget {
-        Some(limit) => process_cpu_time().unwrap_or_default() - cpu_at_start >= limit,
-        None => start.elapsed() >= budget(),
+    let wall_budget = std::env::var_os("TOOLWIRE_FUZZ_SECS")
+        .is_some()
+        .then(budget);
+    let spent = || match (cpu_budget, wall_budget) {
+        (Some(cpu), wall) => {
+            process_cpu_time().unwrap_or_default() - cpu_at_start >= cpu
+                || wall.is_some_and(|wall| start.elapsed() >= wall)
+        }
+        (None, _) => start.elapsed() >= budget(),
     };
     while !spent() {
         let len = rng.below(600);
