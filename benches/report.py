@@ -132,13 +132,17 @@ def plot_generic(data, path: str, title: str) -> bool:
     keys = [k for k, v in rows[0].items() if isinstance(v, (int, float)) and k.endswith(("_ns", "_us"))]
     if not keys:
         return False
-    labels = [" ".join(str(v) for k, v in r.items() if isinstance(v, str))[:40] for r in rows]
+    # Labels: the record's text and integer fields (mask kind, batch size, dtype, ...).
+    labels = [" ".join(f"{k}={v}" if isinstance(v, int) and not isinstance(v, bool) else str(v)
+                       for k, v in r.items() if k not in keys and isinstance(v, (str, int)))[:40]
+              for r in rows]
     fig, ax = plt.subplots(figsize=(max(6, len(rows) * 0.5), 4))
     w = 0.8 / len(keys)
     for i, k in enumerate(keys):
         ax.bar([j + i * w for j in range(len(rows))], [r.get(k) or 0 for r in rows], w, label=k)
     ax.set_xticks([j + 0.4 - w / 2 for j in range(len(rows))], labels, rotation=60, ha="right", fontsize=6)
     ax.set_yscale("log")
+    ax.set_ylabel("µs per call (log)" if all(k.endswith("_us") for k in keys) else "time (log)", fontsize=8)
     ax.legend(fontsize=7)
     ax.set_title(title)
     fig.tight_layout()

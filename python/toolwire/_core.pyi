@@ -247,8 +247,9 @@ class ToolParser:
                 region that runs past it without producing content, reasoning, or a call start
                 or end is cut (checked every ``max_call_bytes // 16`` bytes): the call is dropped
                 and reported as ``too_large`` with the text the parser had kept of it as ``raw``,
-                and the rest of the region, up to the format's next end marker (or the end of
-                the output), is dropped; the issue's detail says how many bytes. Bounds the
+                and the rest of the region, up to the format's next section-end marker (call-end
+                for formats without sections; the end of the output when none comes), is
+                dropped; the issue's detail says how many bytes. Bounds the
                 memory a runaway or hostile output can make the parser hold.
 
         Raises:

@@ -85,9 +85,11 @@ impl ParserConfig {
     /// arguments run that long, or text a format's parser must hold before it can decide what it
     /// is) is cut there: the parser is told the output ended, the call it was reading is dropped
     /// and reported as a `too_large` issue whose raw text is what the parser had kept of it, and
-    /// the rest of the region, up to the format's next call-end or section-end marker (or the end
-    /// of the output), is dropped; the issue's detail says how many bytes. The length is checked
-    /// every `max / 16` bytes, so a call is cut within `max + max / 16` bytes of where it began.
+    /// the rest of the region, up to the format's next section-end marker (call-end or
+    /// message-end for formats without sections; the end of the output when none comes), is
+    /// dropped; the issue's detail says how many bytes. The length is checked
+    /// every `max / 16` bytes (at fixed offsets in the region, so the cut does not depend on how
+    /// the output was chunked): a call is cut within `max + max / 8` bytes of where it began.
     /// Content and reasoning outside calls are never cut.
     pub fn with_max_call_bytes(mut self, max: Option<usize>) -> Self {
         self.max_call_bytes = max;
@@ -316,10 +318,17 @@ impl StreamParser {
             .map(|(i, _)| self.trigger_lits[i].clone())
             .chain(self.stray_lits.iter().cloned())
             .collect();
+        // A cut region ends at the end of its section where the format has sections (the rest
+        // of the section goes with the cut call), else at the end of the call or message.
+        let has_sections = spec.markers.iter().any(|m| m.role == "section_end");
         self.discard_lits = spec
             .markers
             .iter()
-            .filter(|m| matches!(m.role, "call_end" | "section_end" | "message_end"))
+            .filter(|m| match m.role {
+                "section_end" => true,
+                "call_end" | "message_end" => !has_sections,
+                _ => false,
+            })
             .map(|m| self.markers.lit_text(m.text))
             .collect();
     }

@@ -813,7 +813,7 @@ mod tests {
         ] {
             let got = python_literal_to_json(bad);
             assert!(
-                got.as_deref().map_or(true, |j| !crate::json::is_valid(j)),
+                got.as_deref().is_none_or(|j| !crate::json::is_valid(j)),
                 "{bad:?} gave {got:?}"
             );
         }

@@ -31,15 +31,16 @@ fn stream_chunks(config: &ParserConfig, chunks: &[&str]) -> (Message, Vec<Delta>
     (stream.message(), deltas)
 }
 
-/// The message without its random ids, for comparing runs.
-fn shape(
-    message: &Message,
-) -> (
+/// A message's content, reasoning, calls (index, name, arguments) and issues (index, kind, raw).
+type Shape = (
     String,
     String,
     Vec<(usize, String, String)>,
     Vec<(Option<usize>, &'static str, String)>,
-) {
+);
+
+/// The message without its random ids, for comparing runs.
+fn shape(message: &Message) -> Shape {
     (
         message.content.clone(),
         message.reasoning.clone(),

@@ -684,10 +684,10 @@ fn number_to_json(text: &str, negative: bool) -> Option<String> {
         None => (mantissa, None),
     };
     let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    if !all_digits(int_part) || !frac.map_or(true, all_digits) {
+    if !all_digits(int_part) || !frac.is_none_or(all_digits) {
         return None;
     }
-    if int_part.is_empty() && frac.map_or(true, str::is_empty) {
+    if int_part.is_empty() && frac.is_none_or(str::is_empty) {
         return None;
     }
     let is_int = frac.is_none() && exponent.is_none();

@@ -520,7 +520,7 @@ fn is_authority(authority: &str, international: bool) -> bool {
             None => (host_port, None),
         }
     };
-    port.map_or(true, |port| port.bytes().all(|b| b.is_ascii_digit()))
+    port.is_none_or(|port| port.bytes().all(|b| b.is_ascii_digit()))
         && all_chars(host, |c| is_unreserved(c, international) || is_sub_delim(c))
 }
 

@@ -806,7 +806,7 @@ fn assertion<S: Sink>(
                 })
         }
         (Keyword::ExclusiveMinimum(bound), Val::Number(value)) => {
-            compare(doc.number(value), bound).map_or(true, |order| order == Ordering::Greater)
+            compare(doc.number(value), bound).is_none_or(|order| order == Ordering::Greater)
                 || fail(sink, "exclusiveMinimum", &|| {
                     format!(
                         "{} must be greater than {}",
@@ -816,7 +816,7 @@ fn assertion<S: Sink>(
                 })
         }
         (Keyword::ExclusiveMaximum(bound), Val::Number(value)) => {
-            compare(doc.number(value), bound).map_or(true, |order| order == Ordering::Less)
+            compare(doc.number(value), bound).is_none_or(|order| order == Ordering::Less)
                 || fail(sink, "exclusiveMaximum", &|| {
                     format!(
                         "{} must be less than {}",
