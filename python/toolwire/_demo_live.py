@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import inspect
 import json
 import sys
 import time
@@ -362,6 +363,8 @@ def generate(
     masker = BatchMasker(info, vocab=vocab)
     prompt = encoder.encode("<|im_start|>user\nCall a tool.<|im_end|>\n<|im_start|>assistant\n", allowed_special="all")
     rng = torch.Generator().manual_seed(seed)
+    # transformers 5.x names the KV cache argument `cache`; earlier versions `past_key_values`.
+    cache_arg = "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
     texts: list[Generation] = []
     while len(texts) < samples:
         n = min(batch, samples - len(texts))
@@ -389,12 +392,12 @@ def generate(
                 keep = [k for k, i in enumerate(rows) if not requests[i].is_terminated()]
                 if not keep:
                     break
-                cache = out.past_key_values
+                cache = out["cache"] if "cache" in out else out.past_key_values
                 if len(keep) < len(rows):  # drop finished rows, so a step costs what is still live
                     cache.batch_select_indices(torch.tensor(keep))
                     rows = [rows[k] for k in keep]
                     tokens = [tokens[k] for k in keep]
-                out = model(input_ids=torch.tensor(tokens)[:, None], past_key_values=cache, use_cache=True)
+                out = model(input_ids=torch.tensor(tokens)[:, None], use_cache=True, **{cache_arg: cache})
         for row, request in zip(ids, requests):
             text = b"".join(vocab.token_bytes(t) or b"" for t in row).decode("utf-8", "replace")
             texts.append(Generation(text, request.is_terminated()))
