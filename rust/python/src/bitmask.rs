@@ -590,7 +590,12 @@ impl TokenTable {
     fn from_vocab(vocab: &crate::vocab::Vocab, size: usize, stop_ids: Vec<u32>) -> Self {
         let v = &vocab.0;
         Self::build(
-            (0..size).map(|i| u32::try_from(i).ok().and_then(|i| v.token_bytes(i)).unwrap_or(&[])),
+            (0..size).map(|i| {
+                u32::try_from(i)
+                    .ok()
+                    .and_then(|i| v.token_bytes(i))
+                    .unwrap_or(&[])
+            }),
             stop_ids,
         )
     }
@@ -600,7 +605,11 @@ impl TokenTable {
     }
 
     /// Feeds `tokens[i]` to `keyers[i]`, except stop tokens; returns the positions of those.
-    fn feed(&self, mut keyers: Vec<PyRefMut<'_, StateKeyer>>, tokens: Vec<u32>) -> PyResult<Vec<usize>> {
+    fn feed(
+        &self,
+        mut keyers: Vec<PyRefMut<'_, StateKeyer>>,
+        tokens: Vec<u32>,
+    ) -> PyResult<Vec<usize>> {
         if keyers.len() != tokens.len() {
             return Err(ToolwireError::new_err("one token per keyer"));
         }

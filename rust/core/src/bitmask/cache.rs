@@ -216,13 +216,7 @@ impl MaskCache {
         let tick = self.next_tick();
         let shared: Arc<[u8]> = Arc::from(key);
         self.order.insert(tick, shared.clone());
-        self.map.insert(
-            shared,
-            Slot {
-                mask: stored,
-                tick,
-            },
-        );
+        self.map.insert(shared, Slot { mask: stored, tick });
         self.used += cost;
         self.stats.inserts += 1;
         true
@@ -376,7 +370,10 @@ mod tests {
             assert_eq!(row.to_vec(), mask);
         }
         let noisy: Vec<u32> = (0..64u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
-        assert_eq!(MaskCache::entry_cost(b"k", &noisy), 1 + 64 * 4 + ENTRY_OVERHEAD);
+        assert_eq!(
+            MaskCache::entry_cost(b"k", &noisy),
+            1 + 64 * 4 + ENTRY_OVERHEAD
+        );
         let flat = vec![u32::MAX; 4748];
         assert_eq!(MaskCache::entry_cost(b"k", &flat), 1 + 8 + ENTRY_OVERHEAD);
     }
