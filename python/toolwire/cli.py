@@ -75,8 +75,39 @@ def demo(args: argparse.Namespace) -> int:
     return demo_replay(args)
 
 
+def demo_samples(args: argparse.Namespace) -> int:
+    """Many generations at once, with a progress bar on stderr and a summary."""
+    from toolwire import _demo_live
+
+    fmt = args.format
+    progress = _demo_live.Progress(args.samples, f"{fmt}: generating")
+    outputs = _demo_live.generate(
+        fmt, args.samples, batch=args.batch, seed=args.seed, max_new_tokens=args.max_new_tokens, progress=progress
+    )
+    bad = _demo_live.check_outputs(fmt, outputs)
+    finished = [g for g in outputs if g.finished]
+    parser = toolwire.ToolParser(fmt, tools=_demo_live.GENERATION_TOOLS)
+    calls = sum(len(parser.parse(g.text).tool_calls) for g in finished)
+    print(
+        f"# {len(outputs)} samples from a random model under the {fmt} structural tag: {len(finished)} finished "
+        f"({len(outputs) - len(finished)} cut at {args.max_new_tokens} tokens), {calls} calls, "
+        f"{len(bad)} that do not parse into schema-valid calls",
+        file=sys.stderr,
+    )
+    for i, why in bad[:5]:
+        print(f"#   sample {i}: {why[:300]}", file=sys.stderr)
+    if finished:
+        print(json.dumps(parser.parse(finished[0].text).to_openai(), indent=2, ensure_ascii=False))
+    return 1 if bad or not finished else 0
+
+
 def demo_live(args: argparse.Namespace) -> int:
     from toolwire import _demo_live
+
+    if args.samples > 1:
+        args.max_new_tokens = args.max_new_tokens or 512
+        return demo_samples(args)
+    args.max_new_tokens = args.max_new_tokens or 160
 
     created = int(time.time())
     emitted = 0
@@ -199,7 +230,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     d.add_argument("--replay", action="store_true", help="replay a recorded output instead of generating")
     d.add_argument("--seed", type=int, default=0)
-    d.add_argument("--max-new-tokens", type=int, default=160)
+    d.add_argument("--max-new-tokens", type=int, default=None, help="default: 160, or 512 with --samples")
+    d.add_argument(
+        "--samples",
+        type=int,
+        default=1,
+        help="generate this many replies in batches (progress bar on stderr) and check that every one parses",
+    )
+    d.add_argument("--format", default="hermes", help="with --samples: the format whose structural tag is used")
+    d.add_argument("--batch", type=int, default=32, help="with --samples: requests decoded together")
     d.set_defaults(run=demo)
     sub.add_parser("formats", help="list the supported formats").set_defaults(run=list_formats)
     p = sub.add_parser("parse", help="parse model output from stdin into an OpenAI message")

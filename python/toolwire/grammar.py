@@ -1089,12 +1089,13 @@ def _arguments(fmt: _Format, schema: Any, tool: _Tool, ban_markers: bool = False
     raise ToolwireError(f"format {fmt.name!r}: argument style {style!r} has no grammar")
 
 
-def _call_tag(fmt: _Format, tool: _Tool, schema: Any, ban_markers: bool = False) -> TagFormat:
+def _call_tag(fmt: _Format, tool: _Tool, schema: Any, ban_markers: bool = False, *, free: bool = False) -> TagFormat:
+    """The tag of one tool's call; ``free``: its arguments are any text up to the call's end."""
     name = tool.name
     if '"{name}"' in fmt.begin:
         name = json.dumps(name, ensure_ascii=False)[1:-1]
     begin = fmt.begin.replace("{name}", name)
-    args = _arguments(fmt, schema, tool, ban_markers)
+    args = AnyTextFormat() if free else _arguments(fmt, schema, tool, ban_markers)
     if "{index}" not in begin:
         return TagFormat(begin=begin, content=args, end=fmt.end)
     head, rest = begin.split("{index}", 1)
@@ -1279,6 +1280,7 @@ def structural_tag(
     ban_markers_in_strings: bool = False,
     response_format: Mapping[str, Any] | None = None,
     turn_grammar: bool = True,
+    constrained_tools: Sequence[str] | None = None,
 ) -> StructuralTag | None:
     """The xgrammar structural tag for ``tools`` in ``format``.
 
@@ -1315,6 +1317,12 @@ def structural_tag(
     not held). A strict tool whose schema is outside the enforceable subset is served as
     non-strict there, with a ``UserWarning``, where other formats raise. The rules are
     :func:`plan`'s, which reports the warnings in ``Plan.warnings``.
+        constrained_tools: constrain only these tools' calls (names from ``tools``); every other
+            tool's call keeps its exact call start (the format's header with the tool's name)
+            and takes any text as arguments up to the call's end, and text outside calls is as
+            free as the mode makes it. Implies a constraint whatever the scope says (except
+            ``never``). The other tools keep named headers because a free branch that starts
+            right after the trigger would let a listed tool's call be spelled through it.
 
     Raises:
         ToolwireError: unknown format, a named tool not in ``tools``, a custom grammar tool, a
@@ -1323,6 +1331,8 @@ def structural_tag(
     """
     fmt = _format(format)
     if _turn_channels(fmt):
+        if constrained_tools is not None:
+            raise ToolwireError(f"format {fmt.name!r}: constrained_tools is not supported on per-turn formats (beam)")
         return _turn_structural_tag(
             fmt, tools, tool_choice, parallel_tool_calls, scope, schema, reasoning, ban_markers_in_strings, response_format, turn_grammar
         )
@@ -1337,9 +1347,15 @@ def structural_tag(
         return exclusion_tag(format, reasoning=reasoning)
     if scope == "never":
         return None
-    if mode == "auto" and scope == "auto" and parallel and not any(t.strict for t in allowed):
+    constrained = None
+    if constrained_tools is not None:
+        constrained = frozenset(constrained_tools)
+        unknown = sorted(constrained - {t.name for t in tool_list})
+        if unknown:
+            raise ToolwireError(f"constrained_tools names tools not in tools: {', '.join(unknown)}")
+    elif mode == "auto" and scope == "auto" and parallel and not any(t.strict for t in allowed):
         return None
-    return _build(fmt, allowed, mode, parallel, schema, reasoning, None, ban_markers_in_strings)
+    return _build(fmt, allowed, mode, parallel, schema, reasoning, None, ban_markers_in_strings, constrained)
 
 
 def _build(
@@ -1351,11 +1367,17 @@ def _build(
     reasoning: Any,
     warnings: list[str] | None,
     ban_markers: bool = False,
+    constrained: frozenset[str] | None = None,
 ) -> StructuralTag:
     if not allowed:
         # auto with no tools: nothing to call; keep the format's markers out of the text.
         return exclusion_tag(fmt.name, reasoning=reasoning)
-    tags = [_tool_tag(fmt, t, schema, warnings, ban_markers) for t in allowed]
+    tags = [
+        _tool_tag(fmt, t, schema, warnings, ban_markers)
+        if constrained is None or t.name in constrained
+        else _call_tag(fmt, t, None, free=True)
+        for t in allowed
+    ]
     if mode == "auto":
         body = _auto(fmt, tags, parallel=parallel)
     else:

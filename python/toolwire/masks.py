@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from toolwire._core import MaskCache, StateKeyer, StateKeyPlan, ToolwireError, Vocab
+from toolwire._core import MaskCache, StateKeyer, StateKeyPlan, TokenTable, ToolwireError, Vocab
 
 if TYPE_CHECKING:
     import xgrammar
@@ -266,6 +266,13 @@ class BatchMasker:
         namespace: bytes prefixed to every key. Maskers that share a cache must share a
             tokenizer; give them the same namespace to share entries. Default: random, so a
             shared cache never mixes vocabularies.
+        batch_threads: ``max_threads`` of the xgrammar ``BatchGrammarMatcher`` that fills a
+            step's misses (``"auto"``: xgrammar's choice).
+
+    Per step, :meth:`fill` is one Rust call for the whole batch (keys, lookups, copies of the
+    cached rows into the bitmask), one xgrammar batch fill for the misses and one Rust call that
+    stores them; :meth:`accept` is one ``accept_token`` per request and one Rust call that feeds
+    every keyer.
     """
 
     def __init__(
@@ -276,6 +283,7 @@ class BatchMasker:
         verify: bool = False,
         vocab: Vocab | None = None,
         namespace: bytes | None = None,
+        batch_threads: int | str = "auto",
     ) -> None:
         self._xgr = _xgrammar()
         self.tokenizer_info = tokenizer_info
@@ -284,12 +292,17 @@ class BatchMasker:
         self.cache = cache if cache is not None else MaskCache(64 << 20)
         self.verify = verify
         self.namespace = namespace if namespace is not None else os.urandom(8)
+        stops = list(tokenizer_info.stop_token_ids)
         if vocab is not None:
+            self._table = TokenTable.from_vocab(vocab, self.vocab_size, stops)
             self._bytes_of: Any = lambda t: vocab.token_bytes(t) or b""
         else:
-            table = tokenizer_info.decoded_vocab
-            self._bytes_of = table.__getitem__
+            decoded = tokenizer_info.decoded_vocab
+            self._table = TokenTable(list(decoded), stops)
+            self._bytes_of = decoded.__getitem__
+        self._batch = self._xgr.BatchGrammarMatcher(batch_threads)
         self._plans: dict[bytes, StateKeyPlan] = {}
+        self._tag_ids: dict[int, tuple[Any, bytes]] = {}
         self._scratch = self._xgr.allocate_token_bitmask(1, self.vocab_size)
         self.hits = self.misses = self.verified = 0
 
@@ -302,14 +315,23 @@ class BatchMasker:
         Arguments:
             compiled_grammar: compiled with this masker's ``tokenizer_info``.
             tag: the structural tag it was compiled from (dict, JSON text or xgrammar
-                ``StructuralTag``); enables anchored keys. Without it, keys cover the whole
+                ``StructuralTag``); enables anchored keys. JSON text is the cheapest: the same
+                string object is read once per masker. Without it, keys cover the whole
                 output (grammars are then told apart by their EBNF text).
         """
         if compiled_grammar.tokenizer_info.vocab_size != self.vocab_size:
             raise ToolwireError("the grammar was compiled for another vocabulary size")
         if tag is not None:
-            text = _tag_json(tag)
-            gid = _digest(b"tag:" + text.encode())
+            seen = self._tag_ids.get(id(tag))
+            if seen is not None and seen[0] is tag:
+                gid = seen[1]
+            else:
+                text = _tag_json(tag)
+                gid = _digest(b"tag:" + text.encode())
+                if isinstance(tag, (str, bytes)):  # immutable: the same object is the same tag
+                    if len(self._tag_ids) >= 64:
+                        self._tag_ids.pop(next(iter(self._tag_ids)))
+                    self._tag_ids[id(tag)] = (tag, gid)
             if gid not in self._plans:
                 self._plans[gid] = StateKeyPlan.from_tag(gid, text)
         else:
@@ -348,22 +370,18 @@ class BatchMasker:
         if not live:
             return bitmask
         ptr, n_rows = bitmask.data_ptr(), bitmask.shape[0]
-        missed, copies = self.cache.unsafe_fill_rows(
-            self.namespace, [r.keyer for r in live], ptr, n_rows, self.words, live_rows
-        )
+        keyers = [r.keyer for r in live]
+        missed, copies = self.cache.unsafe_fill_rows(self.namespace, keyers, ptr, n_rows, self.words, live_rows)
         self.misses += len(missed)
         self.hits += len(live) - len(missed)
-        for i in missed:
-            request, row = live[i], live_rows[i]
-            request.matcher.fill_next_token_bitmask(bitmask, row)
-            self.cache.unsafe_insert_keyed(self.namespace, request.keyer, ptr, n_rows, self.words, row)
-        if copies:  # the same state as a request filled just now: read it back from the cache
-            again = [i for i, _ in copies]
-            still, _ = self.cache.unsafe_fill_rows(
-                self.namespace, [live[i].keyer for i in again], ptr, n_rows, self.words, [live_rows[i] for i in again]
-            )
-            for k in still:  # not stored (an entry larger than the cache's budget)
-                live[again[k]].matcher.fill_next_token_bitmask(bitmask, live_rows[again[k]])
+        if missed:
+            if len(missed) == 1:
+                live[missed[0]].matcher.fill_next_token_bitmask(bitmask, live_rows[missed[0]])
+            else:
+                self._batch.batch_fill_next_token_bitmask(
+                    [live[i].matcher for i in missed], bitmask, [live_rows[i] for i in missed]
+                )
+            self.cache.unsafe_store_rows(self.namespace, keyers, ptr, n_rows, self.words, live_rows, missed, copies)
         if self.verify:
             skip = set(missed)
             for i, (request, row) in enumerate(zip(live, live_rows)):
@@ -386,12 +404,30 @@ class BatchMasker:
     def accept(self, requests: Sequence[MaskRequest | None], token_ids: Sequence[int]) -> list[bool]:
         """Accept one sampled token per request (``None`` requests and terminated ones are skipped
         and report True)."""
-        out = []
-        for request, token in zip(requests, token_ids):
-            if request is None or request.is_terminated():
-                out.append(True)
+        out = [True] * len(requests)
+        live = [i for i, r in enumerate(requests) if r is not None and not r.terminated]
+        if not live:
+            return out
+        reqs = [requests[i] for i in live]
+        tokens = [int(token_ids[i]) for i in live]
+        # A loop of accept_token: xgrammar's batch_accept_token returns a container whose items
+        # cost more to read than the calls they save.
+        accepted = [r.matcher.accept_token(t) for r, t in zip(reqs, tokens)]
+        if all(accepted):
+            fed, toks = reqs, tokens
+        else:
+            fed = [r for r, ok in zip(reqs, accepted) if ok]
+            toks = [t for t, ok in zip(tokens, accepted) if ok]
+            for i, ok in zip(live, accepted):
+                out[i] = ok
+        for r in fed:
+            r.steps += 1
+        for k in self._table.feed([r.keyer for r in fed], toks):
+            request = fed[k]
+            if request.matcher.is_terminated():
+                request.terminated = True
             else:
-                out.append(request.accept_token(int(token)))
+                request.keyer.accept(toks[k], self._token_bytes(toks[k]))
         return out
 
     def stats(self) -> dict[str, Any]:

@@ -224,7 +224,7 @@ impl MaskCache {
     fn get<'py>(&self, py: Python<'py>, key: &[u8]) -> Option<Bound<'py, pyo3::types::PyBytes>> {
         let mut cache = self.lock();
         cache.get(key).map(|row| {
-            let bytes: Vec<u8> = row.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let bytes: Vec<u8> = row.to_vec().iter().flat_map(|w| w.to_le_bytes()).collect();
             pyo3::types::PyBytes::new(py, &bytes)
         })
     }
@@ -249,7 +249,7 @@ impl MaskCache {
             )));
         }
         // SAFETY: the caller vouched for `words` int32 words at `ptr`; `buf` checked null and alignment.
-        unsafe { std::slice::from_raw_parts_mut(buf.ptr as *mut u32, words) }.copy_from_slice(row);
+        row.copy_to(unsafe { std::slice::from_raw_parts_mut(buf.ptr as *mut u32, words) });
         Ok(true)
     }
 
@@ -257,7 +257,8 @@ impl MaskCache {
     /// `keyers[i]`'s state, under `namespace`, goes to row `indices[i]`. Returns the positions
     /// `i` that missed, for the caller to fill and store with :meth:`unsafe_insert_keyed`, and
     /// pairs `(i, j)` of later positions whose key equals that of the missed position `j`: their
-    /// rows are copies of row `j` once it is filled.
+    /// rows are copies of row `j` once it is filled. A keyer that is not `cacheable` (long past
+    /// its last anchor) misses without a lookup, and its row is not stored.
     #[allow(clippy::too_many_arguments)]
     fn unsafe_fill_rows(
         &self,
@@ -281,6 +282,10 @@ impl MaskCache {
         let mut copies = Vec::new();
         let mut cache = self.lock();
         for (i, (keyer, &r)) in keyers.iter().zip(&indices).enumerate() {
+            if !keyer.0.cacheable() {
+                missed.push(i);
+                continue;
+            }
             key.truncate(namespace.len());
             key.extend_from_slice(&keyer.0.key());
             if let Some((_, j)) = missed_keys.iter().find(|(k, _)| *k == key) {
@@ -290,7 +295,7 @@ impl MaskCache {
             match cache.get(&key) {
                 Some(row) if row.len() == words => {
                     // SAFETY: the caller vouched for the extent; the row index was checked.
-                    unsafe { buf.row_mut(r) }.copy_from_slice(row);
+                    row.copy_to(unsafe { buf.row_mut(r) });
                 }
                 Some(_) => {
                     return Err(ToolwireError::new_err(
@@ -304,6 +309,57 @@ impl MaskCache {
             }
         }
         Ok((missed, copies))
+    }
+
+    /// Stores the rows just filled for the positions `missed` of an earlier
+    /// :meth:`unsafe_fill_rows` call over the same `keyers` and `indices`, and copies each into the
+    /// rows of the `copies` pairs `(i, j)` (row `indices[i]` gets row `indices[j]`). Returns how
+    /// many rows were stored (an entry larger than the cache's budget is not).
+    #[allow(clippy::too_many_arguments)]
+    fn unsafe_store_rows(
+        &self,
+        namespace: &[u8],
+        keyers: Vec<PyRef<'_, StateKeyer>>,
+        ptr: usize,
+        rows: usize,
+        words: usize,
+        indices: Vec<usize>,
+        missed: Vec<usize>,
+        copies: Vec<(usize, usize)>,
+    ) -> PyResult<usize> {
+        let buf = MaskBuf::new(ptr, rows, words)?;
+        if keyers.len() != indices.len() {
+            return Err(ToolwireError::new_err("one bitmask row per keyer"));
+        }
+        let row_of = |i: usize| -> PyResult<usize> {
+            let r = *indices
+                .get(i)
+                .ok_or_else(|| ToolwireError::new_err(format!("position {i} is out of range")))?;
+            buf.check_row(r)?;
+            Ok(r)
+        };
+        let mut key = namespace.to_vec();
+        let mut stored = 0;
+        let mut cache = self.lock();
+        for &i in &missed {
+            let r = row_of(i)?;
+            if !keyers[i].0.cacheable() {
+                continue;
+            }
+            key.truncate(namespace.len());
+            key.extend_from_slice(&keyers[i].0.key());
+            // SAFETY: the caller vouched for the extent; the row index was checked.
+            stored += usize::from(cache.insert(&key, unsafe { buf.row(r) }));
+        }
+        drop(cache);
+        for &(i, j) in &copies {
+            let (dst, src) = (row_of(i)?, row_of(j)?);
+            if dst != src {
+                // SAFETY: as above; distinct rows of one buffer do not overlap.
+                unsafe { buf.row_mut(dst) }.copy_from_slice(unsafe { buf.row(src) });
+            }
+        }
+        Ok(stored)
     }
 
     /// Stores row `row` of the bitmask at `ptr` under `keyer`'s current key.
@@ -470,6 +526,12 @@ impl StateKeyer {
         self.0.calls()
     }
 
+    /// False once the keyer has read more than 128 bytes without anchors: the cache is skipped.
+    #[getter]
+    fn cacheable(&self) -> bool {
+        self.0.cacheable()
+    }
+
     fn __copy__(&self) -> Self {
         StateKeyer(self.0.clone())
     }
@@ -480,5 +542,85 @@ impl StateKeyer {
             self.0.mode().name(),
             self.0.calls()
         )
+    }
+}
+
+/// Token bytes by id and the stop ids, so a batch of keyers can be fed in one call.
+#[pyclass(name = "TokenTable", module = "toolwire._core", frozen)]
+pub struct TokenTable {
+    offsets: Vec<usize>,
+    data: Vec<u8>,
+    stops: std::collections::HashSet<u32>,
+}
+
+impl TokenTable {
+    fn build<'a>(tokens: impl Iterator<Item = &'a [u8]>, stops: Vec<u32>) -> Self {
+        let mut offsets = vec![0];
+        let mut data = Vec::new();
+        for t in tokens {
+            data.extend_from_slice(t);
+            offsets.push(data.len());
+        }
+        TokenTable {
+            offsets,
+            data,
+            stops: stops.into_iter().collect(),
+        }
+    }
+
+    fn bytes_of(&self, token: u32) -> &[u8] {
+        let t = token as usize;
+        match (self.offsets.get(t), self.offsets.get(t + 1)) {
+            (Some(&a), Some(&b)) => &self.data[a..b],
+            _ => &[],
+        }
+    }
+}
+
+#[pymethods]
+impl TokenTable {
+    /// From a list of token bytes (id = position) and the ids that end generation.
+    #[new]
+    fn new(tokens: Vec<Vec<u8>>, stop_ids: Vec<u32>) -> Self {
+        Self::build(tokens.iter().map(Vec::as_slice), stop_ids)
+    }
+
+    /// From a :class:`Vocab`, `size` ids wide (ids without a token have no bytes).
+    #[staticmethod]
+    fn from_vocab(vocab: &crate::vocab::Vocab, size: usize, stop_ids: Vec<u32>) -> Self {
+        let v = &vocab.0;
+        Self::build(
+            (0..size).map(|i| {
+                u32::try_from(i)
+                    .ok()
+                    .and_then(|i| v.token_bytes(i))
+                    .unwrap_or(&[])
+            }),
+            stop_ids,
+        )
+    }
+
+    fn __len__(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// Feeds `tokens[i]` to `keyers[i]`, except stop tokens; returns the positions of those.
+    fn feed(
+        &self,
+        mut keyers: Vec<PyRefMut<'_, StateKeyer>>,
+        tokens: Vec<u32>,
+    ) -> PyResult<Vec<usize>> {
+        if keyers.len() != tokens.len() {
+            return Err(ToolwireError::new_err("one token per keyer"));
+        }
+        let mut stopped = Vec::new();
+        for (i, (keyer, &token)) in keyers.iter_mut().zip(&tokens).enumerate() {
+            if self.stops.contains(&token) {
+                stopped.push(i);
+            } else {
+                keyer.0.accept(token, self.bytes_of(token));
+            }
+        }
+        Ok(stopped)
     }
 }

@@ -38,6 +38,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<bitmask::MaskCache>()?;
     m.add_class::<bitmask::StateKeyPlan>()?;
     m.add_class::<bitmask::StateKeyer>()?;
+    m.add_class::<bitmask::TokenTable>()?;
     m.add_function(wrap_pyfunction!(bitmask::unsafe_apply_token_bitmask, m)?)?;
     m.add_function(wrap_pyfunction!(bitmask::unsafe_count_allowed, m)?)?;
     m.add_function(wrap_pyfunction!(parser::formats, m)?)?;

@@ -6,6 +6,12 @@
 //! was given for that key, and to stay within a byte budget by evicting the least recently used
 //! entries. Soundness of the key is the caller's business (see `toolwire.masks` on the Python
 //! side, which derives keys it can defend and can verify them).
+//!
+//! Rows are stored as runs of equal words when that is smaller, which it almost always is: a
+//! free-text mask is all ones but for a few words, a mask inside a call is all zeros but for a
+//! few. A Qwen row (4,748 words, 19 KB raw) typically takes a few hundred bytes, so a budget
+//! holds far more states, and a hit reads little memory (filling the row is a few runs of
+//! stores).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -13,8 +19,103 @@ use std::sync::Arc;
 /// Bytes charged per entry on top of its key and mask (map and recency bookkeeping).
 pub const ENTRY_OVERHEAD: usize = 96;
 
+const RUN_BLOCK: usize = 16;
+
+/// A stored row: its words, or runs `(word, count)` when those take fewer bytes.
+enum Stored {
+    Raw(Box<[u32]>),
+    Runs { len: usize, runs: Box<[(u32, u32)]> },
+}
+
+impl Stored {
+    fn encode(mask: &[u32]) -> Self {
+        // Runs pay off while they take fewer bytes than the words (8 bytes a run, 4 a word); give
+        // up as soon as the runs so far cost 1 KiB more than the words they cover.
+        let mut runs: Vec<(u32, u32)> = Vec::new();
+        let mut at = 0;
+        while at < mask.len() {
+            if runs.len() * 8 > at * 4 + 1024 {
+                return Stored::Raw(mask.into());
+            }
+            let value = mask[at];
+            let mut end = at + 1;
+            // Whole blocks equal to `value` first (a branch-free OR, so it vectorises), then words.
+            while end + RUN_BLOCK <= mask.len()
+                && mask[end..end + RUN_BLOCK]
+                    .iter()
+                    .fold(0, |acc, &w| acc | (w ^ value))
+                    == 0
+            {
+                end += RUN_BLOCK;
+            }
+            while end < mask.len() && mask[end] == value {
+                end += 1;
+            }
+            runs.push((value, (end - at) as u32));
+            at = end;
+        }
+        if runs.is_empty() || runs.len() * 8 >= mask.len() * 4 {
+            return Stored::Raw(mask.into());
+        }
+        Stored::Runs {
+            len: mask.len(),
+            runs: runs.into(),
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        match self {
+            Stored::Raw(words) => words.len() * 4,
+            Stored::Runs { runs, .. } => runs.len() * 8,
+        }
+    }
+}
+
+/// A row in the cache, read by copying it out.
+#[derive(Clone, Copy)]
+pub struct Row<'a>(&'a Stored);
+
+impl Row<'_> {
+    /// Words in the row.
+    pub fn len(&self) -> usize {
+        match self.0 {
+            Stored::Raw(words) => words.len(),
+            Stored::Runs { len, .. } => *len,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Writes the row into `out`.
+    ///
+    /// # Panics
+    /// When `out.len() != self.len()`.
+    pub fn copy_to(&self, out: &mut [u32]) {
+        assert_eq!(out.len(), self.len(), "row length mismatch");
+        match self.0 {
+            Stored::Raw(words) => out.copy_from_slice(words),
+            Stored::Runs { runs, .. } => {
+                let mut at = 0;
+                for &(value, count) in runs.iter() {
+                    let end = at + count as usize;
+                    out[at..end].fill(value);
+                    at = end;
+                }
+            }
+        }
+    }
+
+    pub fn to_vec(&self) -> Vec<u32> {
+        let mut out = vec![0; self.len()];
+        self.copy_to(&mut out);
+        out
+    }
+}
+
 struct Slot {
-    mask: Box<[u32]>,
+    mask: Stored,
     tick: u64,
 }
 
@@ -50,8 +151,13 @@ impl MaskCache {
         }
     }
 
-    fn cost(key: &[u8], words: usize) -> usize {
-        key.len() + words * 4 + ENTRY_OVERHEAD
+    fn cost(key: &[u8], stored: &Stored) -> usize {
+        key.len() + stored.bytes() + ENTRY_OVERHEAD
+    }
+
+    /// Bytes an entry of `mask` under `key` is charged against the budget.
+    pub fn entry_cost(key: &[u8], mask: &[u32]) -> usize {
+        Self::cost(key, &Stored::encode(mask))
     }
 
     fn next_tick(&mut self) -> u64 {
@@ -60,7 +166,7 @@ impl MaskCache {
     }
 
     /// The row stored under `key`, marking it most recently used. Counts a hit or a miss.
-    pub fn get(&mut self, key: &[u8]) -> Option<&[u32]> {
+    pub fn get(&mut self, key: &[u8]) -> Option<Row<'_>> {
         let tick = self.next_tick();
         match self.map.get_mut(key) {
             Some(slot) => {
@@ -71,7 +177,7 @@ impl MaskCache {
                 slot.tick = tick;
                 self.order.insert(tick, shared);
                 self.stats.hits += 1;
-                Some(&slot.mask)
+                Some(Row(&slot.mask))
             }
             None => {
                 self.stats.misses += 1;
@@ -89,7 +195,8 @@ impl MaskCache {
     /// entries until the budget holds. Returns false, storing nothing, when this one entry alone
     /// is larger than the budget.
     pub fn insert(&mut self, key: &[u8], mask: &[u32]) -> bool {
-        let cost = Self::cost(key, mask.len());
+        let stored = Stored::encode(mask);
+        let cost = Self::cost(key, &stored);
         if cost > self.max_bytes {
             return false;
         }
@@ -103,19 +210,13 @@ impl MaskCache {
                 .map
                 .remove(&oldest)
                 .expect("recency entries point at slots");
-            self.used -= Self::cost(&oldest, slot.mask.len());
+            self.used -= Self::cost(&oldest, &slot.mask);
             self.stats.evictions += 1;
         }
         let tick = self.next_tick();
         let shared: Arc<[u8]> = Arc::from(key);
         self.order.insert(tick, shared.clone());
-        self.map.insert(
-            shared,
-            Slot {
-                mask: mask.into(),
-                tick,
-            },
-        );
+        self.map.insert(shared, Slot { mask: stored, tick });
         self.used += cost;
         self.stats.inserts += 1;
         true
@@ -126,7 +227,7 @@ impl MaskCache {
         match self.map.remove(key) {
             Some(slot) => {
                 self.order.remove(&slot.tick);
-                self.used -= Self::cost(key, slot.mask.len());
+                self.used -= Self::cost(key, &slot.mask);
                 true
             }
             None => false,
@@ -168,7 +269,8 @@ mod tests {
     use super::*;
 
     const WORDS: usize = 4;
-    const ENTRY: usize = 1 + WORDS * 4 + ENTRY_OVERHEAD;
+    /// A row of four equal words is stored as one run (8 bytes).
+    const ENTRY: usize = 1 + 8 + ENTRY_OVERHEAD;
 
     fn row(x: u32) -> [u32; WORDS] {
         [x; WORDS]
@@ -179,9 +281,9 @@ mod tests {
         let mut c = MaskCache::new(1 << 20);
         assert!(c.get(b"a").is_none());
         assert!(c.insert(b"a", &row(7)));
-        assert_eq!(c.get(b"a"), Some(&row(7)[..]));
+        assert_eq!(c.get(b"a").map(|r| r.to_vec()), Some(row(7).to_vec()));
         assert!(c.insert(b"a", &row(8)));
-        assert_eq!(c.get(b"a"), Some(&row(8)[..]));
+        assert_eq!(c.get(b"a").map(|r| r.to_vec()), Some(row(8).to_vec()));
         assert_eq!(c.len(), 1);
         assert_eq!(c.used_bytes(), ENTRY);
         let s = c.stats();
@@ -232,7 +334,7 @@ mod tests {
             if x >> 62 == 0 {
                 c.remove(&key);
             } else if let Some(m) = c.get(&key) {
-                assert_eq!(m, &row(u32::from(key[0]))[..]);
+                assert_eq!(m.to_vec(), row(u32::from(key[0])));
             } else {
                 c.insert(&key, &row(u32::from(key[0])));
             }
@@ -240,5 +342,39 @@ mod tests {
             assert_eq!(c.map.len(), c.order.len());
             assert_eq!(c.used_bytes(), c.len() * ENTRY);
         }
+    }
+
+    #[test]
+    fn rows_come_back_exactly_whatever_their_shape() {
+        let mut x: u64 = 99;
+        let mut next = || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            x
+        };
+        let mut c = MaskCache::new(1 << 24);
+        for n in 0..200u32 {
+            let len = 1 + (next() % 300) as usize;
+            let mask: Vec<u32> = (0..len)
+                .map(|_| match next() % 8 {
+                    0..=3 => 0,
+                    4..=6 => u32::MAX,
+                    _ => next() as u32,
+                })
+                .collect();
+            let key = n.to_le_bytes();
+            assert!(c.insert(&key, &mask));
+            let row = c.get(&key).expect("just stored");
+            assert_eq!(row.len(), len);
+            assert_eq!(row.to_vec(), mask);
+        }
+        let noisy: Vec<u32> = (0..64u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+        assert_eq!(
+            MaskCache::entry_cost(b"k", &noisy),
+            1 + 64 * 4 + ENTRY_OVERHEAD
+        );
+        let flat = vec![u32::MAX; 4748];
+        assert_eq!(MaskCache::entry_cost(b"k", &flat), 1 + 8 + ENTRY_OVERHEAD);
     }
 }

@@ -58,6 +58,9 @@ const ANNOTATIONS: [&str; 8] = [
 ];
 const WS: [u8; 4] = [b' ', b'\t', b'\n', b'\r'];
 
+/// Bytes read without anchors after which [`StateKeyer::cacheable`] turns false.
+pub const LOST_KEY_BYTES: usize = 128;
+
 /// Bytes in a key from [`StateKeyer::key`]: grammar id, anchor kind, call count, digest.
 pub const KEY_LEN: usize = 16 + 1 + 1 + 16;
 
@@ -829,6 +832,8 @@ pub struct StateKeyer {
     tag: usize,
     scan: Option<JsonScan>,
     const_left: Vec<u8>,
+    /// Bytes (4 per token when keyed by ids) read since the anchors were lost.
+    lost_bytes: usize,
 }
 
 impl StateKeyer {
@@ -855,6 +860,7 @@ impl StateKeyer {
             tag: 0,
             scan: None,
             const_left: Vec::new(),
+            lost_bytes: 0,
         };
         if keyer.plan.is_some() {
             keyer.mode = Mode::Prefix;
@@ -877,6 +883,13 @@ impl StateKeyer {
         key
     }
 
+    /// Whether the current key is worth a cache lookup: false once more than
+    /// [`LOST_KEY_BYTES`] have been read without anchors, where only a replay of the same output
+    /// could share the key and storing its masks would crowd out ones that are reused.
+    pub fn cacheable(&self) -> bool {
+        self.mode != Mode::Lost || self.lost_bytes <= LOST_KEY_BYTES
+    }
+
     pub fn mode(&self) -> Mode {
         self.mode
     }
@@ -894,10 +907,12 @@ impl StateKeyer {
     pub fn accept(&mut self, token: u32, bytes: &[u8]) {
         if !self.text_level {
             self.hasher.write(&token.to_le_bytes());
+            self.lost_bytes += 4;
             return;
         }
         if self.mode == Mode::Lost {
             self.hasher.write(bytes);
+            self.lost_bytes += bytes.len();
             return;
         }
         if self.mode == Mode::Free
@@ -910,6 +925,7 @@ impl StateKeyer {
         for (i, &b) in bytes.iter().enumerate() {
             if self.mode == Mode::Lost {
                 self.hasher.write(&bytes[i..]);
+                self.lost_bytes += bytes.len() - i;
                 return;
             }
             self.hasher.write(&[b]);

@@ -13,7 +13,7 @@
 pub mod cache;
 pub mod key;
 
-pub use cache::{CacheStats, MaskCache};
+pub use cache::{CacheStats, MaskCache, Row};
 pub use key::{KeyPlan, StateKeyer};
 
 /// Tokens per bitmask word.
