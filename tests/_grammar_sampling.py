@@ -113,6 +113,23 @@ MODES = [
 ]
 
 
+#: xgrammar builtin key -> the toolwire format that writes the same wire shape
+#: (``tests/test_grammar_builtins.py`` checks both accept the same valid outputs).
+BUILTIN_SAME_SHAPE = {
+    "qwen_3": "hermes",
+    "qwen_3_coder": "qwen3_coder",
+    "qwen_3_5": "qwen3_coder",
+    "kimi": "kimi_k2",
+    "deepseek_r1": "deepseek_v3",
+    "deepseek_v3_1": "deepseek_v3_1",
+    "deepseek_v3_2": "deepseek_v3_2",
+    "deepseek_v4": "deepseek_v4",
+    "deepseek_v4_1": "deepseek_v4_1",
+    "minimax_m3": "minimax_m3",
+    "glm_4_7": "glm47",
+}
+
+
 def modes_for(fmt: str, modes=MODES) -> list[tuple[str, Any, bool, Any]]:
     info = toolwire.format_info(fmt)
     has_reasoning = bool(info.get("reasoning") or info.get("reasoning_block"))
@@ -332,6 +349,11 @@ class Outcome:
         return self.checked - len(self.failures)
 
 
+def problem_kind(problem: str) -> str:
+    """A problem's kind, for counting: its text before the first colon, tool names dropped."""
+    return re.sub(r" \(.*\)$", "", problem.split(":")[0])
+
+
 def check(fmt: str, text: str, tool_choice: Any, parallel: bool, *, msg=None, reasoning=None) -> tuple[list[str], int]:
     """Problems with ``text`` read back by the parser (empty: valid), and the number of calls."""
     import jsonschema
@@ -359,21 +381,21 @@ def check(fmt: str, text: str, tool_choice: Any, parallel: bool, *, msg=None, re
         problems.append(f"content under a forced tool_choice: {msg.content!r}")
     for c in msg.tool_calls:
         if c.name not in allowed:
-            problems.append(f"call to {c.name!r}, not allowed")
+            problems.append(f"tool not allowed ({c.name})")
             continue
         try:
             args = json.loads(c.arguments)
         except ValueError as e:
-            problems.append(f"{c.name}: arguments are not JSON ({e})")
+            problems.append(f"arguments not JSON ({c.name}): {e}")
             continue
         if not isinstance(args, dict):
-            problems.append(f"{c.name}: arguments are not an object")
+            problems.append(f"arguments not an object ({c.name})")
             continue
         schema = STRICT.get(c.name)
         if schema is not None:
             errors = list(jsonschema.Draft202012Validator(schema).iter_errors(args))
             if errors:
-                problems.append(f"{c.name}: {errors[0].message}")
+                problems.append(f"schema violated ({c.name}): {errors[0].message}")
     return problems, len(msg.tool_calls)
 
 
@@ -391,11 +413,21 @@ class Harness:
         tag = G.structural_tag(fmt, TOOLS, tool_choice, parallel_tool_calls=parallel, scope="always", reasoning=reasoning)
         return self.cache.get(tag, self.info)
 
-    def run(self, fmt: str, samples: int, *, seed: str | int = 0, modes=MODES, max_failures: int = 20) -> Outcome:
+    def builtin(self, key: str, tool_choice: Any, parallel: bool) -> xgr.CompiledGrammar:
+        """xgrammar's own tag for the family ``key`` (``get_model_structural_tag``), reasoning off."""
+        tag = xgr.get_model_structural_tag(key, tools=TOOLS, tool_choice=tool_choice, reasoning="disabled", parallel_tool_calls=parallel)
+        return self.cache.get(tag, self.info)
+
+    def run(self, fmt: str, samples: int, *, seed: str | int = 0, modes=MODES, max_failures: int = 20, builtin: str | None = None) -> Outcome:
+        """Samples under toolwire's tags for ``fmt``, or under xgrammar's builtin tag ``builtin``
+        (the modes without reasoning), parsed back as ``fmt``."""
         out = Outcome()
         rng = random.Random(f"{seed}-{fmt}")
         lits, closers = literals_for(fmt)
-        grammars = [(label, choice, parallel, reasoning, self.compiled(fmt, choice, parallel, reasoning)) for label, choice, parallel, reasoning in modes_for(fmt, modes)]
+        if builtin is not None:
+            grammars = [(label, choice, parallel, None, self.builtin(builtin, choice, parallel)) for label, choice, parallel, reasoning in modes if reasoning is None]
+        else:
+            grammars = [(label, choice, parallel, reasoning, self.compiled(fmt, choice, parallel, reasoning)) for label, choice, parallel, reasoning in modes_for(fmt, modes)]
         start = time.process_time()
         for i in range(samples):
             label, choice, parallel, reasoning, cg = grammars[i % len(grammars)]

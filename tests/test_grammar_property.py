@@ -56,7 +56,8 @@ def test_checker_catches_invalid_outputs():
         ("Sure. " + good, "required", True),
         ("no call", S.NAMED, True),
         (toolwire.render("hermes", [weather]), S.NAMED, True),
-        (good.replace("</tool_call>", ""), "auto", True),
+        ("a stray </tool_call> in text", "auto", True),
+        (good.replace('"city"', '"town"'), "auto", True),
     ]
     for text, choice, parallel in cases:
         problems, _ = S.check("hermes", text, choice, parallel)
