@@ -23,8 +23,8 @@ import toolwire  # noqa: E402
 import _grammar_sampling as S  # noqa: E402
 
 SAMPLES = int(os.environ.get("TOOLWIRE_GRAMMAR_SAMPLES", "96"))
-#: The modes whose grammars hold the non-strict tool cost about 1.3 s each to compile for the XML
-#: formats; CI runs three of them per format (the bench runs all of ``S.MODES``).
+#: Grammars that hold the non-strict tool cost about 1.3 s each to compile for the XML formats; CI
+#: runs five modes per format, three of them with that tool (the bench runs all of ``S.MODES``).
 CI_MODES = [m for m in S.MODES if m[0] in ("auto", "required/single", "named", "named/single", "auto+think")]
 
 
