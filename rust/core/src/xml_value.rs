@@ -231,7 +231,7 @@ pub fn typed_json_as(raw: &str, types: TypeSet) -> String {
             (v.is_object() && types.has(TypeSet::OBJECT))
                 || (v.is_array() && types.has(TypeSet::ARRAY))
         };
-        if let Ok(v) = serde_json::from_str::<Value>(t) {
+        if let Some(v) = parse_json_lossy(t) {
             if fits(&v) {
                 return v.to_string();
             }
@@ -246,6 +246,67 @@ pub fn typed_json_as(raw: &str, types: TypeSet) -> String {
         }
     }
     crate::json::quote(raw)
+}
+
+/// `t` parsed as JSON. JSON's grammar allows a `\uXXXX` escape of a lone surrogate, which a Rust
+/// string cannot hold (and xgrammar's JSON strings let through): such an escape becomes U+FFFD,
+/// as in Python literals here.
+fn parse_json_lossy(t: &str) -> Option<Value> {
+    match serde_json::from_str::<Value>(t) {
+        Ok(v) => Some(v),
+        Err(_) if t.contains("\\u") => {
+            serde_json::from_str::<Value>(&replace_lone_surrogates(t)?).ok()
+        }
+        Err(_) => None,
+    }
+}
+
+/// `t` with every `\uXXXX` escape of a lone surrogate inside a JSON string written `\ufffd`; None
+/// when there is none.
+fn replace_lone_surrogates(t: &str) -> Option<String> {
+    fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
+        let s = std::str::from_utf8(bytes.get(at..at + 4)?).ok()?;
+        u32::from_str_radix(s, 16).ok()
+    }
+    let bytes = t.as_bytes();
+    let low_at = |at: usize| {
+        bytes.get(at) == Some(&b'\\')
+            && bytes.get(at + 1) == Some(&b'u')
+            && matches!(hex4(bytes, at + 2), Some(0xDC00..=0xDFFF))
+    };
+    let mut out = String::with_capacity(t.len());
+    let (mut i, mut copied, mut in_string, mut changed) = (0, 0, false, false);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => in_string = !in_string,
+            b'\\' if in_string => {
+                let code = if bytes.get(i + 1) == Some(&b'u') {
+                    hex4(bytes, i + 2)
+                } else {
+                    None
+                };
+                match code {
+                    Some(0xD800..=0xDBFF) if low_at(i + 6) => i += 12,
+                    Some(0xD800..=0xDFFF) => {
+                        out.push_str(&t[copied..i]);
+                        out.push_str("\\ufffd");
+                        changed = true;
+                        i += 6;
+                        copied = i;
+                    }
+                    _ => i += 2,
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if !changed {
+        return None;
+    }
+    out.push_str(&t[copied..]);
+    Some(out)
 }
 
 /// A JSON number literal for `t`, normalised from looser spellings (`+1`, `.5`, `5.`, `007`).
@@ -817,6 +878,22 @@ mod tests {
                 "{bad:?} gave {got:?}"
             );
         }
+    }
+
+    #[test]
+    fn lone_surrogate_escapes_become_replacement_characters() {
+        let array = json!({"type": "array", "items": {"type": "string"}});
+        assert_eq!(
+            typed(r#"["a\udbeeb", "\udc00", "\ud83d\ude00"]"#, array.clone()),
+            "[\"a\u{fffd}b\",\"\u{fffd}\",\"\u{1f600}\"]"
+        );
+        // An escaped backslash is not an escape; a lone surrogate at the end of a string is.
+        assert_eq!(
+            typed(r#"["\\udbee", "x\ud83d"]"#, array.clone()),
+            r#"["\\udbee","x�"]"#
+        );
+        // Not JSON for another reason: the text stays a string.
+        assert_eq!(typed(r#"["\udbee""#, array), r#""[\"\\udbee\"""#);
     }
 
     #[test]

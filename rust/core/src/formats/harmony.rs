@@ -97,7 +97,9 @@ pub static SPEC: FormatSpec = FormatSpec {
     name_encoding: "header_recipient",
     argument_encoding: "json_object",
     call_separator: Some("<|start|>assistant"),
-    reasoning: None,
+    // The analysis message as the reasoning pair, so `closing_only` (the prompt opened
+    // `<|channel|>analysis<|message|>`) reads the model's text up to `<|end|>` as reasoning.
+    reasoning: Some(("<|channel|>analysis<|message|>", END)),
     template: Some(CallTemplate {
         begin: "<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>",
         style: "json",
