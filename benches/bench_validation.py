@@ -114,6 +114,15 @@ def main() -> None:
         label = f"{name}#{i} ({'invalid' if theirs else 'valid'})"
         print(f"{label:32} {tw / 1000:>10.2f}us {js / 1000:>10.2f}us {js / tw:>7.0f}x")
     print(f"single calls from Python: min ratio {min(ratios):.0f}x (goal: >= 50x)")
+    print("the execution gate, valid or not (ToolSet.is_valid vs jsonschema is_valid):")
+    for i, (name, arguments) in enumerate(CASES):
+        text = json.dumps(arguments)
+        verdict = validators[name].is_valid(arguments)
+        assert tool_set.is_valid(name, text) is verdict
+        tw = best_ns(lambda: tool_set.is_valid(name, text), args.repeat, 2000)
+        js = best_ns(lambda: validators[name].is_valid(arguments), args.repeat, 200)
+        label = f"{name}#{i} ({'valid' if verdict else 'invalid'})"
+        print(f"{label:32} {tw / 1000:>10.2f}us {js / 1000:>10.2f}us {js / tw:>7.0f}x")
     batch = [(name, json.dumps(arguments)) for name, arguments in CASES] * 100
     decoded = [(name, json.loads(text)) for name, text in batch]
     assert [bool(v) for v in tool_set.validate_many(batch)] == [

@@ -2,6 +2,7 @@
 
 import json
 
+import jsonschema
 import pytest
 
 import toolwire
@@ -170,6 +171,18 @@ def test_text_and_decoded_arguments_get_the_same_violations(text):
         assert violation["message"].startswith((violation["pointer"] or "/") + ": ")
 
 
+@pytest.mark.parametrize("text", TEXT_CASES)
+def test_is_valid_answers_as_validate_and_jsonschema_do(text):
+    tool_set = toolwire.ToolSet(TOOLS)
+    schemas = {t["function"]["name"]: t["function"].get("parameters") for t in TOOLS if t["type"] == "function"}
+    for name, schema in schemas.items():
+        verdict = tool_set.is_valid(name, text)
+        assert verdict is (tool_set.validate(name, text) == [])
+        assert tool_set.is_valid(name, json.loads(text)) is verdict
+        if schema is not None:
+            assert verdict is jsonschema.Draft202012Validator(schema).is_valid(json.loads(text))
+
+
 def test_validation_raises_on_text_that_is_not_json_and_on_unknown_tools():
     tool_set = toolwire.ToolSet(TOOLS)
     for text in ['{"origin": "JFK",}', '{"origin": "\\ud800"}', "01", "[" * 200 + "]" * 200, ""]:
@@ -177,8 +190,12 @@ def test_validation_raises_on_text_that_is_not_json_and_on_unknown_tools():
             tool_set.validate("book_flight", text)
         with pytest.raises(toolwire.ToolwireError, match="arguments are not JSON"):
             tool_set.validate_many([("book_flight", text)])
+        with pytest.raises(toolwire.ToolwireError, match="arguments are not JSON"):
+            tool_set.is_valid("book_flight", text)
     with pytest.raises(toolwire.ToolwireError, match="no tool named"):
         tool_set.validate("nope", "{}")
+    with pytest.raises(toolwire.ToolwireError, match="no tool named"):
+        tool_set.is_valid("nope", "{}")
     with pytest.raises(toolwire.ToolwireError, match="no tool named"):
         tool_set.validate_many([("book_flight", "{}"), ("nope", "{}")])
     assert tool_set.validate("book_flight", "[" * 100 + "]" * 100) == [

@@ -83,6 +83,8 @@ class ToolSet:
         """Schema keywords that are not checked, per tool (only tools that have some)."""
     def validate(self, name: str, arguments: str | Mapping[str, Any]) -> list[dict[str, str]]:
         """Schema violations of ``arguments`` for tool ``name``: ``pointer``, ``keyword``, ``message``."""
+    def is_valid(self, name: str, arguments: str | Mapping[str, Any]) -> bool:
+        """Whether ``arguments`` satisfy tool ``name``'s schema (no report built); non-JSON text raises."""
     def validate_many(self, calls: Sequence[tuple[str, str]]) -> list[list[dict[str, str]]]:
         """``validate`` for many ``(name, arguments_json)`` pairs in one call."""
     def __len__(self) -> int: ...

@@ -129,6 +129,30 @@ impl ToolSet {
         }
     }
 
+    /// Whether arguments (a dict or JSON text) satisfy a tool's schema: the question a server asks
+    /// before it executes a call, answered without building any violation report. Text that is
+    /// not JSON raises, as in `validate`.
+    fn is_valid(&self, name: &str, arguments: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let validator = self.validator(name)?;
+        match arguments.downcast::<PyString>() {
+            Ok(text) => {
+                let text = text.to_str()?;
+                let verdict = match validator {
+                    Some(validator) => validator.is_valid_json(text).ok(),
+                    None => toolwire_core::json::is_valid(text).then_some(true),
+                };
+                match verdict {
+                    Some(valid) => Ok(valid),
+                    None => parse_error(text).map(|_| false),
+                }
+            }
+            Err(_) => {
+                let value = to_value(arguments)?;
+                Ok(validator.is_none_or(|validator| validator.is_valid(&value)))
+            }
+        }
+    }
+
     /// Validate many `(name, arguments_json)` pairs in one call (e.g. a batch of RL rollouts):
     /// one list of violations per pair, as `validate` returns them.
     fn validate_many<'py>(
