@@ -22,9 +22,28 @@
 //!   character is half written, so those steps share the key of the opening quote, and after the
 //!   closing quote the string's text is forgotten.
 //!
+//! * in an XML call (`_XmlBuilder`: parameters in schema order, each `[ws] head {[ws] const}
+//!   value close [ws]`, optional ones wrapped in `optional`), at the start of a parameter's value
+//!   and right after its close string, keyed by (tag, parameter). The residual there is the rest
+//!   of that parameter, the later parameters in order, the call's end and what follows the call:
+//!   it does not depend on which optional parameters came before or on their values. This needs
+//!   the close to end the value at its first occurrence, so a parameter is followed only where
+//!   the close is border-free (no proper prefix equal to a suffix, so an occurrence cannot
+//!   straddle the value's end) and the value provably cannot hold it: raw text whose `excludes`
+//!   has a substring of the close, or a value that can never hold the close's first byte
+//!   (constants, their `or`/`sequence`/`optional`, scalar JSON schemas, JSON whose `excludes`
+//!   holds that byte and whose schema has no `pattern`/`format`). Heads and the call's end
+//!   (less its leading whitespace) are matched after the whitespace gap against the parameters
+//!   still allowed (up to the next required one); a match must be unique and complete;
+//! * inside a raw-text XML value (bare `any_text`, no `max_chars`): wherever no suffix of the
+//!   value is a proper prefix of its exclusions, its close or the call's end, and no UTF-8
+//!   character is half written, the value's state is that of its start, so those steps share
+//!   the start's key (as for JSON strings).
+//!
 //! Tag ends are found by scanning the call's content: JSON (`json_schema` in the `json` style,
-//! an object or array), `any_text` (its end string is excluded from it) or a constant string.
-//! Wherever the keyer cannot follow the structure (XML parameter styles, a begin that is a
+//! an object or array), `any_text` (its end string is excluded from it), a constant string or
+//! XML parameters as above. Wherever the keyer cannot follow the structure (`json_schema` in an
+//! XML style, any-name XML parameters, a value that might hold its close, a begin that is a
 //! prefix of another, whitespace before an end string, ...) it stops looking for anchors and keys
 //! by the text since the last one: still sound, fewer hits.
 //!
@@ -1467,7 +1486,7 @@ impl StateKeyer {
                     self.buf.drain(..keep);
                 }
             }
-            Some(Content::Xml(call)) => self.xml_byte(&call, b),
+            Some(Content::Xml(call)) => self.xml_byte(call, b),
             None => self.lose(),
         }
     }
