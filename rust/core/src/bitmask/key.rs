@@ -22,9 +22,28 @@
 //!   character is half written, so those steps share the key of the opening quote, and after the
 //!   closing quote the string's text is forgotten.
 //!
+//! * in an XML call (`_XmlBuilder`: parameters in schema order, each `[ws] head {[ws] const}
+//!   value close [ws]`, optional ones wrapped in `optional`), at the start of a parameter's value
+//!   and right after its close string, keyed by (tag, parameter). The residual there is the rest
+//!   of that parameter, the later parameters in order, the call's end and what follows the call:
+//!   it does not depend on which optional parameters came before or on their values. This needs
+//!   the close to end the value at its first occurrence, so a parameter is followed only where
+//!   the close is border-free (no proper prefix equal to a suffix, so an occurrence cannot
+//!   straddle the value's end) and the value provably cannot hold it: raw text whose `excludes`
+//!   has a substring of the close, or a value that can never hold the close's first byte
+//!   (constants, their `or`/`sequence`/`optional`, scalar JSON schemas, JSON whose `excludes`
+//!   holds that byte and whose schema has no `pattern`/`format`). Heads and the call's end
+//!   (less its leading whitespace) are matched after the whitespace gap against the parameters
+//!   still allowed (up to the next required one); a match must be unique and complete;
+//! * inside a raw-text XML value (bare `any_text`, no `max_chars`): wherever no suffix of the
+//!   value is a proper prefix of its exclusions, its close or the call's end, and no UTF-8
+//!   character is half written, the value's state is that of its start, so those steps share
+//!   the start's key (as for JSON strings).
+//!
 //! Tag ends are found by scanning the call's content: JSON (`json_schema` in the `json` style,
-//! an object or array), `any_text` (its end string is excluded from it) or a constant string.
-//! Wherever the keyer cannot follow the structure (XML parameter styles, a begin that is a
+//! an object or array), `any_text` (its end string is excluded from it), a constant string or
+//! XML parameters as above. Wherever the keyer cannot follow the structure (`json_schema` in an
+//! XML style, any-name XML parameters, a value that might hold its close, a begin that is a
 //! prefix of another, whitespace before an end string, ...) it stops looking for anchors and keys
 //! by the text since the last one: still sound, fewer hits.
 //!
@@ -106,6 +125,28 @@ enum Content {
     Json { schema: Value, collapse: bool },
     AnyText,
     Const(Vec<u8>),
+    Xml(Arc<XmlCall>),
+}
+
+/// One XML parameter of a call: `head` (a constant naming it), then `tail` pieces (each
+/// optionally after whitespace), the value, and `close`.
+#[derive(Debug, Clone, PartialEq)]
+struct XmlParam {
+    head: Vec<u8>,
+    tail: Vec<(bool, Vec<u8>)>,
+    close: Vec<u8>,
+    required: bool,
+    /// For a raw-text value (a bare `any_text` without `max_chars`): every string whose partial
+    /// match at the end of the value makes its state differ from the value's start.
+    collapse: Option<Vec<Vec<u8>>>,
+}
+
+/// The parameters of an XML call in grammar order, and the call's end strings with their leading
+/// whitespace removed (that whitespace is read as the gap after the last parameter).
+#[derive(Debug, Clone, PartialEq)]
+struct XmlCall {
+    params: Vec<XmlParam>,
+    end_rests: Vec<Vec<u8>>,
 }
 
 #[derive(Debug, Clone)]
@@ -202,6 +243,188 @@ fn content_of(node: &Value) -> Option<Content> {
     }
 }
 
+fn kind_of(node: &Value) -> &str {
+    node.get("type").and_then(Value::as_str).unwrap_or("")
+}
+
+fn elements_of(node: &Value) -> &[Value] {
+    node.get("elements")
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+fn is_ws_node(node: &Value) -> bool {
+    kind_of(node) == "regex"
+        && node
+            .get("pattern")
+            .and_then(Value::as_str)
+            .is_some_and(is_ws_regex)
+}
+
+/// Whether `text` has no proper prefix that is also a suffix: then an occurrence of `text` can
+/// not overlap the end of a string that does not contain it.
+fn border_free(text: &[u8]) -> bool {
+    (1..text.len()).all(|k| text[..k] != text[text.len() - k..])
+}
+
+/// Whether no string of `node`'s language holds the byte `c`.
+fn never_holds(node: &Value, c: u8) -> bool {
+    match kind_of(node) {
+        "const_string" => !str_bytes(node.get("value"))
+            .unwrap_or_default()
+            .contains(&c),
+        "or" | "sequence" => {
+            let elements = elements_of(node);
+            !elements.is_empty() && elements.iter().all(|e| never_holds(e, c))
+        }
+        "optional" => node.get("content").is_some_and(|e| never_holds(e, c)),
+        "json_schema" => json_never_holds(node, c),
+        _ => false,
+    }
+}
+
+/// JSON text outside strings is made of digits, letters of literals, punctuation and whitespace;
+/// inside strings (keys included) xgrammar keeps `excludes` out of every string that has no
+/// `pattern` or `format`.
+fn json_never_holds(node: &Value, c: u8) -> bool {
+    if node.get("style").and_then(Value::as_str).unwrap_or("json") != "json"
+        || c.is_ascii_alphanumeric()
+        || is_ws(c)
+        || b"{}[],:\"\\-+.".contains(&c)
+    {
+        return false;
+    }
+    let schema = node.get("json_schema").unwrap_or(&Value::Bool(true));
+    let excluded = node
+        .get("excludes")
+        .and_then(Value::as_array)
+        .is_some_and(|a| {
+            a.iter()
+                .any(|e| e.as_str().map(str::as_bytes) == Some(&[c]))
+        });
+    if excluded {
+        return !has_key(
+            schema,
+            &["pattern", "format", "patternProperties", "propertyNames"],
+        );
+    }
+    // no string anywhere: a scalar schema
+    let Some(map) = schema.as_object() else {
+        return false;
+    };
+    let scalar = |t: &Value| matches!(t.as_str(), Some("integer" | "number" | "boolean" | "null"));
+    map.iter().all(|(k, v)| match k.as_str() {
+        "type" => match v {
+            Value::Array(ts) => !ts.is_empty() && ts.iter().all(scalar),
+            t => scalar(t),
+        },
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => {
+            v.is_number()
+        }
+        k => ANNOTATIONS.contains(&k),
+    }) && map.contains_key("type")
+}
+
+fn has_key(node: &Value, keys: &[&str]) -> bool {
+    match node {
+        Value::Object(map) => map
+            .iter()
+            .any(|(k, v)| keys.contains(&k.as_str()) || has_key(v, keys)),
+        Value::Array(items) => items.iter().any(|v| has_key(v, keys)),
+        _ => false,
+    }
+}
+
+/// Whether no string of the value's language holds `close`, so that the value ends at the first
+/// `close` after its start (`close` must be border-free).
+fn value_ends_at_close(value: &Value, close: &[u8]) -> bool {
+    if never_holds(value, close[0]) {
+        return true;
+    }
+    kind_of(value) == "any_text"
+        && value
+            .get("excludes")
+            .and_then(Value::as_array)
+            .is_some_and(|a| {
+                a.iter()
+                    .filter_map(|e| e.as_str())
+                    .any(|e| !e.is_empty() && close.windows(e.len()).any(|w| w == e.as_bytes()))
+            })
+}
+
+/// One parameter as `_XmlBuilder.param` writes it: `[ws] head {[ws] const} value close [ws]`.
+fn xml_param_of(node: &Value, required: bool) -> Option<XmlParam> {
+    if kind_of(node) != "sequence" {
+        return None;
+    }
+    let mut elements = elements_of(node);
+    while elements.first().is_some_and(is_ws_node) {
+        elements = &elements[1..];
+    }
+    while elements.last().is_some_and(is_ws_node) {
+        elements = &elements[..elements.len() - 1];
+    }
+    let [first, middle @ .., value, close] = elements else {
+        return None;
+    };
+    let as_const = |n: &Value| (kind_of(n) == "const_string").then(|| str_bytes(n.get("value")))?;
+    let head = as_const(first).filter(|h| h.first().is_some_and(|&b| !is_ws(b)))?;
+    let close = as_const(close).filter(|c| !c.is_empty() && border_free(c))?;
+    let mut tail = Vec::new();
+    let mut ws = false;
+    for piece in middle {
+        if is_ws_node(piece) {
+            ws = true;
+            continue;
+        }
+        let text = as_const(piece).filter(|t| t.first().is_some_and(|&b| !is_ws(b)))?;
+        tail.push((std::mem::take(&mut ws), text));
+    }
+    if ws || !value_ends_at_close(value, &close) {
+        return None;
+    }
+    let collapse = (kind_of(value) == "any_text"
+        && value.get("max_chars").is_none_or(Value::is_null))
+    .then(|| {
+        let mut patterns: Vec<Vec<u8>> = value
+            .get("excludes")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(|e| str_bytes(Some(e))).collect())
+            .unwrap_or_default();
+        patterns.push(close.clone());
+        patterns
+    });
+    Some(XmlParam {
+        head,
+        tail,
+        close,
+        required,
+        collapse,
+    })
+}
+
+/// The content of an XML call: one parameter, or a sequence of them, each possibly optional.
+fn xml_call_of(node: &Value) -> Option<Vec<XmlParam>> {
+    let param = |n: &Value| match kind_of(n) {
+        "optional" => xml_param_of(n.get("content")?, false),
+        _ => xml_param_of(n, true),
+    };
+    if let Some(p) = param(node) {
+        return Some(vec![p]);
+    }
+    if kind_of(node) != "sequence" {
+        return None;
+    }
+    let params = elements_of(node)
+        .iter()
+        .map(param)
+        .collect::<Option<Vec<_>>>()?;
+    let mut heads: Vec<&Vec<u8>> = params.iter().map(|p| &p.head).collect();
+    heads.sort();
+    heads.dedup();
+    (!params.is_empty() && heads.len() == params.len()).then_some(params)
+}
+
 fn tag_of(node: &Value) -> Option<TagSpec> {
     if node.get("type")?.as_str()? != "tag" {
         return None;
@@ -222,11 +445,36 @@ fn tag_of(node: &Value) -> Option<TagSpec> {
     if content == Some(Content::AnyText) && (ends.len() != 1 || ends[0].is_empty()) {
         content = None; // the extent is known only when one non-empty end is excluded from it
     }
+    if content.is_none() {
+        content = node
+            .get("content")
+            .and_then(xml_call_of)
+            .and_then(|params| xml_call(params, &ends))
+            .map(|call| Content::Xml(Arc::new(call)));
+    }
     Some(TagSpec {
         begin,
         ends,
         content,
     })
+}
+
+/// An XML call whose end strings can be told apart from parameters after the whitespace gap.
+fn xml_call(mut params: Vec<XmlParam>, ends: &[Vec<u8>]) -> Option<XmlCall> {
+    let end_rests: Vec<Vec<u8>> = ends
+        .iter()
+        .map(|e| e[e.iter().take_while(|&&b| is_ws(b)).count()..].to_vec())
+        .collect();
+    if end_rests.iter().any(Vec::is_empty) {
+        return None;
+    }
+    for p in &mut params {
+        if let Some(patterns) = &mut p.collapse {
+            // the call's end, in case xgrammar adds it to the value's exclusions
+            patterns.extend(ends.iter().filter(|e| !e.is_empty()).cloned());
+        }
+    }
+    Some(XmlCall { params, end_rests })
 }
 
 fn prefix_of(node: &Value) -> Option<Prefix> {
@@ -442,6 +690,7 @@ impl KeyPlan {
                         Some(Content::Json { .. }) => "json",
                         Some(Content::AnyText) => "any_text",
                         Some(Content::Const(_)) => "const",
+                        Some(Content::Xml(_)) => "xml",
                         None => "unknown",
                     })
                     .collect();
@@ -808,6 +1057,37 @@ pub mod family {
     pub const FREE: u8 = b'F';
     /// The start of a `tags_with_separator`, or the end of one of its tags.
     pub const AFTER: u8 = b'A';
+    /// Inside an XML call: the start of a parameter's value or the end of a parameter, keyed
+    /// by the tag and the parameter.
+    pub const XML: u8 = b'X';
+}
+
+/// Where the keyer is in an XML call.
+#[derive(Debug, Clone)]
+enum XmlPhase {
+    /// Between parameters: whitespace, then the head of a later parameter or the call's end.
+    Gap { buf: Vec<u8> },
+    /// In parameter `param`'s opening after its head: `piece` of its tail, `matched` bytes of it.
+    Open {
+        param: usize,
+        piece: usize,
+        matched: usize,
+    },
+    /// In parameter `param`'s value; `tail`: its last bytes, `pending`: its longest suffix that
+    /// is a proper prefix of a collapse pattern, `utf8`: continuation bytes still due.
+    Value {
+        param: usize,
+        tail: Vec<u8>,
+        pending: Vec<u8>,
+        utf8: u8,
+    },
+}
+
+#[derive(Debug, Clone)]
+struct XmlState {
+    /// Parameters before this index can no longer be written.
+    next: usize,
+    phase: XmlPhase,
 }
 
 /// Follows one request's output and names its grammar state.
@@ -820,6 +1100,9 @@ pub struct StateKeyer {
     count: u32,
     hasher: Hash128,
     quote_digest: Option<[u8; 16]>,
+    /// The digest at the start of a raw XML value, its key wherever the value's state is canonical.
+    value_digest: Option<[u8; 16]>,
+    xml: Option<XmlState>,
     mode: Mode,
     // prefix phase
     prefix_i: usize,
@@ -850,6 +1133,8 @@ impl StateKeyer {
             count: 0,
             hasher: Hash128::new(),
             quote_digest: None,
+            value_digest: None,
+            xml: None,
             mode: Mode::Lost,
             prefix_i: 0,
             prefix_buf: Vec::new(),
@@ -873,7 +1158,16 @@ impl StateKeyer {
     pub fn key(&self) -> [u8; KEY_LEN] {
         let digest = match (&self.scan, self.quote_digest) {
             (Some(scan), Some(quote)) if scan.clean_in_collapsible_string() => quote,
-            _ => self.hasher.digest(),
+            _ => match (&self.xml, self.value_digest) {
+                (
+                    Some(XmlState {
+                        phase: XmlPhase::Value { pending, utf8, .. },
+                        ..
+                    }),
+                    Some(start),
+                ) if pending.is_empty() && *utf8 == 0 => start,
+                _ => self.hasher.digest(),
+            },
         };
         let mut key = [0u8; KEY_LEN];
         key[..16].copy_from_slice(&self.grammar_id);
@@ -948,11 +1242,13 @@ impl StateKeyer {
         self.family = family;
         self.hasher = Hash128::new();
         self.quote_digest = None;
+        self.value_digest = None;
     }
 
     fn lose(&mut self) {
         self.mode = Mode::Lost;
         self.scan = None;
+        self.xml = None;
     }
 
     fn byte(&mut self, b: u8) {
@@ -1130,6 +1426,13 @@ impl StateKeyer {
                 }
             }
             Some(Content::AnyText) => self.mode = Mode::Content,
+            Some(Content::Xml(_)) => {
+                self.mode = Mode::Content;
+                self.xml = Some(XmlState {
+                    next: 0,
+                    phase: XmlPhase::Gap { buf: Vec::new() },
+                });
+            }
         }
     }
 
@@ -1183,7 +1486,148 @@ impl StateKeyer {
                     self.buf.drain(..keep);
                 }
             }
+            Some(Content::Xml(call)) => self.xml_byte(call, b),
             None => self.lose(),
+        }
+    }
+
+    // -- XML calls ------------------------------------------------------------------------------
+
+    fn xml_byte(&mut self, call: &XmlCall, b: u8) {
+        let Some(mut state) = self.xml.take() else {
+            self.lose();
+            return;
+        };
+        match &mut state.phase {
+            XmlPhase::Gap { buf } => {
+                if buf.is_empty() && is_ws(b) {
+                    self.xml = Some(state);
+                    return;
+                }
+                buf.push(b);
+                // a later parameter, up to the first required one; the end once none is left
+                let mut last = state.next;
+                while last < call.params.len() && !call.params[last].required {
+                    last += 1;
+                }
+                let params = (state.next..call.params.len().min(last + 1))
+                    .map(|i| (Some(i), &call.params[i].head));
+                let ends = call.end_rests.iter().map(|e| (None, e));
+                let ends = ends.filter(|_| last == call.params.len());
+                let mut candidates = 0;
+                let mut complete = None;
+                for (param, text) in params.chain(ends) {
+                    if text.starts_with(buf) {
+                        candidates += 1;
+                        if text.len() == buf.len() {
+                            complete = Some(param);
+                        }
+                    }
+                }
+                match (candidates, complete) {
+                    (0, _) => return self.lose(),
+                    (1, Some(None)) => return self.tag_done(),
+                    (1, Some(Some(param))) => {
+                        state.next = param + 1;
+                        state.phase = XmlPhase::Open {
+                            param,
+                            piece: 0,
+                            matched: 0,
+                        };
+                        self.xml = Some(state);
+                        self.xml_open_done(call);
+                        return;
+                    }
+                    (_, Some(_)) => return self.lose(),
+                    _ => {}
+                }
+            }
+            XmlPhase::Open {
+                param,
+                piece,
+                matched,
+            } => {
+                let (ws, text) = &call.params[*param].tail[*piece];
+                if *matched == 0 && *ws && is_ws(b) {
+                    self.xml = Some(state);
+                    return;
+                }
+                if text[*matched] != b {
+                    return self.lose();
+                }
+                *matched += 1;
+                if *matched == text.len() {
+                    *piece += 1;
+                    *matched = 0;
+                    self.xml = Some(state);
+                    self.xml_open_done(call);
+                    return;
+                }
+            }
+            XmlPhase::Value {
+                param,
+                tail,
+                pending,
+                utf8,
+            } => {
+                let spec = &call.params[*param];
+                tail.push(b);
+                if tail.ends_with(&spec.close) {
+                    // the value cannot hold its close, and the close is border-free: the
+                    // parameter ends here, and what is left of the call depends only on which
+                    // tag and which parameter this is
+                    let tag = self.tag as u64;
+                    let param = *param as u64;
+                    state.phase = XmlPhase::Gap { buf: Vec::new() };
+                    self.xml = Some(state);
+                    self.anchor(family::XML);
+                    self.hasher.write(b"\x00xml parameter end\x00");
+                    self.hasher.write(&tag.to_le_bytes());
+                    self.hasher.write(&param.to_le_bytes());
+                    return;
+                }
+                if tail.len() > spec.close.len() {
+                    tail.remove(0);
+                }
+                if let Some(patterns) = &spec.collapse {
+                    *utf8 = if *utf8 > 0 { *utf8 - 1 } else { utf8_len(b) };
+                    pending.push(b);
+                    while !pending.is_empty() && !patterns.iter().any(|p| p.starts_with(pending)) {
+                        pending.remove(0);
+                    }
+                }
+            }
+        }
+        self.xml = Some(state);
+    }
+
+    /// After a piece of a parameter's opening: the next piece, or the value's start.
+    fn xml_open_done(&mut self, call: &XmlCall) {
+        let Some(state) = self.xml.as_mut() else {
+            return;
+        };
+        let XmlPhase::Open { param, piece, .. } = state.phase else {
+            return;
+        };
+        let spec = &call.params[param];
+        if piece < spec.tail.len() {
+            return;
+        }
+        state.phase = XmlPhase::Value {
+            param,
+            tail: Vec::new(),
+            pending: Vec::new(),
+            utf8: 0,
+        };
+        // the value's start: what is left is this parameter's value, its close and the rest of
+        // the call, whichever parameters came before
+        let tag = self.tag as u64;
+        self.anchor(family::XML);
+        self.hasher.write(b"\x00xml value\x00");
+        self.hasher.write(&tag.to_le_bytes());
+        self.hasher.write(&(param as u64).to_le_bytes());
+        if spec.collapse.is_some() {
+            self.value_digest = Some(self.hasher.digest());
         }
     }
 
@@ -1222,6 +1666,7 @@ impl StateKeyer {
         self.count += 1;
         self.buf.clear();
         self.scan = None;
+        self.xml = None;
         match plan.dispatch {
             Dispatch::Triggered { .. } => {
                 self.mode = Mode::Free;
@@ -1454,6 +1899,193 @@ mod tests {
         let mut k = StateKeyer::new(&plan);
         feed(&mut k, "<think>maybe <tool_call> here</think>\n\n");
         assert_eq!((k.mode(), k.family()), (Mode::Free, family::FREE));
+    }
+
+    fn xml_param(name: &str, value: Value) -> Value {
+        json!({"type": "sequence", "elements": [
+            {"type": "regex", "pattern": "[ \\t\\r\\n]*"},
+            {"type": "const_string", "value": format!("<parameter={name}>")},
+            value,
+            {"type": "const_string", "value": "</parameter>"},
+            {"type": "regex", "pattern": "[ \\t\\r\\n]*"}]})
+    }
+
+    fn raw_text() -> Value {
+        json!({"type": "any_text", "excludes": ["</function>", "</parameter>", "</tool_call>",
+            "<function=", "<parameter=", "<tool_call>"], "max_chars": null})
+    }
+
+    fn padded(value: Value) -> Value {
+        let nl = json!({"type": "optional", "content": {"type": "const_string", "value": "\n"}});
+        json!({"type": "sequence", "elements": [nl, value, nl]})
+    }
+
+    /// qwen3_coder as `grammar.structural_tag` builds it: a required raw location, an optional
+    /// enum unit, an optional integer days.
+    fn qwen_xml(location: Value) -> Value {
+        let unit = padded(json!({"type": "or", "elements": [
+            {"type": "const_string", "value": "celsius"},
+            {"type": "const_string", "value": "fahrenheit"}]}));
+        let days = padded(
+            json!({"type": "json_schema", "json_schema": {"type": "integer"},
+            "style": "json", "excludes": []}),
+        );
+        json!({"type": "structural_tag", "format": {
+            "type": "triggered_tags", "triggers": ["<tool_call>"],
+            "tags": [{"type": "tag", "begin": "<tool_call>\n<function=get_weather>\n",
+                "content": {"type": "sequence", "elements": [
+                    xml_param("location", location),
+                    {"type": "optional", "content": xml_param("unit", unit)},
+                    {"type": "optional", "content": xml_param("days", days)}]},
+                "end": "\n</function>\n</tool_call>"}],
+            "excludes": ["<think>", "</think>"]}})
+    }
+
+    fn weather(location: &str, unit: Option<&str>, days: Option<u32>) -> String {
+        let mut call = format!(
+            "<tool_call>\n<function=get_weather>\n<parameter=location>\n{location}\n</parameter>\n"
+        );
+        if let Some(unit) = unit {
+            call += &format!("<parameter=unit>\n{unit}\n</parameter>\n");
+        }
+        if let Some(days) = days {
+            call += &format!("<parameter=days>\n{days}\n</parameter>\n");
+        }
+        call + "</function>\n</tool_call>"
+    }
+
+    #[test]
+    fn xml_plans_need_a_provable_value_end() {
+        let plan = KeyPlan::from_tag(GID, &qwen_xml(raw_text()));
+        assert_eq!(plan.describe(), "triggered(prefix=[], tags=[xml])");
+        // a regex value may hold the close: not followed
+        let regex = qwen_xml(json!({"type": "regex", "pattern": ".*"}));
+        assert_eq!(
+            KeyPlan::from_tag(GID, &regex).describe(),
+            "triggered(prefix=[], tags=[unknown])"
+        );
+        // raw text that does not exclude the close either
+        let loose = qwen_xml(json!({"type": "any_text", "excludes": ["<tool_call>"]}));
+        assert_eq!(
+            KeyPlan::from_tag(GID, &loose).describe(),
+            "triggered(prefix=[], tags=[unknown])"
+        );
+        // JSON whose strings may hold `<`, and JSON that excludes it
+        let json_value = |excludes: Value| {
+            qwen_xml(padded(
+                json!({"type": "json_schema", "style": "json", "excludes": excludes,
+                "json_schema": {"type": "array", "items": {"type": "string"}}}),
+            ))
+        };
+        assert!(KeyPlan::from_tag(GID, &json_value(json!([])))
+            .describe()
+            .ends_with("[unknown])"));
+        assert!(KeyPlan::from_tag(GID, &json_value(json!(["<"])))
+            .describe()
+            .ends_with("[xml])"));
+        assert!(border_free(b"</parameter>"));
+        assert!(!border_free(b"abab"));
+    }
+
+    #[test]
+    fn xml_values_are_forgotten_at_their_close() {
+        let plan = KeyPlan::from_tag(GID, &qwen_xml(raw_text()));
+        let after_location = |location: &str| {
+            let mut k = StateKeyer::new(&plan);
+            let call = weather(location, None, None);
+            let cut = call.find("</parameter>").unwrap() + "</parameter>".len();
+            feed(&mut k, &call[..cut]);
+            assert_eq!((k.mode(), k.family()), (Mode::Content, family::XML));
+            k.key()
+        };
+        assert_eq!(
+            after_location("Paris"),
+            after_location("Rio de Janeiro, <b>BR</b>")
+        );
+        // the value's interior shares the key of its start where nothing is half matched
+        let mut k = StateKeyer::new(&plan);
+        feed(
+            &mut k,
+            "<tool_call>\n<function=get_weather>\n<parameter=location>",
+        );
+        let start = k.key();
+        feed(&mut k, "\nSão Paulo ");
+        assert_eq!(k.key(), start);
+        k.accept(0, b"</param");
+        assert_ne!(k.key(), start, "a half-written close is not canonical");
+        k.accept(0, b"x ");
+        assert_eq!(k.key(), start);
+        k.accept(0, &"é".as_bytes()[..1]);
+        assert_ne!(k.key(), start);
+    }
+
+    #[test]
+    fn xml_keys_depend_on_the_parameter_not_on_those_before() {
+        let plan = KeyPlan::from_tag(GID, &qwen_xml(raw_text()));
+        let after_days = |call: String| {
+            let mut k = StateKeyer::new(&plan);
+            let cut = call.rfind("</parameter>").unwrap() + "</parameter>".len();
+            feed(&mut k, &call[..cut]);
+            k.key()
+        };
+        let a = after_days(weather("Oslo", Some("celsius"), Some(3)));
+        let b = after_days(weather("Lima", None, Some(12)));
+        assert_eq!(a, b);
+        let c = after_days(weather("Lima", Some("celsius"), None));
+        assert_ne!(a, c, "after unit, days may still follow");
+        // the call's end returns to the free text with one call done
+        let mut k = StateKeyer::new(&plan);
+        feed(&mut k, &weather("Oslo", Some("celsius"), Some(3)));
+        assert_eq!(
+            (k.mode(), k.family(), k.calls()),
+            (Mode::Free, family::FREE, 1)
+        );
+        let mut other = StateKeyer::new(&plan);
+        feed(&mut other, "Sure. ");
+        feed(&mut other, &weather("Lima", None, None));
+        assert_eq!(k.key(), other.key());
+    }
+
+    #[test]
+    fn xml_openings_with_whitespace_pieces() {
+        // GLM: <arg_key>k</arg_key> [ws] <arg_value>v</arg_value>
+        let param = |name: &str| {
+            json!({"type": "sequence", "elements": [
+                {"type": "regex", "pattern": "[ \\t\\r\\n]*"},
+                {"type": "const_string", "value": format!("<arg_key>{name}</arg_key>")},
+                {"type": "regex", "pattern": "[ \\t\\r\\n]*"},
+                {"type": "const_string", "value": "<arg_value>"},
+                {"type": "any_text", "excludes": ["</arg_value>", "<arg_key>", "</tool_call>"]},
+                {"type": "const_string", "value": "</arg_value>"},
+                {"type": "regex", "pattern": "[ \\t\\r\\n]*"}]})
+        };
+        let tag = json!({"type": "structural_tag", "format": {
+            "type": "triggered_tags", "triggers": ["<tool_call>"],
+            "tags": [{"type": "tag", "begin": "<tool_call>f\n",
+                "content": {"type": "sequence", "elements": [
+                    {"type": "optional", "content": param("a")}, param("b")]},
+                "end": "</tool_call>"}]}});
+        let plan = KeyPlan::from_tag(GID, &tag);
+        assert_eq!(plan.describe(), "triggered(prefix=[], tags=[xml])");
+        let keys: Vec<_> = [
+            "<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n<arg_key>b</arg_key> <arg_value>x",
+            "<arg_key>b</arg_key><arg_value>yy",
+        ]
+        .iter()
+        .map(|body| {
+            let mut k = StateKeyer::new(&plan);
+            feed(&mut k, &format!("<tool_call>f\n{body}"));
+            assert_eq!(k.mode(), Mode::Content);
+            k.key()
+        })
+        .collect();
+        assert_eq!(keys[0], keys[1]);
+        let mut k = StateKeyer::new(&plan);
+        feed(
+            &mut k,
+            "<tool_call>f\n<arg_key>b</arg_key><arg_value>y</arg_value></tool_call>",
+        );
+        assert_eq!((k.mode(), k.calls()), (Mode::Free, 1));
     }
 
     #[test]
