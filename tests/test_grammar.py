@@ -821,3 +821,17 @@ def test_cli_tag(tmp_path):
         check=True,
     ).stdout
     assert "search" not in named and '"stop_after_first": true' in named
+
+
+def test_cli_tag_constrained_tools(tmp_path):
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps(TOOLS))
+    out = subprocess.run(
+        [sys.executable, "-m", "toolwire", "tag", "--format", "hermes", "--tools", str(tools), "--constrained-tools", "get_weather"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    expected = G.structural_tag("hermes", TOOLS, "auto", scope="always", constrained_tools=["get_weather"])
+    assert G.tag_json(out) == G.tag_json(expected)
+    assert G.tag_json(out) != G.tag_json(G.structural_tag("hermes", TOOLS, "auto", scope="always"))

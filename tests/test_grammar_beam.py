@@ -605,3 +605,30 @@ def test_random_walks_parse_to_valid_turns(compiled, walker, choice, parallel, r
         if done >= WALKS:
             break
     assert done >= WALKS // 2, "too few walks ended"
+
+
+def _cli_tag(*argv: str) -> str:
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-m", "toolwire", "tag", "--compact", *argv], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def test_cli_tag_takes_the_response_format_and_the_turn_grammar_switch(tmp_path):
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps(TOOLS))
+    request = tmp_path / "request.json"
+    request.write_text(json.dumps({"response_format": RF_SCHEMA}))
+    held = _cli_tag("--format", "beam", "--tools", str(tools), "--response-format", str(request))
+    assert G.tag_json(held) == G.tag_json(tag("auto", response_format=RF_SCHEMA))
+    assert G.tag_json(held) != G.tag_json(tag("auto"))
+    per_turn = _cli_tag("--format", "beam", "--tools", str(tools), "--scope", "auto")
+    assert G.tag_json(per_turn) == G.tag_json(tag("auto", scope="auto"))
+    # The switch off: auto follows the other formats' scope rules, so no strict tool means no tag.
+    loose = tmp_path / "loose.json"
+    loose.write_text(json.dumps([SEARCH]))
+    assert not SEARCH["function"].get("strict")
+    assert _cli_tag("--format", "beam", "--tools", str(loose), "--scope", "auto").strip() != "null"
+    assert _cli_tag("--format", "beam", "--tools", str(loose), "--scope", "auto", "--no-turn-grammar").strip() == "null"

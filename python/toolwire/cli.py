@@ -185,6 +185,22 @@ def parse(args: argparse.Namespace) -> int:
     return 0
 
 
+def _tag_extras(args: argparse.Namespace) -> dict[str, Any]:
+    """The keywords only some formats take (Beam's turn grammar) or only some requests want."""
+    extras: dict[str, Any] = {}
+    if args.response_format:
+        with open(args.response_format, encoding="utf-8") as f:
+            response_format = json.load(f)
+        if isinstance(response_format, dict) and "response_format" in response_format:
+            response_format = response_format["response_format"]
+        extras["response_format"] = response_format
+    if args.no_turn_grammar:
+        extras["turn_grammar"] = False
+    if args.constrained_tools:
+        extras["constrained_tools"] = [n.strip() for n in args.constrained_tools.split(",") if n.strip()]
+    return extras
+
+
 def tag(args: argparse.Namespace) -> int:
     try:
         from toolwire import grammar
@@ -211,6 +227,7 @@ def tag(args: argparse.Namespace) -> int:
         scope=args.scope,
         schema=args.schema,
         reasoning=reasoning,
+        **_tag_extras(args),
     )
     if result is None:
         print("null")
@@ -259,6 +276,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--scope", default="always", choices=["auto", "always", "never"], help="default: always")
     p.add_argument("--schema", default="auto", choices=["auto", "strict"])
     p.add_argument("--reasoning", default=None, help="think | paired | closing_only | native")
+    p.add_argument(
+        "--response-format",
+        help="JSON file with a json_object / json_schema response_format (or a request with that key); "
+        "held inside the final channel on per-turn formats (beam)",
+    )
+    p.add_argument(
+        "--no-turn-grammar", action="store_true", help="beam: no per-turn grammar for auto/none tool choice"
+    )
+    p.add_argument("--constrained-tools", help="comma-separated: constrain only these tools' calls")
     p.add_argument("--compact", action="store_true", help="one line of JSON")
     p.set_defaults(run=tag)
     args = ap.parse_args(argv)
