@@ -429,3 +429,73 @@ def test_jump_forward_through_a_mask_request_keeps_the_keyer_in_step(auto):
         m.fill([jumped])
         assert jumped.accept_token(token)
     assert jumped.is_terminated() and jumped.keyer.calls == 1
+
+
+# ------------------------------------------------------------------------------------------------
+# typed values: the keyer forgets members once their value ends (JSON), follows plain numbers by
+# their automaton state (JSON and XML values) and half-written closes of raw XML values; random
+# walks biased toward digits and closing bytes reach those states, all in verify mode
+
+TYPED = {
+    "type": "object",
+    "properties": {
+        "n": {"type": "integer"},
+        "x": {"type": "number"},
+        "low": {"type": "integer", "minimum": -5, "maximum": 300},
+        "pair": {"type": "array", "items": {"type": "integer"}, "minItems": 1, "maxItems": 3},
+        "tags": {"type": "array", "items": {"type": "string", "maxLength": 6}},
+        "either": {"anyOf": [{"type": "integer"}, {"type": "object", "properties": {"k": {"type": "number"}}}]},
+        "meta": {"type": "object", "additionalProperties": {"type": "integer"}},
+        "free": {},
+        "unit": {"type": "string", "enum": ["c", "f"]},
+        "note": {"type": "string"},
+    },
+    "required": ["n"],
+}
+TYPED_TOOLS = [
+    {"type": "function", "function": {"name": "typed", "parameters": TYPED}},
+    {"type": "function", "function": {"name": "small", "parameters": {
+        "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}, "required": ["a", "b"]}}},
+]
+
+
+@pytest.fixture(scope="module")
+def structural_tokens():
+    vocab = qwen_vocab()
+    flags = torch.zeros(QWEN_VOCAB_SIZE, dtype=torch.bool)
+    for i in range(151_669):
+        b = vocab.token_bytes(i) or b""
+        if b and len(b) <= 3 and b.strip() and any(c in b for c in b'"}],:<>0123456789-.eE+'):
+            flags[i] = True
+    return flags
+
+
+@pytest.mark.parametrize("fmt", ["hermes", "qwen3_coder", "glm47", "minimax_m3"])
+def test_random_walks_over_typed_values_verify(fmt, structural_tokens):
+    from toolwire import grammar as tw_grammar
+
+    tag = tw_grammar.structural_tag(fmt, TYPED_TOOLS, tool_choice="required", parallel_tool_calls=False, schema="strict").model_dump_json()
+    compiled = qwen_compiler().compile_structural_tag(tag)
+    m = masker()
+    rng = random.Random(fmt)
+    shifts = torch.arange(32, dtype=torch.int32)
+    finished = 0
+    for _ in range(8):
+        request = m.new_request(compiled, tag)
+        for step in range(240):
+            bitmask = m.fill([request])
+            allowed = ((bitmask[0].unsqueeze(-1) >> shifts) & 1).reshape(-1)[:QWEN_VOCAB_SIZE].bool()
+            pool = allowed & structural_tokens if rng.random() < (0.6 if step < 80 else 0.95) else allowed
+            if step < 200:
+                pool = pool.clone()
+                pool[QWEN_STOPS] = False
+            if not pool.any():
+                pool = allowed
+            ids = pool.nonzero().flatten()
+            assert request.accept_token(int(ids[rng.randrange(len(ids))]))
+            if request.is_terminated():
+                finished += 1
+                break
+    stats = m.stats()
+    assert stats["hits"] == stats["verified"] > 100, stats
+    assert finished > 0

@@ -20,7 +20,21 @@
 //! * inside a JSON string value whose schema is an unconstrained string (or any JSON): the
 //!   residual does not depend on the characters already written unless an escape or a UTF-8
 //!   character is half written, so those steps share the key of the opening quote, and after the
-//!   closing quote the string's text is forgotten.
+//!   closing quote the string's text is forgotten;
+//! * inside JSON content, right after a member's value ends (a string's closing quote, an
+//!   object's or array's close, the byte after a number or literal), when every container from
+//!   the root down is a *product*: an object with only `properties`, `required` and
+//!   `additionalProperties`, an array with only `items` and bounds, or any JSON. Each member's
+//!   language then depends only on its key, and which members may follow only on the keys
+//!   already written (objects, in any order xgrammar allows) or the item count (bounded
+//!   arrays), so the rest of the output is a function of that position, keyed by the tag and,
+//!   per container, its keys so far or its count. After the whole value only the tag matters;
+//! * inside a plain JSON number (`{"type": "integer"}`, `{"type": "number"}`, or any JSON) in
+//!   a product container: the digits written are replaced by the state of a DFA for xgrammar's
+//!   number rule (`-?(0|[1-9][0-9]*)` then fraction and exponent). Two prefixes that end in one
+//!   state of a DFA of a language have the same continuations, so `7` and `2045` share a key.
+//!   The same holds for an XML value `[lead] number [trail]` with constant `lead`/`trail`
+//!   (`\n7\n`), followed through the value and into its close.
 //!
 //! * in an XML call (`_XmlBuilder`: parameters in schema order, each `[ws] head {[ws] const}
 //!   value close [ws]`, optional ones wrapped in `optional`), at the start of a parameter's value
@@ -38,7 +52,9 @@
 //! * inside a raw-text XML value (bare `any_text`, no `max_chars`): wherever no suffix of the
 //!   value is a proper prefix of its exclusions, its close or the call's end, and no UTF-8
 //!   character is half written, the value's state is that of its start, so those steps share
-//!   the start's key (as for JSON strings).
+//!   the start's key (as for JSON strings). Where such a suffix exists, the longest one is the
+//!   state of the Aho-Corasick automaton over those strings, so the key is the start's and that
+//!   suffix (`…Paris\n</par` and `…São Paulo\n</par` share one).
 //!
 //! Tag ends are found by scanning the call's content: JSON (`json_schema` in the `json` style,
 //! an object or array), `any_text` (its end string is excluded from it), a constant string or
@@ -139,6 +155,118 @@ struct XmlParam {
     /// For a raw-text value (a bare `any_text` without `max_chars`): every string whose partial
     /// match at the end of the value makes its state differ from the value's start.
     collapse: Option<Vec<Vec<u8>>>,
+    /// For a value that is a plain JSON number between optional constants (`\n7\n`).
+    number: Option<NumberValue>,
+}
+
+/// A parameter value of the form `[lead] number [trail]` (both constants optional), whose
+/// language is regular and small: the keyer follows it with [`NumberValueState`].
+#[derive(Debug, Clone, PartialEq)]
+struct NumberValue {
+    lead: Vec<u8>,
+    integer: bool,
+    trail: Vec<u8>,
+}
+
+/// Where a [`NumberValue`] is, plus how much of the parameter's close follows it. Two values
+/// in one state have the same continuations (a DFA of the value's language, then the close).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum NumberValueState {
+    Lead(u8),
+    Number(Num),
+    Trail(u8),
+    Close(u8),
+}
+
+impl NumberValueState {
+    fn code(self) -> [u8; 2] {
+        match self {
+            NumberValueState::Lead(i) => [0, i],
+            NumberValueState::Number(n) => [1, n.state],
+            NumberValueState::Trail(i) => [2, i],
+            NumberValueState::Close(i) => [3, i],
+        }
+    }
+}
+
+impl NumberValue {
+    fn of(value: &Value, close: &[u8]) -> Option<Self> {
+        let number = |n: &Value| -> Option<bool> {
+            if kind_of(n) != "json_schema"
+                || n.get("style").and_then(Value::as_str).unwrap_or("json") != "json"
+            {
+                return None;
+            }
+            number_kind(&Sub::Schema(n.get("json_schema")?.clone()))
+        };
+        let optional_const = |n: &Value| -> Option<Vec<u8>> {
+            let inner = (kind_of(n) == "optional").then(|| n.get("content"))??;
+            (kind_of(inner) == "const_string").then(|| str_bytes(inner.get("value")))?
+        };
+        let (lead, integer, trail) = if let Some(integer) = number(value) {
+            (Vec::new(), integer, Vec::new())
+        } else if kind_of(value) == "sequence" {
+            match elements_of(value) {
+                [a, n, b] => (optional_const(a)?, number(n)?, optional_const(b)?),
+                [a, n] if number(n).is_some() => (optional_const(a)?, number(n)?, Vec::new()),
+                [n, b] => (Vec::new(), number(n)?, optional_const(b)?),
+                [n] => (Vec::new(), number(n)?, Vec::new()),
+                _ => return None,
+            }
+        } else {
+            return None;
+        };
+        // every step must be unambiguous: the constants cannot start or continue a number,
+        // and the trail cannot be confused with the close
+        let numeric = |b: &u8| b.is_ascii_digit() || b"+-.eE".contains(b);
+        let fits = lead.len() < 200
+            && trail.len() < 200
+            && close.len() < 200
+            && !lead.iter().chain(&trail).any(numeric)
+            && !numeric(&close[0])
+            && trail.first().is_none_or(|&t| t != close[0]);
+        fits.then_some(NumberValue {
+            lead,
+            integer,
+            trail,
+        })
+    }
+
+    fn step(&self, state: NumberValueState, b: u8, close: &[u8]) -> Option<NumberValueState> {
+        use NumberValueState::*;
+        let number_start = |b| {
+            Num {
+                integer: self.integer,
+                state: 0,
+            }
+            .step(b)
+            .map(Number)
+        };
+        let after_number = |b: u8| {
+            if self.trail.first() == Some(&b) {
+                Some(Trail(1))
+            } else {
+                (close.first() == Some(&b)).then_some(Close(1))
+            }
+        };
+        match state {
+            Lead(i) if (i as usize) < self.lead.len() && self.lead[i as usize] == b => {
+                Some(Lead(i + 1))
+            }
+            Lead(i) if i == 0 || i as usize == self.lead.len() => number_start(b),
+            Lead(_) => None,
+            Number(n) => match n.step(b) {
+                Some(next) => Some(Number(next)),
+                None if n.complete() => after_number(b),
+                None => None,
+            },
+            Trail(i) if (i as usize) < self.trail.len() => {
+                (self.trail[i as usize] == b).then_some(Trail(i + 1))
+            }
+            Trail(_) => (close.first() == Some(&b)).then_some(Close(1)),
+            Close(i) => (close.get(i as usize) == Some(&b)).then_some(Close(i + 1)),
+        }
+    }
 }
 
 /// The parameters of an XML call in grammar order, and the call's end strings with their leading
@@ -394,12 +522,14 @@ fn xml_param_of(node: &Value, required: bool) -> Option<XmlParam> {
         patterns.push(close.clone());
         patterns
     });
+    let number = NumberValue::of(value, &close);
     Some(XmlParam {
         head,
         tail,
         close,
         required,
         collapse,
+        number,
     })
 }
 
@@ -795,6 +925,65 @@ struct Container {
     expect: Expect,
     schema: Sub,
     key: Vec<u8>,
+    /// This container and every one around it are products (see [`product`]): the rest of
+    /// the JSON after one of its values depends only on [`JsonScan::position`].
+    product: bool,
+    /// Object: the keys written so far, each after its length. Array: items begun so far.
+    keys: Vec<u8>,
+    items: u32,
+}
+
+impl Container {
+    fn new(object: bool, schema: Sub, product_around: bool) -> Self {
+        let product = product_around && product(&schema, object);
+        Container {
+            object,
+            expect: Expect::First,
+            schema,
+            key: Vec::new(),
+            product,
+            keys: Vec::new(),
+            items: 0,
+        }
+    }
+}
+
+/// Whether a container's language is a product of its members: each member's value language
+/// depends only on its key (or on nothing, in an array), and which members may follow depends
+/// only on the keys already written (or, for a bounded array, on how many items there are).
+/// Then after a member's value is complete, the rest of the container is a function of that
+/// position and not of the values. Combinators, conditionals, `patternProperties` and the like
+/// tie members together and are not followed.
+fn product(schema: &Sub, object: bool) -> bool {
+    let map = match schema {
+        Sub::Any => return true,
+        Sub::Unknown => return false,
+        Sub::Schema(Value::Object(map)) => map,
+        Sub::Schema(s) => return is_any(s),
+    };
+    if map.is_empty() {
+        return true;
+    }
+    let allowed: &[&str] = if object {
+        &["type", "properties", "required", "additionalProperties"]
+    } else {
+        &["type", "items", "minItems", "maxItems"]
+    };
+    let want = if object { "object" } else { "array" };
+    map.get("type").and_then(Value::as_str) == Some(want)
+        && map
+            .keys()
+            .all(|k| allowed.contains(&k.as_str()) || ANNOTATIONS.contains(&k.as_str()))
+        && map.get("properties").is_none_or(|p| {
+            p.as_object()
+                .is_some_and(|p| p.values().all(|v| v.is_object() || v.is_boolean()))
+        })
+        && map
+            .get("additionalProperties")
+            .is_none_or(|a| a.is_object() || a.is_boolean())
+        && map
+            .get("items")
+            .is_none_or(|i| i.is_object() || i.is_boolean())
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -808,6 +997,77 @@ enum Event {
     None,
     Open,
     Close,
+    /// A number whose language is tracked started with this byte, in product containers.
+    NumberStart,
+}
+
+/// A number being written, as a state of a DFA for xgrammar's JSON number rules:
+/// `-?(0|[1-9][0-9]*)` for integers, then `(\.[0-9]+)?([eE][+-]?[0-9]+)?` for numbers. Two
+/// prefixes in one state of a DFA of a language have the same continuations, so the state can
+/// stand for the digits written.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Num {
+    integer: bool,
+    /// 0 start, 1 `-`, 2 `0`, 3 integer digits, 4 `.`, 5 fraction digits, 6 `e`, 7 exponent
+    /// sign, 8 exponent digits.
+    state: u8,
+}
+
+impl Num {
+    /// Whether the digits so far are a whole number.
+    fn complete(self) -> bool {
+        matches!(self.state, 2 | 3 | 5 | 8)
+    }
+
+    fn step(self, b: u8) -> Option<Num> {
+        let next = match (self.state, b) {
+            (0, b'-') => 1,
+            (0 | 1, b'0') => 2,
+            (0 | 1, b'1'..=b'9') | (3, b'0'..=b'9') => 3,
+            _ if self.integer => return None,
+            (2 | 3, b'.') => 4,
+            (4 | 5, b'0'..=b'9') => 5,
+            (2 | 3 | 5, b'e' | b'E') => 6,
+            (6, b'+' | b'-') => 7,
+            (6..=8, b'0'..=b'9') => 8,
+            _ => return None,
+        };
+        Some(Num {
+            state: next,
+            ..self
+        })
+    }
+}
+
+/// `Some(true)` for a plain integer schema, `Some(false)` for a plain number or any JSON
+/// (whose numbers follow the number rule); None for anything with bounds or other keywords.
+fn number_kind(schema: &Sub) -> Option<bool> {
+    let map = match schema {
+        Sub::Any => return Some(false),
+        Sub::Schema(s) if is_any(s) => return Some(false),
+        Sub::Schema(Value::Object(map)) => map,
+        _ => return None,
+    };
+    if !map
+        .keys()
+        .all(|k| k == "type" || ANNOTATIONS.contains(&k.as_str()))
+    {
+        return None;
+    }
+    match map.get("type").and_then(Value::as_str) {
+        Some("integer") => Some(true),
+        Some("number") => Some(false),
+        _ => None,
+    }
+}
+
+/// Where a member's value ended during the last byte, inside product containers only.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum ValueEnd {
+    /// A number or literal ended before this byte (the byte is `,` or whitespace).
+    Before,
+    /// A string, object or array ended with this byte.
+    After,
 }
 
 #[derive(Debug, Clone)]
@@ -823,6 +1083,10 @@ struct JsonScan {
     utf8_need: u8,
     key: Vec<u8>,
     scalar: bool,
+    /// The state of a number being written whose language is known (see [`number_kind`]).
+    number: Option<Num>,
+    /// Set by [`JsonScan::feed`] when a member's value ended inside product containers.
+    value_end: Option<ValueEnd>,
 }
 
 fn utf8_len(lead: u8) -> u8 {
@@ -848,6 +1112,38 @@ impl JsonScan {
             utf8_need: 0,
             key: Vec::new(),
             scalar: false,
+            number: None,
+            value_end: None,
+        }
+    }
+
+    /// The state of the number being written, where its language is tracked.
+    fn number_state(&self) -> Option<u8> {
+        self.number.map(|n| n.state)
+    }
+
+    /// Feeds `position` of the value that just ended to `hasher`: for each container from the
+    /// root, the keys written so far (objects) or the item count (bounded arrays).
+    fn position(&self, hasher: &mut Hash128) {
+        // one tag byte per container, then a fixed-size or length-prefixed field: prefix-free
+        hasher.write(&(self.stack.len() as u64).to_le_bytes());
+        for c in &self.stack {
+            match (&c.schema, c.object) {
+                (Sub::Any, true) => hasher.write(b"A"),
+                (Sub::Any, false) => hasher.write(b"B"),
+                (_, true) => {
+                    hasher.write(b"O");
+                    hasher.write(&(c.keys.len() as u64).to_le_bytes());
+                    hasher.write(&c.keys);
+                }
+                (Sub::Schema(Value::Object(map)), false)
+                    if map.contains_key("minItems") || map.contains_key("maxItems") =>
+                {
+                    hasher.write(b"N");
+                    hasher.write(&c.items.to_le_bytes());
+                }
+                (_, false) => hasher.write(b"U"),
+            }
         }
     }
 
@@ -864,10 +1160,15 @@ impl JsonScan {
         }
     }
 
-    fn after_value(&mut self) {
+    fn after_value(&mut self, end: ValueEnd) {
         match self.stack.last_mut() {
             None => self.done = true,
-            Some(top) => top.expect = Expect::CommaOrEnd,
+            Some(top) => {
+                top.expect = Expect::CommaOrEnd;
+                if top.product && self.value_end != Some(ValueEnd::After) {
+                    self.value_end = Some(end);
+                }
+            }
         }
     }
 
@@ -877,16 +1178,19 @@ impl JsonScan {
     }
 
     fn feed(&mut self, b: u8) -> Event {
+        self.value_end = None;
         if self.string.is_some() {
             return self.string_byte(b);
         }
         if self.scalar {
             if is_ws(b) || matches!(b, b',' | b']' | b'}') {
                 self.scalar = false;
-                self.after_value();
+                self.after_value(ValueEnd::Before);
             } else {
+                self.number = self.number.and_then(|n| n.step(b));
                 return Event::None;
             }
+            self.number = None;
         }
         if is_ws(b) {
             return Event::None;
@@ -897,12 +1201,7 @@ impl JsonScan {
                 return self.fail();
             }
             let schema = Sub::Schema(self.root.clone());
-            self.stack.push(Container {
-                object: b == b'{',
-                expect: Expect::First,
-                schema,
-                key: Vec::new(),
-            });
+            self.stack.push(Container::new(b == b'{', schema, true));
             return Event::None;
         }
         let Some(top) = self.stack.last_mut() else {
@@ -917,7 +1216,7 @@ impl JsonScan {
             (true, Expect::First | Expect::CommaOrEnd, b'}')
             | (false, Expect::First | Expect::CommaOrEnd, b']') => {
                 self.stack.pop();
-                self.after_value();
+                self.after_value(ValueEnd::After);
                 Event::None
             }
             (true, Expect::Colon, b':') => {
@@ -943,6 +1242,7 @@ impl JsonScan {
         let schema = self.value_schema();
         if let Some(top) = self.stack.last_mut() {
             top.expect = Expect::InValue;
+            top.items = top.items.saturating_add(1);
         }
         match b {
             b'"' => {
@@ -960,17 +1260,21 @@ impl JsonScan {
                 }
             }
             b'{' | b'[' => {
-                self.stack.push(Container {
-                    object: b == b'{',
-                    expect: Expect::First,
-                    schema,
-                    key: Vec::new(),
-                });
+                let around = self.stack.last().is_none_or(|c| c.product);
+                self.stack.push(Container::new(b == b'{', schema, around));
                 Event::None
             }
             b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {
                 self.scalar = true;
-                Event::None
+                let in_product = self.stack.last().is_some_and(|c| c.product);
+                self.number = number_kind(&schema)
+                    .filter(|_| in_product)
+                    .and_then(|integer| Num { integer, state: 0 }.step(b));
+                if self.number.is_some() {
+                    Event::NumberStart
+                } else {
+                    Event::None
+                }
             }
             _ => self.fail(),
         }
@@ -991,12 +1295,15 @@ impl JsonScan {
             if in_key {
                 let key = std::mem::take(&mut self.key);
                 if let Some(top) = self.stack.last_mut() {
+                    top.keys
+                        .extend_from_slice(&(key.len() as u64).to_le_bytes());
+                    top.keys.extend_from_slice(&key);
                     top.key = key;
                     top.expect = Expect::Colon;
                 }
                 return Event::None;
             }
-            self.after_value();
+            self.after_value(ValueEnd::After);
             return if was == Some(Str::Value { collapsible: true }) {
                 Event::Close
             } else {
@@ -1060,6 +1367,9 @@ pub mod family {
     /// Inside an XML call: the start of a parameter's value or the end of a parameter, keyed
     /// by the tag and the parameter.
     pub const XML: u8 = b'X';
+    /// Inside JSON content: after a member's value (keyed by the tag and the position in the
+    /// containers, not by the values) or after the whole value.
+    pub const JSON: u8 = b'J';
 }
 
 /// Where the keyer is in an XML call.
@@ -1074,12 +1384,16 @@ enum XmlPhase {
         matched: usize,
     },
     /// In parameter `param`'s value; `tail`: its last bytes, `pending`: its longest suffix that
-    /// is a proper prefix of a collapse pattern, `utf8`: continuation bytes still due.
+    /// is a proper prefix of a collapse pattern, `utf8`: continuation bytes still due,
+    /// `raw`: the value is raw text (`pending` is followed), `number`: the state of a
+    /// [`NumberValue`] (None once it cannot be followed).
     Value {
         param: usize,
         tail: Vec<u8>,
         pending: Vec<u8>,
         utf8: u8,
+        raw: bool,
+        number: Option<NumberValueState>,
     },
 }
 
@@ -1100,6 +1414,8 @@ pub struct StateKeyer {
     count: u32,
     hasher: Hash128,
     quote_digest: Option<[u8; 16]>,
+    /// The digest before a tracked number's first byte; with the number's state, its key.
+    number_digest: Option<[u8; 16]>,
     /// The digest at the start of a raw XML value, its key wherever the value's state is canonical.
     value_digest: Option<[u8; 16]>,
     xml: Option<XmlState>,
@@ -1133,6 +1449,7 @@ impl StateKeyer {
             count: 0,
             hasher: Hash128::new(),
             quote_digest: None,
+            number_digest: None,
             value_digest: None,
             xml: None,
             mode: Mode::Lost,
@@ -1156,16 +1473,56 @@ impl StateKeyer {
 
     /// The key of the current state: grammar id, anchor kind, calls (capped at 1), digest.
     pub fn key(&self) -> [u8; KEY_LEN] {
-        let digest = match (&self.scan, self.quote_digest) {
-            (Some(scan), Some(quote)) if scan.clean_in_collapsible_string() => quote,
+        let number = self.scan.as_ref().and_then(JsonScan::number_state);
+        let digest = match (&self.scan, self.quote_digest, number, self.number_digest) {
+            (Some(scan), Some(quote), _, _) if scan.clean_in_collapsible_string() => quote,
+            (_, _, Some(state), Some(start)) => {
+                let mut h = Hash128::new();
+                h.write(&start);
+                h.write(b"\x00number\x00");
+                h.write(&[state]);
+                h.digest()
+            }
             _ => match (&self.xml, self.value_digest) {
                 (
                     Some(XmlState {
-                        phase: XmlPhase::Value { pending, utf8, .. },
+                        phase:
+                            XmlPhase::Value {
+                                number: Some(at), ..
+                            },
                         ..
                     }),
                     Some(start),
-                ) if pending.is_empty() && *utf8 == 0 => start,
+                ) => {
+                    let mut h = Hash128::new();
+                    h.write(&start);
+                    h.write(b"\x00number value\x00");
+                    h.write(&at.code());
+                    h.digest()
+                }
+                (
+                    Some(XmlState {
+                        phase:
+                            XmlPhase::Value {
+                                pending,
+                                utf8,
+                                raw: true,
+                                ..
+                            },
+                        ..
+                    }),
+                    Some(start),
+                ) if *utf8 == 0 => {
+                    if pending.is_empty() {
+                        start
+                    } else {
+                        let mut h = Hash128::new();
+                        h.write(&start);
+                        h.write(b"\x00pending\x00");
+                        h.write(pending);
+                        h.digest()
+                    }
+                }
                 _ => self.hasher.digest(),
             },
         };
@@ -1242,6 +1599,7 @@ impl StateKeyer {
         self.family = family;
         self.hasher = Hash128::new();
         self.quote_digest = None;
+        self.number_digest = None;
         self.value_digest = None;
     }
 
@@ -1443,7 +1801,7 @@ impl StateKeyer {
             Some(Content::Json { .. }) => {
                 let scan = self.scan.as_mut().expect("JSON content has a scanner");
                 let event = scan.feed(b);
-                let (failed, done) = (scan.failed, scan.done);
+                let (failed, done, scan_end) = (scan.failed, scan.done, scan.value_end);
                 if failed {
                     self.lose();
                     return;
@@ -1459,11 +1817,42 @@ impl StateKeyer {
                         self.hasher.write(b"\x00closed string\x00");
                         self.hasher.write(&seed);
                     }
+                    Event::NumberStart => {
+                        // the value's start, keyed by its position; the number's own text is
+                        // then named by its DFA state
+                        let tag = self.tag as u64;
+                        self.anchor(family::JSON);
+                        self.hasher.write(b"\x00json value start\x00");
+                        self.hasher.write(&tag.to_le_bytes());
+                        if let Some(scan) = &self.scan {
+                            scan.position(&mut self.hasher);
+                        }
+                        self.number_digest = Some(self.hasher.digest());
+                        self.hasher.write(&[b]);
+                    }
                     Event::None => {}
                 }
                 if done {
+                    // a complete root value: what follows is the tag's end, whatever it held
+                    let tag = self.tag as u64;
+                    self.anchor(family::JSON);
+                    self.hasher.write(b"\x00json done\x00");
+                    self.hasher.write(&tag.to_le_bytes());
                     self.scan = None;
                     self.enter_end();
+                } else if let Some(end) = scan_end {
+                    // a member's value ended inside product containers: the rest depends on
+                    // the tag and the position, not on the values written
+                    let tag = self.tag as u64;
+                    self.anchor(family::JSON);
+                    self.hasher.write(b"\x00json value end\x00");
+                    self.hasher.write(&tag.to_le_bytes());
+                    if let Some(scan) = &self.scan {
+                        scan.position(&mut self.hasher);
+                    }
+                    if end == ValueEnd::Before {
+                        self.hasher.write(&[b]);
+                    }
                 }
             }
             Some(Content::Const(_)) => {
@@ -1569,8 +1958,13 @@ impl StateKeyer {
                 tail,
                 pending,
                 utf8,
+                number,
+                ..
             } => {
                 let spec = &call.params[*param];
+                if let (Some(shape), Some(at)) = (&spec.number, *number) {
+                    *number = shape.step(at, b, &spec.close);
+                }
                 tail.push(b);
                 if tail.ends_with(&spec.close) {
                     // the value cannot hold its close, and the close is border-free: the
@@ -1618,6 +2012,8 @@ impl StateKeyer {
             tail: Vec::new(),
             pending: Vec::new(),
             utf8: 0,
+            raw: spec.collapse.is_some(),
+            number: spec.number.as_ref().map(|_| NumberValueState::Lead(0)),
         };
         // the value's start: what is left is this parameter's value, its close and the rest of
         // the call, whichever parameters came before
@@ -1626,7 +2022,7 @@ impl StateKeyer {
         self.hasher.write(b"\x00xml value\x00");
         self.hasher.write(&tag.to_le_bytes());
         self.hasher.write(&(param as u64).to_le_bytes());
-        if spec.collapse.is_some() {
+        if spec.collapse.is_some() || spec.number.is_some() {
             self.value_digest = Some(self.hasher.digest());
         }
     }
@@ -2095,5 +2491,175 @@ mod tests {
         assert_eq!(tail_need(&"🦩".as_bytes()[..2]), 2);
         assert_eq!(tail_need("🦩".as_bytes()), 0);
         assert_eq!(tail_need(&[0x80, 0x80]), 0);
+    }
+
+    fn json_tag(schema: Value) -> Value {
+        json!({"type": "structural_tag", "format": {
+            "type": "triggered_tags", "triggers": ["<tool_call>"],
+            "tags": [{"type": "tag", "begin": "<tool_call>\n{\"name\": \"f\", \"arguments\": ",
+                "content": {"type": "json_schema", "json_schema": schema, "style": "json"},
+                "end": "}\n</tool_call>"}]}})
+    }
+
+    fn key_after(plan: &KeyPlan, arguments: &str) -> [u8; KEY_LEN] {
+        let mut k = StateKeyer::new(plan);
+        feed(
+            &mut k,
+            &format!("<tool_call>\n{{\"name\": \"f\", \"arguments\": {arguments}"),
+        );
+        k.key()
+    }
+
+    fn flat_schema() -> Value {
+        json!({"type": "object", "properties": {
+            "q": {"type": "string", "maxLength": 40}, "n": {"type": "integer"},
+            "x": {"type": "number"}, "b": {"type": "boolean"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "pair": {"type": "array", "items": {"type": "integer"}, "maxItems": 2},
+            "o": {"type": "object", "properties": {"a": {"type": "integer"}}}}})
+    }
+
+    #[test]
+    fn json_members_are_forgotten_once_their_value_ends() {
+        let plan = KeyPlan::from_tag(GID, &json_tag(flat_schema()));
+        // after a member, only the keys written so far matter: not the values
+        let a = key_after(&plan, r#"{"q": "short", "n": 7, "#);
+        let b = key_after(&plan, r#"{"q": "a much longer one", "n": -12045, "#);
+        assert_eq!(a, b);
+        assert_ne!(a, key_after(&plan, r#"{"n": 7, "#), "other keys, other key");
+        assert_eq!(
+            key_after(&plan, r#"{"b": true, "o": {"a": 1}"#),
+            key_after(&plan, r#"{"b": false, "o": {"a": 99}"#)
+        );
+        assert_eq!(
+            key_after(&plan, r#"{"tags": ["x", "yy", "z"]"#),
+            key_after(&plan, r#"{"tags": []"#),
+            "an unbounded array's length is not part of the key"
+        );
+        assert_ne!(
+            key_after(&plan, r#"{"pair": [1, "#),
+            key_after(&plan, r#"{"pair": [1, 2, "#),
+            "a bounded array's is"
+        );
+        assert_eq!(
+            key_after(&plan, r#"{"pair": [1, "#),
+            key_after(&plan, r#"{"pair": [30, "#)
+        );
+        let any = KeyPlan::from_tag(
+            GID,
+            &json_tag(json!({"type": "object", "properties": {"free": {}}})),
+        );
+        assert_ne!(
+            key_after(&any, r#"{"free": [{"a": 1}, "#),
+            key_after(&any, r#"{"free": {"a": [1], "#),
+            "arrays and objects of any JSON at one depth are told apart"
+        );
+        assert_eq!(
+            key_after(&any, r#"{"free": [{"a": 1}, "#),
+            key_after(&any, r#"{"free": [[], "#)
+        );
+        let whole = |args: &str| {
+            let mut k = StateKeyer::new(&plan);
+            feed(
+                &mut k,
+                &format!("<tool_call>\n{{\"name\": \"f\", \"arguments\": {args}"),
+            );
+            (k.mode(), k.key())
+        };
+        let (mode, done) = whole(r#"{"n": 1}"#);
+        assert_eq!(mode, Mode::End);
+        assert_eq!(
+            done,
+            whole(r#"{"q": "x", "o": {"a": 2}}"#).1,
+            "after the value only the tag matters"
+        );
+    }
+
+    #[test]
+    fn plain_numbers_are_keyed_by_their_automaton_state() {
+        let plan = KeyPlan::from_tag(GID, &json_tag(flat_schema()));
+        let n = |digits: &str| key_after(&plan, &format!(r#"{{"q": "s", "n": {digits}"#));
+        let x = |digits: &str| key_after(&plan, &format!(r#"{{"x": {digits}"#));
+        assert_eq!(n("1"), n("12345"));
+        assert_eq!(n("-1"), n("98"));
+        assert_ne!(n("-"), n("9"));
+        assert_ne!(n("0"), n("9"), "no digit may follow a leading zero");
+        assert_eq!(x("1.5"), x("-30.25"));
+        assert_ne!(x("1."), x("1.5"));
+        assert_eq!(x("2e"), x("0.1E"));
+        assert_ne!(x("2e"), x("2e+"));
+        assert_eq!(x("2e+1"), x("7E33"));
+        // a bounded integer is not a plain one: its digits stay in the key
+        let bounded = KeyPlan::from_tag(
+            GID,
+            &json_tag(
+                json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 3}}}),
+            ),
+        );
+        assert_ne!(
+            key_after(&bounded, r#"{"n": 1"#),
+            key_after(&bounded, r#"{"n": 12"#)
+        );
+    }
+
+    #[test]
+    fn combinators_keep_values_in_the_key() {
+        // anyOf ties the members together: the rest can depend on what was chosen
+        let schema = json!({"type": "object", "properties": {
+            "v": {"anyOf": [{"type": "object", "properties": {"k": {"type": "string"}, "a": {"type": "integer"}}},
+                            {"type": "object", "properties": {"k": {"type": "integer"}, "b": {"type": "integer"}}}]},
+            "w": {"type": "integer"}}});
+        let plan = KeyPlan::from_tag(GID, &json_tag(schema));
+        assert_ne!(
+            key_after(&plan, r#"{"v": {"k": "s", "#),
+            key_after(&plan, r#"{"v": {"k": 1, "#)
+        );
+        // the object around the anyOf is still a product: after `v` its value is forgotten
+        assert_eq!(
+            key_after(&plan, r#"{"v": {"k": "s"}, "#),
+            key_after(&plan, r#"{"v": {"k": 1, "b": 2}, "#)
+        );
+        let loose =
+            json!({"type": "object", "properties": {"a": {"type": "integer"}}, "minProperties": 1});
+        let plan = KeyPlan::from_tag(GID, &json_tag(loose));
+        assert_ne!(
+            key_after(&plan, r#"{"a": 1, "#),
+            key_after(&plan, r#"{"a": 2, "#)
+        );
+    }
+
+    #[test]
+    fn xml_number_values_and_pending_closes() {
+        let plan = KeyPlan::from_tag(GID, &qwen_xml(raw_text()));
+        let at = |days: &str, rest: &str| {
+            let mut k = StateKeyer::new(&plan);
+            let call = weather("Paris", None, None);
+            let head = &call[..call.find("</function>").unwrap()];
+            feed(&mut k, &format!("{head}<parameter=days>{days}{rest}"));
+            k.key()
+        };
+        assert_eq!(at("\n7", ""), at("\n2045", ""));
+        assert_ne!(at("\n7", ""), at("\n", ""));
+        assert_ne!(at("\n0", ""), at("\n7", ""));
+        assert_eq!(at("\n7\n", "</para"), at("\n123\n", "</para"));
+        assert_eq!(at("7", "</para"), at("123", "</para"));
+        assert_eq!(
+            at("7\n", "</para"),
+            at("7", "</para"),
+            "inside the close, the trail is behind"
+        );
+        assert_ne!(at("7\n", ""), at("7", ""));
+        // raw text: the half-written close, not the text before it, names the state
+        let raw = |text: &str| {
+            let mut k = StateKeyer::new(&plan);
+            feed(
+                &mut k,
+                &format!("<tool_call>\n<function=get_weather>\n<parameter=location>{text}"),
+            );
+            k.key()
+        };
+        assert_eq!(raw("\nParis\n</par"), raw("\nSão Paulo, BR\n</par"));
+        assert_ne!(raw("\nParis\n</par"), raw("\nParis\n</pa"));
+        assert_ne!(raw("\nParis\n</par"), raw("\nParis"));
     }
 }
