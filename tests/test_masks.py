@@ -19,6 +19,7 @@ from toolwire._core import StateKeyPlan  # noqa: E402
 from toolwire.masks import BatchMasker, MaskCacheMismatch, _tag_json  # noqa: E402
 
 from _decode_support import (  # noqa: E402
+    IM_END,
     QWEN_SPECIALS,
     QWEN_STOPS,
     QWEN_VOCAB_SIZE,
@@ -265,6 +266,74 @@ def test_verify_mode_catches_a_wrong_cached_mask(auto):
     m.cache.insert(request.state_key(), torch.zeros(m.words, dtype=torch.int32).numpy().tobytes())
     with pytest.raises(MaskCacheMismatch, match="differs"):
         m.fill([request])
+
+
+def batch_drive(m, grammar, tag, seqs):
+    """Step a batch through ``fill`` and ``accept`` (the path that defers accepts)."""
+    requests = [m.new_request(grammar, tag) for _ in seqs]
+    bitmask = xgr.allocate_token_bitmask(len(seqs), QWEN_VOCAB_SIZE)
+    for step in range(max(map(len, seqs))):
+        live = [i for i, s in enumerate(seqs) if step < len(s)]
+        rs = [requests[i] for i in live]
+        m.fill(rs, bitmask, live)
+        assert all(m.accept(rs, [seqs[i][step] for i in live]))
+    return requests
+
+
+def test_deferred_accepts_reach_the_matcher_before_it_is_read(auto):
+    grammar, tag = auto
+    m = BatchMasker(qwen_info(), vocab=qwen_vocab())  # defer_accept is the default
+    content, calls = OUTPUTS[0]
+    ids = encode_hermes(content * 4, calls, stop=False)
+    (request,) = batch_drive(m, grammar, tag, [ids])
+    assert request.keyer.deferred_tokens > 0, "free text hits: its tokens were not given to the matcher"
+    assert request.steps == len(ids)
+    reference = xgr.GrammarMatcher(grammar)
+    for t in ids:
+        assert reference.accept_token(t)
+    mine, theirs = xgr.allocate_token_bitmask(1, QWEN_VOCAB_SIZE), xgr.allocate_token_bitmask(1, QWEN_VOCAB_SIZE)
+    request.matcher.fill_next_token_bitmask(mine)  # reading .matcher hands over the deferred bytes
+    reference.fill_next_token_bitmask(theirs)
+    assert request.keyer.deferred_tokens == 0 and torch.equal(mine, theirs)
+    assert not request.matcher.is_terminated()
+    assert m.accept([request], [IM_END]) == [True] and request.is_terminated()
+
+
+def test_deferred_accept_refuses_what_the_mask_refuses(auto):
+    grammar, tag = auto
+    m = BatchMasker(qwen_info(), vocab=qwen_vocab())
+    request = m.new_request(grammar, tag)
+    m.fill([request])
+    ok = qwen_encoder().encode("Hello")[0]
+    assert m.accept([request], [ok]) == [True] and request.keyer.deferred_tokens == 1
+    # inside a call the grammar refuses a stop token and any text but the call's own
+    for t in [TOOL_CALL] + qwen_encoder().encode('\n{"name": "get_weather", "arguments": {"city": "'):
+        m.fill([request])
+        assert m.accept([request], [t]) == [True]
+    m.fill([request])
+    before = request.state_key()
+    assert m.accept([request], [IM_END]) == [False]
+    assert request.state_key() == before and not request.is_terminated()
+
+
+def test_eager_accept_gives_each_token_to_the_matcher(auto):
+    grammar, tag = auto
+    m = BatchMasker(qwen_info(), vocab=qwen_vocab(), defer_accept=False)
+    content, calls = OUTPUTS[1]
+    (request,) = batch_drive(m, grammar, tag, [encode_hermes(content, calls)])
+    assert request.keyer.deferred_tokens == 0 and request.is_terminated()
+
+
+def test_a_deferred_run_the_matcher_refuses_fails_loudly(auto):
+    grammar, tag = auto
+    m = BatchMasker(qwen_info(), vocab=qwen_vocab())
+    request = m.new_request(grammar, tag)
+    # an unsound cache entry that allows everything, then a token the grammar excludes from free text
+    m.cache.insert(request.state_key(), torch.full((m.words,), -1, dtype=torch.int32).numpy().tobytes())
+    m.fill([request])
+    assert m.accept([request], [QWEN_SPECIALS["<think>"]]) == [True]
+    with pytest.raises(MaskCacheMismatch, match="refused the text of 1 tokens"):
+        request.matcher
 
 
 def test_equal_states_in_one_batch_are_filled_once(auto):

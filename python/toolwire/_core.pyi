@@ -357,7 +357,8 @@ class StateKeyer:
         """Where the keyer is; ``lost``: no anchors any more (or no plan)."""
     @property
     def family(self) -> str:
-        """The kind of the last anchor: ``S``/``I`` (start, by text/ids), ``F`` (free text), ``A`` (after a call)."""
+        """The kind of the last anchor: ``S``/``I`` (start, by text/ids), ``F`` (free text), ``A`` (after a
+        call), ``X`` (in an XML call), ``J`` (in JSON content, after a member's value)."""
     @property
     def calls(self) -> int:
         """Calls completed so far, as far as the keyer followed them."""
@@ -366,6 +367,14 @@ class StateKeyer:
         """False once more than 128 bytes were read without anchors (mode ``lost``): only a replay
         of the same output could share such a key, so :class:`toolwire.masks.BatchMasker` skips
         the cache for it."""
+    @property
+    def tokens(self) -> int:
+        """Tokens fed so far (stop tokens are not fed)."""
+    @property
+    def deferred_tokens(self) -> int:
+        """Tokens taken by :meth:`TokenTable.feed_deferred` whose bytes the matcher has not read."""
+    def take_deferred(self) -> bytes:
+        """The deferred bytes, handed over once (the caller gives them to the matcher)."""
     def __copy__(self) -> StateKeyer: ...
 
 class TokenTable:
@@ -378,6 +387,12 @@ class TokenTable:
     def __len__(self) -> int: ...
     def feed(self, keyers: Sequence[StateKeyer], tokens: Sequence[int]) -> list[int]:
         """Feed ``tokens[i]`` to ``keyers[i]``, stop tokens excepted; returns their positions."""
+    def feed_deferred(
+        self, cache: MaskCache, namespace: bytes, keyers: Sequence[StateKeyer], tokens: Sequence[int]
+    ) -> list[int]:
+        """Take ``tokens[i]`` for ``keyers[i]`` without the matcher where the mask cached under the
+        keyer's key allows it (the keyer is fed, the bytes deferred); returns the positions left
+        to the caller (stop tokens, refused tokens, uncached keys, token-level grammars)."""
 
 def unsafe_apply_token_bitmask(
     logits_ptr: int,

@@ -216,23 +216,45 @@ class MaskCacheMismatch(ToolwireError):
 
 
 class MaskRequest:
-    """One request's matcher and state keyer; feed it with :meth:`accept_token`."""
+    """One request's matcher and state keyer; feed it with :meth:`accept_token` (or a batch with
+    :meth:`BatchMasker.accept`)."""
 
     def __init__(self, masker: BatchMasker, matcher: Any, keyer: StateKeyer, gid: bytes) -> None:
         self._masker = masker
-        self.matcher = matcher
+        self._matcher = matcher
         self.keyer = keyer
         self.grammar_id = gid
-        self.steps = 0
         self._stops = frozenset(matcher.stop_token_ids)
         self.terminated = False
 
+    @property
+    def matcher(self) -> Any:
+        """The xgrammar matcher, brought up to date with every accepted token."""
+        self.flush()
+        return self._matcher
+
+    @property
+    def steps(self) -> int:
+        """Tokens accepted so far."""
+        return self.keyer.tokens + int(self.terminated)
+
+    def flush(self) -> None:
+        """Give the matcher the bytes of tokens accepted on a cached mask (see
+        ``BatchMasker(defer_accept=True)``), in one ``accept_string``."""
+        if self.keyer.deferred_tokens:
+            n = self.keyer.deferred_tokens
+            if not self._matcher.accept_string(self.keyer.take_deferred()):
+                raise MaskCacheMismatch(
+                    f"the matcher refused the text of {n} tokens that a cached mask allowed "
+                    f"(state key {self.state_key().hex()}): a state key is unsound"
+                )
+
     def accept_token(self, token: int) -> bool:
         """Accept a sampled token into the matcher (and the keyer); False when the grammar refuses it."""
-        if not self.matcher.accept_token(token):
+        self.flush()
+        if not self._matcher.accept_token(token):
             return False
-        self.steps += 1
-        if token in self._stops and self.matcher.is_terminated():
+        if token in self._stops and self._matcher.is_terminated():
             self.terminated = True
         else:
             self.keyer.accept(token, self._masker._token_bytes(token))
@@ -268,11 +290,20 @@ class BatchMasker:
             shared cache never mixes vocabularies.
         batch_threads: ``max_threads`` of the xgrammar ``BatchGrammarMatcher`` that fills a
             step's misses (``"auto"``: xgrammar's choice).
+        defer_accept: in :meth:`accept`, take a token without calling the matcher when the
+            mask cached under the request's key (the mask of its last fill) allows it; the
+            matcher reads the deferred bytes in one ``accept_string`` before it next fills a
+            mask, and whenever :attr:`MaskRequest.matcher` is read. Same answers, same matcher
+            state; the cost per token drops from one ``accept_token`` call to a share of one
+            ``accept_string``. xgrammar counts each such run as one step for ``rollback``: pass
+            False where the matcher must be rolled back token by token. Stop tokens, refused
+            tokens and token-level grammars always go through ``accept_token``.
 
     Per step, :meth:`fill` is one Rust call for the whole batch (keys, lookups, copies of the
     cached rows into the bitmask), one xgrammar batch fill for the misses and one Rust call that
     stores them; :meth:`accept` is one ``accept_token`` per request and one Rust call that feeds
-    every keyer.
+    every keyer (with ``defer_accept``, one Rust call that takes the tokens the cached masks
+    allow, and ``accept_token`` only for the others).
     """
 
     def __init__(
@@ -284,6 +315,7 @@ class BatchMasker:
         vocab: Vocab | None = None,
         namespace: bytes | None = None,
         batch_threads: int | str = "auto",
+        defer_accept: bool = True,
     ) -> None:
         self._xgr = _xgrammar()
         self.tokenizer_info = tokenizer_info
@@ -291,6 +323,7 @@ class BatchMasker:
         self.words = (self.vocab_size + 31) // 32
         self.cache = cache if cache is not None else MaskCache(64 << 20)
         self.verify = verify
+        self.defer_accept = defer_accept
         self.namespace = namespace if namespace is not None else os.urandom(8)
         stops = list(tokenizer_info.stop_token_ids)
         if vocab is not None:
@@ -375,12 +408,11 @@ class BatchMasker:
         self.misses += len(missed)
         self.hits += len(live) - len(missed)
         if missed:
+            matchers = [live[i].matcher for i in missed]  # brought up to date
             if len(missed) == 1:
-                live[missed[0]].matcher.fill_next_token_bitmask(bitmask, live_rows[missed[0]])
+                matchers[0].fill_next_token_bitmask(bitmask, live_rows[missed[0]])
             else:
-                self._batch.batch_fill_next_token_bitmask(
-                    [live[i].matcher for i in missed], bitmask, [live_rows[i] for i in missed]
-                )
+                self._batch.batch_fill_next_token_bitmask(matchers, bitmask, [live_rows[i] for i in missed])
             self.cache.unsafe_store_rows(self.namespace, keyers, ptr, n_rows, self.words, live_rows, missed, copies)
         if self.verify:
             skip = set(missed)
@@ -391,7 +423,7 @@ class BatchMasker:
 
     def _check(self, request: MaskRequest, row: Any, key: bytes) -> None:
         scratch = self._scratch
-        request.matcher.fill_next_token_bitmask(scratch, 0)
+        request.matcher.fill_next_token_bitmask(scratch, 0)  # flushes deferred tokens first
         self.verified += 1
         if not _torch().equal(scratch[0], row):
             diff = (scratch[0] ^ row).nonzero().flatten().tolist()
@@ -410,9 +442,14 @@ class BatchMasker:
             return out
         reqs = [requests[i] for i in live]
         tokens = [int(token_ids[i]) for i in live]
+        if self.defer_accept:
+            slow = self._table.feed_deferred(self.cache, self.namespace, [r.keyer for r in reqs], tokens)
+            for k in slow:
+                out[live[k]] = reqs[k].accept_token(tokens[k])
+            return out
         # A loop of accept_token: xgrammar's batch_accept_token returns a container whose items
         # cost more to read than the calls they save.
-        accepted = [r.matcher.accept_token(t) for r, t in zip(reqs, tokens)]
+        accepted = [r._matcher.accept_token(t) for r, t in zip(reqs, tokens)]
         if all(accepted):
             fed, toks = reqs, tokens
         else:
@@ -420,11 +457,9 @@ class BatchMasker:
             toks = [t for t, ok in zip(tokens, accepted) if ok]
             for i, ok in zip(live, accepted):
                 out[i] = ok
-        for r in fed:
-            r.steps += 1
         for k in self._table.feed([r.keyer for r in fed], toks):
             request = fed[k]
-            if request.matcher.is_terminated():
+            if request._matcher.is_terminated():
                 request.terminated = True
             else:
                 request.keyer.accept(toks[k], self._token_bytes(toks[k]))

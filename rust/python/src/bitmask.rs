@@ -282,12 +282,12 @@ impl MaskCache {
         let mut copies = Vec::new();
         let mut cache = self.lock();
         for (i, (keyer, &r)) in keyers.iter().zip(&indices).enumerate() {
-            if !keyer.0.cacheable() {
+            if !keyer.inner.cacheable() {
                 missed.push(i);
                 continue;
             }
             key.truncate(namespace.len());
-            key.extend_from_slice(&keyer.0.key());
+            key.extend_from_slice(&keyer.inner.key());
             if let Some((_, j)) = missed_keys.iter().find(|(k, _)| *k == key) {
                 copies.push((i, *j));
                 continue;
@@ -343,11 +343,11 @@ impl MaskCache {
         let mut cache = self.lock();
         for &i in &missed {
             let r = row_of(i)?;
-            if !keyers[i].0.cacheable() {
+            if !keyers[i].inner.cacheable() {
                 continue;
             }
             key.truncate(namespace.len());
-            key.extend_from_slice(&keyers[i].0.key());
+            key.extend_from_slice(&keyers[i].inner.key());
             // SAFETY: the caller vouched for the extent; the row index was checked.
             stored += usize::from(cache.insert(&key, unsafe { buf.row(r) }));
         }
@@ -375,7 +375,7 @@ impl MaskCache {
         let buf = MaskBuf::new(ptr, rows, words)?;
         buf.check_row(row)?;
         let mut key = namespace.to_vec();
-        key.extend_from_slice(&keyer.0.key());
+        key.extend_from_slice(&keyer.inner.key());
         // SAFETY: as above.
         Ok(self.lock().insert(&key, unsafe { buf.row(row) }))
     }
@@ -487,7 +487,7 @@ impl StateKeyPlan {
 
     /// A keyer for one request.
     fn keyer(&self) -> StateKeyer {
-        StateKeyer(toolwire_core::bitmask::StateKeyer::new(&self.0))
+        StateKeyer::new(toolwire_core::bitmask::StateKeyer::new(&self.0))
     }
 
     fn __repr__(&self) -> String {
@@ -495,52 +495,100 @@ impl StateKeyPlan {
     }
 }
 
-/// Follows one request's output and names its grammar state.
+/// Follows one request's output and names its grammar state; with [`TokenTable::feed_deferred`]
+/// it also holds the bytes of tokens accepted on the strength of a cached mask and not yet
+/// given to the request's matcher.
 #[pyclass(name = "StateKeyer", module = "toolwire._core")]
-pub struct StateKeyer(toolwire_core::bitmask::StateKeyer);
+pub struct StateKeyer {
+    inner: toolwire_core::bitmask::StateKeyer,
+    deferred: Vec<u8>,
+    deferred_tokens: u32,
+    tokens: u64,
+}
+
+impl StateKeyer {
+    fn new(inner: toolwire_core::bitmask::StateKeyer) -> Self {
+        StateKeyer {
+            inner,
+            deferred: Vec::new(),
+            deferred_tokens: 0,
+            tokens: 0,
+        }
+    }
+
+    fn feed(&mut self, token: u32, data: &[u8]) {
+        self.inner.accept(token, data);
+        self.tokens += 1;
+    }
+}
 
 #[pymethods]
 impl StateKeyer {
     /// Feed one accepted token (not a stop token): its id and its bytes.
     fn accept(&mut self, token: u32, data: &[u8]) {
-        self.0.accept(token, data);
+        self.feed(token, data);
     }
 
     /// The key of the current state (34 bytes).
     fn key<'py>(&self, py: Python<'py>) -> Bound<'py, pyo3::types::PyBytes> {
-        pyo3::types::PyBytes::new(py, &self.0.key())
+        pyo3::types::PyBytes::new(py, &self.inner.key())
     }
 
     #[getter]
     fn mode(&self) -> &'static str {
-        self.0.mode().name()
+        self.inner.mode().name()
     }
 
     #[getter]
     fn family(&self) -> String {
-        char::from(self.0.family()).to_string()
+        char::from(self.inner.family()).to_string()
     }
 
     #[getter]
     fn calls(&self) -> u32 {
-        self.0.calls()
+        self.inner.calls()
+    }
+
+    /// Tokens fed so far (stop tokens are not fed).
+    #[getter]
+    fn tokens(&self) -> u64 {
+        self.tokens
     }
 
     /// False once the keyer has read more than 128 bytes without anchors: the cache is skipped.
     #[getter]
     fn cacheable(&self) -> bool {
-        self.0.cacheable()
+        self.inner.cacheable()
+    }
+
+    /// Tokens accepted by [`TokenTable::feed_deferred`] whose bytes the matcher has not seen.
+    #[getter]
+    fn deferred_tokens(&self) -> u32 {
+        self.deferred_tokens
+    }
+
+    /// The deferred bytes, handed over once: the caller gives them to the matcher.
+    fn take_deferred<'py>(&mut self, py: Python<'py>) -> Bound<'py, pyo3::types::PyBytes> {
+        self.deferred_tokens = 0;
+        let out = pyo3::types::PyBytes::new(py, &self.deferred);
+        self.deferred.clear();
+        out
     }
 
     fn __copy__(&self) -> Self {
-        StateKeyer(self.0.clone())
+        StateKeyer {
+            inner: self.inner.clone(),
+            deferred: self.deferred.clone(),
+            deferred_tokens: self.deferred_tokens,
+            tokens: self.tokens,
+        }
     }
 
     fn __repr__(&self) -> String {
         format!(
             "StateKeyer(mode={}, calls={})",
-            self.0.mode().name(),
-            self.0.calls()
+            self.inner.mode().name(),
+            self.inner.calls()
         )
     }
 }
@@ -618,9 +666,51 @@ impl TokenTable {
             if self.stops.contains(&token) {
                 stopped.push(i);
             } else {
-                keyer.0.accept(token, self.bytes_of(token));
+                keyer.feed(token, self.bytes_of(token));
             }
         }
         Ok(stopped)
+    }
+
+    /// Accepts `tokens[i]` for `keyers[i]` without its matcher where the mask cached under the
+    /// keyer's current key (in `cache`, under `namespace`) allows it: the keyer is fed and the
+    /// token's bytes are deferred, for the matcher to read in one `accept_string` before its
+    /// next fill. That mask is the one the request's last fill produced, so it answers exactly
+    /// as the matcher's `accept_token` would. Returns the positions left to the caller: stop
+    /// tokens, tokens the mask refuses, keys not in the cache and token-level grammars.
+    fn feed_deferred(
+        &self,
+        cache: &MaskCache,
+        namespace: &[u8],
+        mut keyers: Vec<PyRefMut<'_, StateKeyer>>,
+        tokens: Vec<u32>,
+    ) -> PyResult<Vec<usize>> {
+        if keyers.len() != tokens.len() {
+            return Err(ToolwireError::new_err("one token per keyer"));
+        }
+        let mut left = Vec::new();
+        let mut key = namespace.to_vec();
+        let cache = cache.lock();
+        for (i, (keyer, &token)) in keyers.iter_mut().zip(&tokens).enumerate() {
+            let allowed = !self.stops.contains(&token)
+                && keyer.inner.text_level()
+                && keyer.inner.cacheable()
+                && {
+                    key.truncate(namespace.len());
+                    key.extend_from_slice(&keyer.inner.key());
+                    cache
+                        .peek(&key)
+                        .is_some_and(|row| row.allows(token as usize))
+                };
+            if allowed {
+                let bytes = self.bytes_of(token);
+                keyer.deferred.extend_from_slice(bytes);
+                keyer.deferred_tokens += 1;
+                keyer.feed(token, bytes);
+            } else {
+                left.push(i);
+            }
+        }
+        Ok(left)
     }
 }

@@ -107,6 +107,22 @@ impl Row<'_> {
         }
     }
 
+    /// Whether bit `id` is set (token `id` allowed); false past the row's end.
+    pub fn allows(&self, id: usize) -> bool {
+        let (word, bit) = (id / 32, id % 32);
+        let value = match self.0 {
+            Stored::Raw(words) => words.get(word).copied(),
+            Stored::Runs { runs, .. } => {
+                let mut end = 0;
+                runs.iter().find_map(|&(value, count)| {
+                    end += count as usize;
+                    (word < end).then_some(value)
+                })
+            }
+        };
+        value.is_some_and(|w| (w >> bit) & 1 == 1)
+    }
+
     pub fn to_vec(&self) -> Vec<u32> {
         let mut out = vec![0; self.len()];
         self.copy_to(&mut out);
@@ -184,6 +200,11 @@ impl MaskCache {
                 None
             }
         }
+    }
+
+    /// The row stored under `key`, without touching recency or the counters.
+    pub fn peek(&self, key: &[u8]) -> Option<Row<'_>> {
+        self.map.get(key).map(|slot| Row(&slot.mask))
     }
 
     /// Whether `key` is stored, without touching recency or the counters.
@@ -368,6 +389,11 @@ mod tests {
             let row = c.get(&key).expect("just stored");
             assert_eq!(row.len(), len);
             assert_eq!(row.to_vec(), mask);
+            let peeked = c.peek(&key).expect("stored");
+            for id in 0..len * 32 + 40 {
+                let bit = mask.get(id / 32).is_some_and(|w| (w >> (id % 32)) & 1 == 1);
+                assert_eq!(peeked.allows(id), bit, "id {id}");
+            }
         }
         let noisy: Vec<u32> = (0..64u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
         assert_eq!(

@@ -1545,6 +1545,11 @@ impl StateKeyer {
         self.mode
     }
 
+    /// Whether keys follow the text (false: token ids, for token-level grammars).
+    pub fn text_level(&self) -> bool {
+        self.text_level
+    }
+
     pub fn family(&self) -> u8 {
         self.family
     }
