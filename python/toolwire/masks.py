@@ -337,6 +337,7 @@ class BatchMasker:
         self._plans: dict[bytes, StateKeyPlan] = {}
         self._tag_ids: dict[int, tuple[Any, bytes]] = {}
         self._scratch = self._xgr.allocate_token_bitmask(1, self.vocab_size)
+        self._int32 = _torch().int32
         self.hits = self.misses = self.verified = 0
 
     def _token_bytes(self, token: int) -> bytes:
@@ -386,23 +387,31 @@ class BatchMasker:
         bitmask (allocated when not given: int32 CPU ``[len(requests), words]``)."""
         if bitmask is None:
             bitmask = self._xgr.allocate_token_bitmask(len(requests), self.vocab_size)
-        if bitmask.dtype != _torch().int32 or bitmask.device.type != "cpu" or not bitmask.is_contiguous():
+        if bitmask.dtype != self._int32 or bitmask.device.type != "cpu" or not bitmask.is_contiguous():
             raise ToolwireError("the bitmask must be a contiguous int32 CPU tensor")
-        if bitmask.dim() != 2 or bitmask.shape[1] != self.words:
-            raise ToolwireError(f"the bitmask must be [B, {self.words}], got {tuple(bitmask.shape)}")
-        rows = list(range(len(requests))) if indices is None else [int(i) for i in indices]
-        if len(rows) != len(requests) or any(not 0 <= r < bitmask.shape[0] for r in rows):
+        shape = bitmask.shape
+        if len(shape) != 2 or shape[1] != self.words:
+            raise ToolwireError(f"the bitmask must be [B, {self.words}], got {tuple(shape)}")
+        n_rows = shape[0]
+        if indices is None:
+            rows = list(range(len(requests)))
+        else:
+            rows = indices.tolist() if hasattr(indices, "tolist") else [int(i) for i in indices]
+        if len(rows) != len(requests) or (rows and (min(rows) < 0 or max(rows) >= n_rows)):
             raise ToolwireError("indices must give one in-range bitmask row per request")
-        live, live_rows = [], []
-        for request, row in zip(requests, rows):
-            if request is None or request.terminated:
-                bitmask[row].fill_(-1)
-            else:
-                live.append(request)
-                live_rows.append(row)
-        if not live:
-            return bitmask
-        ptr, n_rows = bitmask.data_ptr(), bitmask.shape[0]
+        if all(r is not None and not r.terminated for r in requests):
+            live, live_rows = requests, rows
+        else:
+            live, live_rows = [], []
+            for request, row in zip(requests, rows):
+                if request is None or request.terminated:
+                    bitmask[row].fill_(-1)
+                else:
+                    live.append(request)
+                    live_rows.append(row)
+            if not live:
+                return bitmask
+        ptr = bitmask.data_ptr()
         keyers = [r.keyer for r in live]
         missed, copies = self.cache.unsafe_fill_rows(self.namespace, keyers, ptr, n_rows, self.words, live_rows)
         self.misses += len(missed)
@@ -437,11 +446,20 @@ class BatchMasker:
         """Accept one sampled token per request (``None`` requests and terminated ones are skipped
         and report True)."""
         out = [True] * len(requests)
-        live = [i for i, r in enumerate(requests) if r is not None and not r.terminated]
-        if not live:
-            return out
-        reqs = [requests[i] for i in live]
-        tokens = [int(token_ids[i]) for i in live]
+        if hasattr(token_ids, "tolist"):
+            token_ids = token_ids.tolist()
+        if len(token_ids) != len(requests):
+            raise ToolwireError("accept needs one token per request")
+        if all(r is not None and not r.terminated for r in requests):
+            live: Sequence[int] = range(len(requests))
+            reqs = list(requests)
+            tokens = [int(t) for t in token_ids]
+        else:
+            live = [i for i, r in enumerate(requests) if r is not None and not r.terminated]
+            if not live:
+                return out
+            reqs = [requests[i] for i in live]
+            tokens = [int(token_ids[i]) for i in live]
         if self.defer_accept:
             slow = self._table.feed_deferred(self.cache, self.namespace, [r.keyer for r in reqs], tokens)
             for k in slow:
