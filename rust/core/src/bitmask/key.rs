@@ -7,7 +7,9 @@
 //! `(grammar, hash of the whole output)` is always sound; for token-level grammars the same holds
 //! with the token ids. Such keys hit only on shared prefixes, so the keyer also finds *anchors*:
 //! points where the grammar's state is canonical whatever came before. The key is then
-//! `(grammar, anchor kind, calls so far capped at 1, hash of the text since the anchor)`.
+//! `(grammar, anchor kind, calls so far capped at 1, hash of the text since the anchor)`; inside
+//! a tag (from its trigger to its end) the call count is left out, as the rest of the output is
+//! the same after a first or a later call.
 //! Anchors it can defend:
 //!
 //! * the start of the output;
@@ -1529,9 +1531,16 @@ impl StateKeyer {
         let mut key = [0u8; KEY_LEN];
         key[..16].copy_from_slice(&self.grammar_id);
         key[16] = self.family;
-        key[17] = u8::from(self.count > 0);
+        key[17] = u8::from(self.count > 0 && !self.inside_tag());
         key[18..].copy_from_slice(&digest);
         key
+    }
+
+    /// From a trigger to the tag's end the rest of the output does not depend on how many calls
+    /// came before: after this tag ends there is at least one either way, and a tag that stops
+    /// after the first call has no second one. So the call count leaves the key there.
+    fn inside_tag(&self) -> bool {
+        matches!(self.mode, Mode::Begin | Mode::Content | Mode::End)
     }
 
     /// Whether the current key is worth a cache lookup: false once more than
@@ -2577,6 +2586,38 @@ mod tests {
             done,
             whole(r#"{"q": "x", "o": {"a": 2}}"#).1,
             "after the value only the tag matters"
+        );
+    }
+
+    #[test]
+    fn inside_a_tag_the_call_count_is_not_part_of_the_key() {
+        let plan = KeyPlan::from_tag(GID, &json_tag(flat_schema()));
+        let call = "\n{\"name\": \"f\", \"arguments\": {\"q\": \"x\", \"n\": 12";
+        let mut first = StateKeyer::new(&plan);
+        let mut second = StateKeyer::new(&plan);
+        feed(
+            &mut second,
+            "<tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call> ",
+        );
+        assert_eq!(second.calls(), 1);
+        assert_ne!(first.key(), second.key(), "in free text it is");
+        // a half-written trigger is still free text; from the whole trigger on, the keys agree
+        assert_ne!(
+            feed(&mut first, "<tool_call"),
+            feed(&mut second, "<tool_call")
+        );
+        assert_eq!(feed(&mut first, ">"), feed(&mut second, ">"));
+        assert_eq!(feed(&mut first, call), feed(&mut second, call));
+        feed(&mut first, "}}\n</tool_call>");
+        feed(&mut second, "}}\n</tool_call>");
+        assert_eq!(
+            first.key(),
+            second.key(),
+            "one call or two: the count is capped at one"
+        );
+        assert_eq!(
+            (first.calls(), second.calls(), first.mode()),
+            (1, 2, Mode::Free)
         );
     }
 
