@@ -23,6 +23,11 @@
 //!   residual does not depend on the characters already written unless an escape or a UTF-8
 //!   character is half written, so those steps share the key of the opening quote, and after the
 //!   closing quote the string's text is forgotten;
+//! * in a section tag (a tag whose content is a `tags_with_separator` of calls: DeepSeek, Kimi
+//!   K2, MiniMax M2, the JSON-array families), at the section's start and after each of its
+//!   calls, keyed by the section's tag and whether a call came before (which decides whether a
+//!   separator is due): the calls themselves are forgotten. Inside a call the anchors below
+//!   apply as in a plain tag;
 //! * inside JSON content, right after a member's value ends (a string's closing quote, an
 //!   object's or array's close, the byte after a number or literal), when every container from
 //!   the root down is a *product*: an object with only `properties`, `required` and
@@ -140,10 +145,28 @@ impl Hash128 {
 
 #[derive(Debug, Clone, PartialEq)]
 enum Content {
-    Json { schema: Value, collapse: bool },
+    Json {
+        schema: Value,
+        collapse: bool,
+    },
     AnyText,
     Const(Vec<u8>),
     Xml(Arc<XmlCall>),
+    /// A `tags_with_separator` inside a tag: a section of calls (Kimi K2, DeepSeek, MiniMax M2).
+    Section(Arc<Section>),
+}
+
+/// The calls of a section tag, each one of `tags`, with `separator` between them.
+#[derive(Debug, Clone)]
+struct Section {
+    tags: Arc<Vec<TagSpec>>,
+    separator: Vec<u8>,
+}
+
+impl PartialEq for Section {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self, other)
+    }
 }
 
 /// One XML parameter of a call: `head` (a constant naming it), then `tail` pieces (each
@@ -309,7 +332,7 @@ enum Dispatch {
 #[derive(Debug, Clone)]
 pub struct Plan {
     prefix: Vec<Prefix>,
-    tags: Vec<TagSpec>,
+    tags: Arc<Vec<TagSpec>>,
     dispatch: Dispatch,
     /// Patterns of the free text (triggers, then excludes) and their first bytes.
     patterns: Vec<Vec<u8>>,
@@ -578,6 +601,9 @@ fn tag_of(node: &Value) -> Option<TagSpec> {
         content = None; // the extent is known only when one non-empty end is excluded from it
     }
     if content.is_none() {
+        content = node.get("content").and_then(section_of);
+    }
+    if content.is_none() {
         content = node
             .get("content")
             .and_then(xml_call_of)
@@ -588,6 +614,24 @@ fn tag_of(node: &Value) -> Option<TagSpec> {
         begin,
         ends,
         content,
+    })
+}
+
+fn section_of(node: &Value) -> Option<Content> {
+    if kind_of(node) != "tags_with_separator" {
+        return None;
+    }
+    let tags = node
+        .get("tags")?
+        .as_array()?
+        .iter()
+        .map(tag_of)
+        .collect::<Option<Vec<_>>>()?;
+    (!tags.is_empty()).then(|| {
+        Content::Section(Arc::new(Section {
+            tags: Arc::new(tags),
+            separator: str_bytes(node.get("separator")).unwrap_or_default(),
+        }))
     })
 }
 
@@ -716,7 +760,7 @@ fn dispatch_of(node: &Value, prefix: Vec<Prefix>) -> Option<Plan> {
     firsts.dedup();
     Some(Plan {
         prefix,
-        tags,
+        tags: Arc::new(tags),
         dispatch,
         patterns,
         firsts,
@@ -823,6 +867,7 @@ impl KeyPlan {
                         Some(Content::AnyText) => "any_text",
                         Some(Content::Const(_)) => "const",
                         Some(Content::Xml(_)) => "xml",
+                        Some(Content::Section(_)) => "section",
                         None => "unknown",
                     })
                     .collect();
@@ -1338,6 +1383,8 @@ pub enum Mode {
     Content,
     /// Matching a tag's end string.
     End,
+    /// In a section tag between its calls: a separator and a call's begin, or the section's end.
+    Section,
     /// No anchors any more (or never: no plan); keys cover the text since the last anchor.
     Lost,
 }
@@ -1351,6 +1398,7 @@ impl Mode {
             Mode::Between => "between",
             Mode::Content => "content",
             Mode::End => "end",
+            Mode::Section => "section",
             Mode::Lost => "lost",
         }
     }
@@ -1372,6 +1420,20 @@ pub mod family {
     /// Inside JSON content: after a member's value (keyed by the tag and the position in the
     /// containers, not by the values) or after the whole value.
     pub const JSON: u8 = b'J';
+    /// In a section tag, at its start or after one of its calls, keyed by the section's tag and
+    /// whether a call came before (which decides whether a separator is due).
+    pub const SECTION: u8 = b'N';
+}
+
+/// Where the keyer is in a section tag.
+#[derive(Debug, Clone)]
+struct SectionState {
+    /// The section's tag among the plan's tags.
+    outer: usize,
+    section: Arc<Section>,
+    calls: u32,
+    /// Inside one of the section's calls (`StateKeyer::tag` is then its index in the section).
+    in_call: bool,
 }
 
 /// Where the keyer is in an XML call.
@@ -1421,6 +1483,7 @@ pub struct StateKeyer {
     /// The digest at the start of a raw XML value, its key wherever the value's state is canonical.
     value_digest: Option<[u8; 16]>,
     xml: Option<XmlState>,
+    section: Option<SectionState>,
     mode: Mode,
     // prefix phase
     prefix_i: usize,
@@ -1454,6 +1517,7 @@ impl StateKeyer {
             number_digest: None,
             value_digest: None,
             xml: None,
+            section: None,
             mode: Mode::Lost,
             prefix_i: 0,
             prefix_buf: Vec::new(),
@@ -1540,7 +1604,10 @@ impl StateKeyer {
     /// came before: after this tag ends there is at least one either way, and a tag that stops
     /// after the first call has no second one. So the call count leaves the key there.
     fn inside_tag(&self) -> bool {
-        matches!(self.mode, Mode::Begin | Mode::Content | Mode::End)
+        matches!(
+            self.mode,
+            Mode::Begin | Mode::Content | Mode::End | Mode::Section
+        )
     }
 
     /// Whether the current key is worth a cache lookup: false once more than
@@ -1621,6 +1688,23 @@ impl StateKeyer {
         self.mode = Mode::Lost;
         self.scan = None;
         self.xml = None;
+        self.section = None;
+    }
+
+    /// The tags `self.tag` indexes: a section's calls while inside one, else the plan's tags.
+    fn tags(&self) -> Arc<Vec<TagSpec>> {
+        match &self.section {
+            Some(s) if s.in_call => s.section.tags.clone(),
+            _ => self.plan().tags.clone(),
+        }
+    }
+
+    /// The current tag as written into keys: a section's call is told apart from the plan's tags.
+    fn tag_id(&self) -> u64 {
+        match &self.section {
+            Some(s) if s.in_call => ((s.outer as u64 + 1) << 32) | self.tag as u64,
+            _ => self.tag as u64,
+        }
     }
 
     fn byte(&mut self, b: u8) {
@@ -1633,6 +1717,7 @@ impl StateKeyer {
             }
             Mode::Content => self.content_byte(b),
             Mode::End => self.end_byte(b),
+            Mode::Section => self.section_byte(b),
             Mode::Lost => {}
         }
     }
@@ -1781,11 +1866,23 @@ impl StateKeyer {
     }
 
     fn enter_content(&mut self, tag: usize) {
-        let plan = self.plan();
+        let tags = self.tags();
         self.tag = tag;
         self.buf.clear();
-        match &plan.tags[tag].content {
+        match &tags[tag].content {
             None => self.lose(),
+            Some(Content::Section(section)) => {
+                if self.section.is_some() {
+                    return self.lose(); // sections inside sections are not followed
+                }
+                self.section = Some(SectionState {
+                    outer: tag,
+                    section: section.clone(),
+                    calls: 0,
+                    in_call: false,
+                });
+                self.section_anchor();
+            }
             Some(Content::Json { schema, collapse }) => {
                 self.mode = Mode::Content;
                 self.scan = Some(JsonScan::new(schema.clone(), *collapse));
@@ -1809,8 +1906,8 @@ impl StateKeyer {
     }
 
     fn content_byte(&mut self, b: u8) {
-        let plan = self.plan();
-        let tag = &plan.tags[self.tag];
+        let tags = self.tags();
+        let tag = &tags[self.tag];
         match &tag.content {
             Some(Content::Json { .. }) => {
                 let scan = self.scan.as_mut().expect("JSON content has a scanner");
@@ -1834,7 +1931,7 @@ impl StateKeyer {
                     Event::NumberStart => {
                         // the value's start, keyed by its position; the number's own text is
                         // then named by its DFA state
-                        let tag = self.tag as u64;
+                        let tag = self.tag_id();
                         self.anchor(family::JSON);
                         self.hasher.write(b"\x00json value start\x00");
                         self.hasher.write(&tag.to_le_bytes());
@@ -1848,7 +1945,7 @@ impl StateKeyer {
                 }
                 if done {
                     // a complete root value: what follows is the tag's end, whatever it held
-                    let tag = self.tag as u64;
+                    let tag = self.tag_id();
                     self.anchor(family::JSON);
                     self.hasher.write(b"\x00json done\x00");
                     self.hasher.write(&tag.to_le_bytes());
@@ -1857,7 +1954,7 @@ impl StateKeyer {
                 } else if let Some(end) = scan_end {
                     // a member's value ended inside product containers: the rest depends on
                     // the tag and the position, not on the values written
-                    let tag = self.tag as u64;
+                    let tag = self.tag_id();
                     self.anchor(family::JSON);
                     self.hasher.write(b"\x00json value end\x00");
                     self.hasher.write(&tag.to_le_bytes());
@@ -1890,7 +1987,7 @@ impl StateKeyer {
                 }
             }
             Some(Content::Xml(call)) => self.xml_byte(call, b),
-            None => self.lose(),
+            Some(Content::Section(_)) | None => self.lose(),
         }
     }
 
@@ -1984,7 +2081,7 @@ impl StateKeyer {
                     // the value cannot hold its close, and the close is border-free: the
                     // parameter ends here, and what is left of the call depends only on which
                     // tag and which parameter this is
-                    let tag = self.tag as u64;
+                    let tag = self.tag_id();
                     let param = *param as u64;
                     state.phase = XmlPhase::Gap { buf: Vec::new() };
                     self.xml = Some(state);
@@ -2031,7 +2128,7 @@ impl StateKeyer {
         };
         // the value's start: what is left is this parameter's value, its close and the rest of
         // the call, whichever parameters came before
-        let tag = self.tag as u64;
+        let tag = self.tag_id();
         self.anchor(family::XML);
         self.hasher.write(b"\x00xml value\x00");
         self.hasher.write(&tag.to_le_bytes());
@@ -2042,8 +2139,8 @@ impl StateKeyer {
     }
 
     fn enter_end(&mut self) {
-        let plan = self.plan();
-        let ends = &plan.tags[self.tag].ends;
+        let tags = self.tags();
+        let ends = &tags[self.tag].ends;
         self.mode = Mode::End;
         self.buf.clear();
         if ends.iter().any(Vec::is_empty) {
@@ -2056,8 +2153,8 @@ impl StateKeyer {
     }
 
     fn end_byte(&mut self, b: u8) {
-        let plan = self.plan();
-        let ends = &plan.tags[self.tag].ends;
+        let tags = self.tags();
+        let ends = &tags[self.tag].ends;
         self.buf.push(b);
         let candidates = ends.iter().filter(|e| e.starts_with(&self.buf)).count();
         if candidates == 0 {
@@ -2072,6 +2169,16 @@ impl StateKeyer {
     }
 
     fn tag_done(&mut self) {
+        if let Some(state) = self.section.as_mut().filter(|s| s.in_call) {
+            state.in_call = false;
+            state.calls += 1;
+            self.tag = state.outer;
+            self.scan = None;
+            self.xml = None;
+            self.section_anchor();
+            return;
+        }
+        self.section = None;
         let plan = self.plan();
         self.count += 1;
         self.buf.clear();
@@ -2088,6 +2195,77 @@ impl StateKeyer {
                 self.mode = Mode::Between;
                 self.anchor(family::AFTER);
             }
+        }
+    }
+}
+
+impl StateKeyer {
+    /// At a section's start or after one of its calls: what follows depends on the section's tag
+    /// and on whether a call came before, nothing else.
+    fn section_anchor(&mut self) {
+        let Some(state) = &self.section else {
+            return;
+        };
+        let (outer, called) = (state.outer as u64, state.calls > 0);
+        self.mode = Mode::Section;
+        self.buf.clear();
+        self.anchor(family::SECTION);
+        self.hasher.write(b"\x00section\x00");
+        self.hasher.write(&outer.to_le_bytes());
+        self.hasher.write(&[u8::from(called)]);
+    }
+
+    /// Between a section's calls: a separator (after a call) and a call's begin, or the
+    /// section tag's own end; the match must be unique and complete, as for begins.
+    fn section_byte(&mut self, b: u8) {
+        let Some(state) = self.section.clone() else {
+            return self.lose();
+        };
+        let plan = self.plan();
+        self.buf.push(b);
+        let lead: &[u8] = if state.calls > 0 {
+            &state.section.separator
+        } else {
+            b""
+        };
+        let mut candidates = 0;
+        let mut complete = None;
+        for (i, tag) in state.section.tags.iter().enumerate() {
+            let fits = if self.buf.len() <= lead.len() {
+                lead.starts_with(&self.buf)
+            } else {
+                self.buf.starts_with(lead) && tag.begin.starts_with(&self.buf[lead.len()..])
+            };
+            if fits {
+                candidates += 1;
+                if lead.len() + tag.begin.len() == self.buf.len() {
+                    complete = Some(Some(i));
+                }
+            }
+        }
+        for end in &plan.tags[state.outer].ends {
+            if end.starts_with(&self.buf) {
+                candidates += 1;
+                if end.len() == self.buf.len() {
+                    complete = Some(None);
+                }
+            }
+        }
+        match (candidates, complete) {
+            (0, _) => self.lose(),
+            (1, Some(Some(i))) => {
+                if let Some(s) = self.section.as_mut() {
+                    s.in_call = true;
+                }
+                self.enter_content(i);
+            }
+            (1, Some(None)) => {
+                self.section = None;
+                self.tag = state.outer;
+                self.tag_done();
+            }
+            (_, Some(_)) => self.lose(),
+            _ => {}
         }
     }
 }
@@ -2618,6 +2796,65 @@ mod tests {
         assert_eq!(
             (first.calls(), second.calls(), first.mode()),
             (1, 2, Mode::Free)
+        );
+    }
+
+    /// DeepSeek V3's shape: a section tag holding calls with a separator between them.
+    fn section_tag() -> Value {
+        let call = |name: &str| {
+            json!({"type": "tag",
+                "begin": format!("<｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n"),
+                "content": {"type": "json_schema", "json_schema": flat_schema(), "style": "json"},
+                "end": "\n```<｜tool▁call▁end｜>"})
+        };
+        json!({"type": "structural_tag", "format": {
+            "type": "triggered_tags", "triggers": ["<｜tool▁calls▁begin｜>"],
+            "tags": [{"type": "tag", "begin": "<｜tool▁calls▁begin｜>",
+                "content": {"type": "tags_with_separator", "tags": [call("f"), call("g")],
+                    "separator": "\n", "at_least_one": true, "stop_after_first": false},
+                "end": "<｜tool▁calls▁end｜>"}]}})
+    }
+
+    #[test]
+    fn sections_of_calls_anchor_between_their_calls() {
+        let plan = KeyPlan::from_tag(GID, &section_tag());
+        assert_eq!(plan.describe(), "triggered(prefix=[], tags=[section])");
+        let call = |name: &str, args: &str| {
+            format!("<｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n{args}\n```<｜tool▁call▁end｜>")
+        };
+        let keyed = |text: &str| {
+            let mut k = StateKeyer::new(&plan);
+            feed(&mut k, text);
+            (k.mode(), k.key())
+        };
+        let open = "Let me check.<｜tool▁calls▁begin｜>";
+        let (mode, start) = keyed(open);
+        assert_eq!(mode, Mode::Section);
+        let (mode, after_f) = keyed(&format!("{open}{}", call("f", r#"{"q": "x", "n": 1}"#)));
+        assert_eq!(mode, Mode::Section);
+        assert_ne!(start, after_f, "after a call a separator is due");
+        assert_eq!(
+            after_f,
+            keyed(&format!("{open}{}", call("g", r#"{"o": {"a": 5}}"#))).1,
+            "which call and what it held are forgotten"
+        );
+        let two = format!("{open}{}\n{}", call("f", "{}"), call("g", r#"{"n": 3}"#));
+        assert_eq!(keyed(&two), (Mode::Section, after_f));
+        // inside a call the JSON anchors work as in a plain tag, keyed apart from other calls
+        let inside = |name: &str| {
+            let begin = format!("<｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n");
+            keyed(&format!("{open}{begin}{{\"q\": \"x\", ")).1
+        };
+        assert_ne!(inside("f"), inside("g"));
+        let (mode, done) = keyed(&format!("{two}<｜tool▁calls▁end｜>"));
+        assert_eq!(mode, Mode::Free);
+        assert_eq!(
+            done,
+            keyed(&format!(
+                "Hi<｜tool▁calls▁begin｜>{}<｜tool▁calls▁end｜>",
+                call("g", "{}")
+            ))
+            .1
         );
     }
 
