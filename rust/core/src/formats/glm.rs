@@ -17,7 +17,8 @@ use std::sync::Arc;
 
 use std::ops::ControlFlow;
 
-use super::xml_params::{Feed, ParamCall};
+use super::call_text::{CallText, Feed};
+use super::xml_params::ParamCall;
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;

@@ -31,7 +31,8 @@ use std::sync::Arc;
 use super::json_calls::{JsonCallObject, ObjOutcome, STANDARD_KEYS};
 use std::ops::ControlFlow;
 
-use super::xml_params::{read_tag_name, Feed, ParamCall, TagName};
+use super::call_text::{CallText, Feed};
+use super::xml_params::{read_tag_name, ParamCall, TagName};
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;

@@ -7,14 +7,16 @@
 //! streamed as escaped JSON string text while it arrives; any other value is held until its end
 //! and typed by the tool's schema ([`crate::xml_value`]).
 //!
-//! [`ParamCall`] holds one call as it is read and the steps that the formats' readers take alike
-//! (text between parameters, a value up to its end, skipping a broken call). Each format keeps its
-//! own states and markers; it passes the markers that stop a step, in its own order.
+//! [`ParamCall`] holds one call as it is read and the steps that these readers take alike (text
+//! between parameters, a value up to its end; with [`CallText`], truncation and skipping a broken
+//! call). Each format keeps its own states and markers; it passes the markers that stop a step, in
+//! its own order.
 
 use std::ops::ControlFlow;
 
 use serde_json::Value;
 
+use super::call_text::{CallText, Feed, Step};
 use crate::json::{escape_into, quote};
 use crate::message::IssueKind;
 use crate::region::{Progress, Sink};
@@ -70,9 +72,7 @@ impl ParamWriter {
             return;
         }
         if self.streaming {
-            let mut fragment = String::with_capacity(text.len() + 8);
-            escape_into(&mut fragment, text);
-            sink.args(&fragment);
+            stream_string(text, sink);
         } else {
             self.value.push_str(text);
         }
@@ -94,16 +94,6 @@ impl ParamWriter {
     }
 }
 
-/// One feed of a region: its input, and whether the output ends with it.
-#[derive(Debug, Clone, Copy)]
-pub struct Feed<'a> {
-    pub input: &'a str,
-    pub eof: bool,
-}
-
-/// What a shared step leaves to the reader: go on (from the offset it advanced), or return.
-pub type Step<T = ()> = ControlFlow<Progress, T>;
-
 /// One call as it is read.
 #[derive(Debug, Default)]
 pub struct ParamCall {
@@ -120,30 +110,17 @@ pub struct ParamCall {
     newline_before_end: bool,
 }
 
+impl CallText for ParamCall {
+    fn raw_mut(&mut self) -> &mut String {
+        &mut self.raw
+    }
+}
+
 impl ParamCall {
     pub fn new(newline_before_end: bool) -> Self {
         Self {
             newline_before_end,
             ..Self::default()
-        }
-    }
-
-    /// Adds `input[from..to]` to the call's text.
-    pub fn take(&mut self, input: &str, from: usize, to: usize) {
-        self.raw.push_str(&input[from..to]);
-    }
-
-    /// Reports the call so far as broken.
-    pub fn fail(&mut self, kind: IssueKind, why: &str, sink: &mut Sink) {
-        let raw = std::mem::take(&mut self.raw);
-        sink.fail_call(kind, why, &raw);
-    }
-
-    /// Gives the call so far back as content: it was not a call after all.
-    pub fn reject(&mut self, consumed: usize) -> Progress {
-        Progress {
-            consumed,
-            status: crate::region::Status::Reject(std::mem::take(&mut self.raw)),
         }
     }
 
@@ -189,23 +166,6 @@ impl ParamCall {
         } else {
             self.fail(IssueKind::Truncated, "output ended inside a call", sink);
         }
-        Progress::done(feed.input.len())
-    }
-
-    /// The input from `i` on may still become what the reader waits for: wait for more, or at the
-    /// end of the output report the call truncated, with `why`.
-    pub fn wait_or_truncate(
-        &mut self,
-        feed: Feed<'_>,
-        i: usize,
-        why: &str,
-        sink: &mut Sink,
-    ) -> Progress {
-        if !feed.eof {
-            return Progress::more(i);
-        }
-        self.take(feed.input, i, feed.input.len());
-        self.fail(IssueKind::Truncated, why, sink);
         Progress::done(feed.input.len())
     }
 
@@ -292,44 +252,14 @@ impl ParamCall {
             }
         }
     }
+}
 
-    /// A broken call: its text up to the first of `stops` is skipped, and the call reported with
-    /// `issue`. The first `owned` stops belong to the call (they are skipped too); any other is
-    /// left to be read next. Goes on after the skipped text, with the stop found; at the end of the
-    /// output without a stop, the region is done.
-    pub fn skip_broken(
-        &mut self,
-        feed: Feed<'_>,
-        at: &mut usize,
-        stops: &[&str],
-        owned: usize,
-        issue: (IssueKind, &str),
-        sink: &mut Sink,
-    ) -> Step<usize> {
-        let i = *at;
-        let rest = &feed.input[i..];
-        match text::scan(rest, stops) {
-            Scan::Found { pos, which } => {
-                let n = if which < owned {
-                    pos + stops[which].len()
-                } else {
-                    pos
-                };
-                self.take(feed.input, i, i + n);
-                self.fail(issue.0, issue.1, sink);
-                *at = i + n;
-                ControlFlow::Continue(which)
-            }
-            Scan::NotFound { .. } if feed.eof => {
-                self.take(feed.input, i, feed.input.len());
-                self.fail(issue.0, issue.1, sink);
-                ControlFlow::Break(Progress::done(feed.input.len()))
-            }
-            Scan::NotFound { safe } => {
-                self.take(feed.input, i, i + safe);
-                ControlFlow::Break(Progress::more(i + safe))
-            }
-        }
+/// More of a string value streaming into the arguments: `text` as escaped JSON string text.
+pub fn stream_string(text: &str, sink: &mut Sink) {
+    if !text.is_empty() {
+        let mut fragment = String::with_capacity(text.len() + 8);
+        escape_into(&mut fragment, text);
+        sink.args(&fragment);
     }
 }
 
