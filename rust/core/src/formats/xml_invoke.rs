@@ -65,6 +65,30 @@ pub struct InvokeRegionSpec {
     pub what: &'static str,
 }
 
+impl InvokeRegionSpec {
+    /// Tags named `<{prefix}invoke name=…>` and `<{prefix}parameter name=…>`, inside a block that
+    /// `block_close` ends, values typed by the tool's schema, no separators.
+    pub fn schema_typed(
+        ctx: &RegionCtx<'_>,
+        prefix: &str,
+        block_close: &str,
+        what: &'static str,
+    ) -> Self {
+        let lit = |text: String| ctx.markers.lit_text(&text);
+        Self {
+            wrapped: true,
+            block_closes: vec![ctx.markers.lit_text(block_close)],
+            invoke_open: lit(format!("<{prefix}invoke")),
+            invoke_close: lit(format!("</{prefix}invoke>")),
+            param_open: lit(format!("<{prefix}parameter")),
+            param_close: lit(format!("</{prefix}parameter>")),
+            separators: Vec::new(),
+            typing: Typing::Schema,
+            what,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
     /// At the trigger.
@@ -643,6 +667,18 @@ impl serde_json::ser::Formatter for PyFormatter {
 
     fn begin_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
         w.write_all(b": ")
+    }
+}
+
+/// One `<TAG name="KEY">VALUE</TAG>` line per argument, as the invoke formats' templates write
+/// them: strings raw, other values as [`python_json`].
+pub fn write_params(out: &mut String, args: &serde_json::Map<String, Value>, tag: &str) {
+    for (key, value) in args {
+        let text = match value {
+            Value::String(s) => s.clone(),
+            other => python_json(other),
+        };
+        out.push_str(&format!("<{tag} name=\"{key}\">{text}</{tag}>\n"));
     }
 }
 
