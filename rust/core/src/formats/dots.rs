@@ -16,7 +16,7 @@
 //! block's first non-blank character. The block tags are treated as text (whether they are
 //! special tokens of the dots vocabulary was not verified).
 
-use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
+use super::json_calls::{JsonRegion, JsonRegionSpec};
 use super::xml_invoke::{write_params, InvokeRegion, InvokeRegionSpec};
 use crate::region::{Progress, RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
@@ -102,15 +102,7 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
         body: Body::Undecided,
         trigger_len: ctx.trigger_lit().len(),
         invoke: InvokeRegion::new(ctx, InvokeRegionSpec::schema_typed(ctx, "", END, "dots")),
-        json: JsonRegion::new(
-            ctx,
-            JsonRegionSpec {
-                consume_trigger: true,
-                payload: Payload::ObjectOrArray,
-                end: Some(END),
-                keys: STANDARD_KEYS,
-            },
-        ),
+        json: JsonRegion::new(ctx, JsonRegionSpec::after_marker(Some(END))),
     })
 }
 
