@@ -32,6 +32,12 @@ pub trait CallText {
         self.raw_mut().push_str(&input[from..to]);
     }
 
+    /// Reads `n` bytes at `*at` into the call's text.
+    fn advance(&mut self, input: &str, at: &mut usize, n: usize) {
+        self.take(input, *at, *at + n);
+        *at += n;
+    }
+
     /// Reports the call so far as broken.
     fn fail(&mut self, kind: IssueKind, why: &str, sink: &mut Sink) {
         let raw = std::mem::take(self.raw_mut());

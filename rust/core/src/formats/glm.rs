@@ -292,8 +292,7 @@ impl GlmRegion {
                         l.call_start.len()
                     };
                     let n = n.min(rest.len());
-                    self.call.take(input, i, i + n);
-                    i += n;
+                    self.call.advance(input, &mut i, n);
                     self.state = if self.in_section {
                         State::Between
                     } else {
@@ -302,15 +301,13 @@ impl GlmRegion {
                 }
                 State::Between => {
                     let (ws, partial) = skip_space(rest);
-                    self.call.take(input, i, i + ws);
-                    i += ws;
+                    self.call.advance(input, &mut i, ws);
                     let rest = &input[i..];
                     let lits = [l.call_start.as_str(), l.section_end.as_str()];
                     match starts_with_any(rest, &lits) {
                         Some(0) => {
                             self.call.raw.clear();
-                            self.call.take(input, i, i + lits[0].len());
-                            i += lits[0].len();
+                            self.call.advance(input, &mut i, lits[0].len());
                             self.call.name.clear();
                             self.state = State::Name;
                         }
@@ -363,8 +360,7 @@ impl GlmRegion {
                     let mut rest = rest;
                     if self.call.name.is_empty() {
                         let ws = text::skip_ws(rest);
-                        self.call.take(input, i, i + ws);
-                        i += ws;
+                        self.call.advance(input, &mut i, ws);
                         rest = &input[i..];
                     }
                     let end = rest
@@ -373,8 +369,7 @@ impl GlmRegion {
                         .map(|(p, _)| p);
                     let n = end.unwrap_or(rest.len());
                     self.call.name.push_str(&rest[..n]);
-                    self.call.take(input, i, i + n);
-                    i += n;
+                    self.call.advance(input, &mut i, n);
                     let rest = &input[i..];
                     if end.is_none() {
                         return self.call.wait_or_truncate(
@@ -422,8 +417,7 @@ impl GlmRegion {
                     let at_sep = !sep.is_empty() && after.starts_with(sep);
                     if at_sep || starts_with_any(after, &lits).is_some() {
                         let n = if at_sep { ws + sep.len() } else { ws };
-                        self.call.take(input, i, i + n);
-                        i += n;
+                        self.call.advance(input, &mut i, n);
                         self.saw_call = true;
                         self.call.start(sink);
                         self.state = State::Body;
@@ -446,8 +440,7 @@ impl GlmRegion {
                 }
                 State::Body => {
                     let (ws, partial) = skip_space(rest);
-                    self.call.take(input, i, i + ws);
-                    i += ws;
+                    self.call.advance(input, &mut i, ws);
                     let rest = &input[i..];
                     let lits = l.body_tags();
                     if rest.is_empty() || partial || is_partial_of_any(rest, &lits) {
@@ -455,8 +448,7 @@ impl GlmRegion {
                     }
                     match starts_with_any(rest, &lits) {
                         Some(0) => {
-                            self.call.take(input, i, i + lits[0].len());
-                            i += lits[0].len();
+                            self.call.advance(input, &mut i, lits[0].len());
                             self.call.key.clear();
                             self.state = State::Key;
                         }
@@ -501,12 +493,10 @@ impl GlmRegion {
                             self.call.key.push_str(&rest[..pos]);
                             if which == 0 {
                                 let n = pos + lits[0].len();
-                                self.call.take(input, i, i + n);
-                                i += n;
+                                self.call.advance(input, &mut i, n);
                                 self.state = State::AfterKey;
                             } else {
-                                self.call.take(input, i, i + pos);
-                                i += pos;
+                                self.call.advance(input, &mut i, pos);
                                 self.state = State::Recover(
                                     IssueKind::MalformedJson,
                                     "an <arg_key> is not closed",
@@ -536,8 +526,7 @@ impl GlmRegion {
                     let value_start = l.value_start.as_str();
                     if after.starts_with(value_start) {
                         let n = ws + value_start.len();
-                        self.call.take(input, i, i + n);
-                        i += n;
+                        self.call.advance(input, &mut i, n);
                         if !self.call.begin_param(&self.tools, sink) {
                             self.state =
                                 State::Recover(IssueKind::MalformedJson, "an argument has no key");
@@ -554,8 +543,7 @@ impl GlmRegion {
                             sink,
                         );
                     }
-                    self.call.take(input, i, i + ws);
-                    i += ws;
+                    self.call.advance(input, &mut i, ws);
                     self.state = State::Recover(
                         IssueKind::MalformedJson,
                         "expected <arg_value> after a key",

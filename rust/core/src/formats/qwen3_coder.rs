@@ -253,16 +253,14 @@ impl QwenRegion {
                         &l.call_start
                     };
                     let n = lit.len().min(rest.len());
-                    self.call.take(input, i, i + n);
-                    i += n;
+                    self.call.advance(input, &mut i, n);
                     self.state = if self.bare { State::Name } else { State::Start };
                 }
                 State::Start => {
                     let ws = text::skip_ws(rest);
                     let after = &rest[ws..];
                     if after.is_empty() {
-                        self.call.take(input, i, i + ws);
-                        i += ws;
+                        self.call.advance(input, &mut i, ws);
                         if eof {
                             self.call.fail(
                                 IssueKind::Truncated,
@@ -277,8 +275,7 @@ impl QwenRegion {
                     match starts_with_any(after, &lits) {
                         Some(0) => {
                             let n = ws + lits[0].len();
-                            self.call.take(input, i, i + n);
-                            i += n;
+                            self.call.advance(input, &mut i, n);
                             self.call.name.clear();
                             self.state = State::Name;
                         }
@@ -295,14 +292,12 @@ impl QwenRegion {
                             return self.call.wait_or_truncate(feed, i + ws, why, sink);
                         }
                         None if after.starts_with('{') => {
-                            self.call.take(input, i, i + ws);
-                            i += ws;
+                            self.call.advance(input, &mut i, ws);
                             self.object = JsonCallObject::new(STANDARD_KEYS, false);
                             self.state = State::Json;
                         }
                         None => {
-                            self.call.take(input, i, i + ws);
-                            i += ws;
+                            self.call.advance(input, &mut i, ws);
                             self.recover(
                                 IssueKind::MalformedJson,
                                 "expected <function=NAME> or a JSON call after <tool_call>",
@@ -312,8 +307,7 @@ impl QwenRegion {
                 }
                 State::Json => {
                     let (n, outcome) = self.object.feed(rest, sink);
-                    self.call.take(input, i, i + n);
-                    i += n;
+                    self.call.advance(input, &mut i, n);
                     match outcome {
                         ObjOutcome::NeedMore if eof => {
                             if self.object.close_at_eof(sink) {
@@ -365,8 +359,7 @@ impl QwenRegion {
                 }
                 State::Name => match read_tag_name(&mut self.call.name, rest, self.bare) {
                     TagName::Done(n) => {
-                        self.call.take(input, i, i + n);
-                        i += n;
+                        self.call.advance(input, &mut i, n);
                         let name = self.call.name.trim();
                         if name.is_empty() {
                             if self.bare {
@@ -399,8 +392,7 @@ impl QwenRegion {
                         return Progress::done(i);
                     }
                     TagName::Invalid(n) => {
-                        self.call.take(input, i, i + n);
-                        i += n;
+                        self.call.advance(input, &mut i, n);
                         if self.bare {
                             return self.call.reject(i);
                         }
@@ -412,8 +404,7 @@ impl QwenRegion {
                     let after = &rest[ws..];
                     let lits = [l.param_start.as_str(), l.function_end.as_str()];
                     if starts_with_any(after, &lits).is_some() {
-                        self.call.take(input, i, i + ws);
-                        i += ws;
+                        self.call.advance(input, &mut i, ws);
                         self.call.start(sink);
                         self.state = State::Body;
                         continue;
@@ -425,8 +416,7 @@ impl QwenRegion {
                 }
                 State::Body => {
                     let ws = text::skip_ws(rest);
-                    self.call.take(input, i, i + ws);
-                    i += ws;
+                    self.call.advance(input, &mut i, ws);
                     let rest = &input[i..];
                     let lits = l.body_tags();
                     if rest.is_empty() || is_partial_of_any(rest, &lits) {
@@ -434,14 +424,12 @@ impl QwenRegion {
                     }
                     match starts_with_any(rest, &lits) {
                         Some(0) => {
-                            self.call.take(input, i, i + lits[0].len());
-                            i += lits[0].len();
+                            self.call.advance(input, &mut i, lits[0].len());
                             self.call.key.clear();
                             self.state = State::Key;
                         }
                         Some(1) => {
-                            self.call.take(input, i, i + lits[1].len());
-                            i += lits[1].len();
+                            self.call.advance(input, &mut i, lits[1].len());
                             self.call.finish(sink);
                             self.state = State::AfterFunction;
                         }
@@ -468,8 +456,7 @@ impl QwenRegion {
                 }
                 State::Key => match read_tag_name(&mut self.call.key, rest, false) {
                     TagName::Done(n) => {
-                        self.call.take(input, i, i + n);
-                        i += n;
+                        self.call.advance(input, &mut i, n);
                         if !self.call.begin_param(&self.tools, sink) {
                             self.recover(IssueKind::MalformedJson, "a parameter has no name");
                             continue;
@@ -487,8 +474,7 @@ impl QwenRegion {
                         );
                     }
                     TagName::Invalid(n) => {
-                        self.call.take(input, i, i + n);
-                        i += n;
+                        self.call.advance(input, &mut i, n);
                         self.recover(
                             IssueKind::MalformedJson,
                             "bad character in a parameter name",
@@ -505,8 +491,7 @@ impl QwenRegion {
                         );
                     }
                     if rest.starts_with('\n') {
-                        self.call.take(input, i, i + 1);
-                        i += 1;
+                        self.call.advance(input, &mut i, 1);
                     }
                     self.state = State::Value;
                 }
