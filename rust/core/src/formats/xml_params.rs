@@ -1,5 +1,5 @@
 //! Reading calls whose arguments are one tag per parameter, shared by qwen3_coder and GLM (and,
-//! for [`ParamWriter`] and the tag names, Beam).
+//! for [`ParamWriter`] and the tag names, Beam; for [`stream_string`], the invoke formats).
 //!
 //! [`ParamWriter`] writes the parameters as a streamed JSON arguments object: `{`, then per
 //! parameter `"KEY": ` (after `, ` from the second on) and the value, then `}`, so the fragments
