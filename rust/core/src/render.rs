@@ -56,3 +56,19 @@ pub fn call_array(calls: &[RenderCall], args_key: &str) -> String {
     let items: Vec<String> = calls.iter().map(|c| call_object(c, args_key)).collect();
     format!("[{}]", items.join(", "))
 }
+
+/// `content`, then (when there are calls) `open`, the calls as [`call_array`] and `close`.
+pub fn content_and_array(
+    calls: &[RenderCall],
+    content: Option<&str>,
+    open: &str,
+    close: &str,
+) -> String {
+    let mut out = String::from(content.unwrap_or(""));
+    if !calls.is_empty() {
+        out.push_str(open);
+        out.push_str(&call_array(calls, "arguments"));
+        out.push_str(close);
+    }
+    out
+}

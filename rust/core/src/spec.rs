@@ -90,6 +90,17 @@ pub struct CallTemplate {
     pub separator: &'static str,
 }
 
+impl CallTemplate {
+    /// `{"name": "NAME", "arguments": {...}}`, parallel calls joined by `, ` (in a JSON array, the
+    /// formats' layout says where).
+    pub const JSON_OBJECT: CallTemplate = CallTemplate {
+        begin: "{\"name\": \"{name}\", \"arguments\": ",
+        style: "json",
+        end: "}",
+        separator: ", ",
+    };
+}
+
 /// Where calls sit in the output, for structural tags (the parser reads more than this; a grammar
 /// writes only this shape).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -81,6 +81,16 @@ pub fn is_proper_prefix(hay: &str, lit: &str) -> bool {
     hay.len() < lit.len() && lit.starts_with(hay)
 }
 
+/// Which of the literals `rest` starts with (the first listed, when several do).
+pub fn starts_with_any<S: AsRef<str>>(rest: &str, literals: &[S]) -> Option<usize> {
+    literals.iter().position(|l| rest.starts_with(l.as_ref()))
+}
+
+/// True when `rest` is a proper prefix of one of the literals (more input may complete it).
+pub fn is_partial_of_any<S: AsRef<str>>(rest: &str, literals: &[S]) -> bool {
+    literals.iter().any(|l| is_proper_prefix(rest, l.as_ref()))
+}
+
 pub fn skip_ws(hay: &str) -> usize {
     hay.len() - hay.trim_start().len()
 }

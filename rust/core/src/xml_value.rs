@@ -581,6 +581,15 @@ fn python_string(text: &str, start: usize, out: &mut String) -> Option<usize> {
     None
 }
 
+/// A value as XML-parameter chat templates write it between its tags: a string raw, any other
+/// value as [`template_json`].
+pub fn template_text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => template_json(other),
+    }
+}
+
 /// A non-string value as chat templates write it with `tojson` (Python's `json.dumps`
 /// separators `, ` and `: `, non-ASCII kept): how XML-parameter templates render arguments.
 pub fn template_json(value: &Value) -> String {

@@ -26,12 +26,7 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "json_object",
     call_separator: Some(", "),
     reasoning: None,
-    template: Some(CallTemplate {
-        begin: "{\"name\": \"{name}\", \"arguments\": ",
-        style: "json",
-        end: "}",
-        separator: ", ",
-    }),
+    template: Some(CallTemplate::JSON_OBJECT),
     layout: Layout::section("<TOOLCALL>[", "]</TOOLCALL>"),
     new_region,
     render,
@@ -39,12 +34,7 @@ pub static SPEC: FormatSpec = FormatSpec {
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
     let spec = match ctx.trigger {
-        0 => JsonRegionSpec {
-            consume_trigger: true,
-            payload: Payload::ObjectOrArray,
-            end: Some("</TOOLCALL>"),
-            keys: STANDARD_KEYS,
-        },
+        0 => JsonRegionSpec::after_marker(Some("</TOOLCALL>")),
         1 => JsonRegionSpec {
             consume_trigger: true,
             payload: Payload::Sequence,
@@ -62,11 +52,5 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
 }
 
 fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    let mut out = String::from(content.unwrap_or(""));
-    if !calls.is_empty() {
-        out.push_str("<TOOLCALL>");
-        out.push_str(&render::call_array(calls, "arguments"));
-        out.push_str("</TOOLCALL>");
-    }
-    out
+    render::content_and_array(calls, content, "<TOOLCALL>", "</TOOLCALL>")
 }

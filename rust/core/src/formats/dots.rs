@@ -16,10 +16,8 @@
 //! block's first non-blank character. The block tags are treated as text (whether they are
 //! special tokens of the dots vocabulary was not verified).
 
-use serde_json::Value;
-
-use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
-use super::xml_invoke::{python_json, InvokeRegion, InvokeRegionSpec, Typing};
+use super::json_calls::{JsonRegion, JsonRegionSpec};
+use super::xml_invoke::{write_params, InvokeRegion, InvokeRegionSpec};
 use crate::region::{Progress, RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
 use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
@@ -103,29 +101,8 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
     Box::new(DotsRegion {
         body: Body::Undecided,
         trigger_len: ctx.trigger_lit().len(),
-        invoke: InvokeRegion::new(
-            ctx,
-            InvokeRegionSpec {
-                wrapped: true,
-                block_closes: vec![ctx.lit(END)],
-                invoke_open: ctx.lit("<invoke"),
-                invoke_close: ctx.lit("</invoke>"),
-                param_open: ctx.lit("<parameter"),
-                param_close: ctx.lit("</parameter>"),
-                separators: Vec::new(),
-                typing: Typing::Schema,
-                what: "dots",
-            },
-        ),
-        json: JsonRegion::new(
-            ctx,
-            JsonRegionSpec {
-                consume_trigger: true,
-                payload: Payload::ObjectOrArray,
-                end: Some(END),
-                keys: STANDARD_KEYS,
-            },
-        ),
+        invoke: InvokeRegion::new(ctx, InvokeRegionSpec::schema_typed(ctx, "", END, "dots")),
+        json: JsonRegion::new(ctx, JsonRegionSpec::after_marker(Some(END))),
     })
 }
 
@@ -160,13 +137,7 @@ fn render(calls: &[RenderCall], content: Option<&str>) -> String {
     for call in calls {
         out.push_str(&format!("<invoke name=\"{}\">\n", call.name));
         if let Some(map) = call.arguments.as_object() {
-            for (key, value) in map {
-                let text = match value {
-                    Value::String(s) => s.clone(),
-                    other => python_json(other),
-                };
-                out.push_str(&format!("<parameter name=\"{key}\">{text}</parameter>\n"));
-            }
+            write_params(&mut out, map, "parameter");
         }
         out.push_str("</invoke>\n");
     }

@@ -13,7 +13,7 @@
 //! dropped, the text inside stays content. The thinking models open reasoning in the prompt and
 //! close it with `</think>` (use reasoning `closing_only`). Read by [`super::json_calls`].
 
-use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
+use super::json_calls::{JsonRegion, JsonRegionSpec};
 use super::markup::DropMarker;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::{self, RenderCall};
@@ -66,12 +66,7 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
     }
     Box::new(JsonRegion::new(
         ctx,
-        JsonRegionSpec {
-            consume_trigger: true,
-            payload: Payload::ObjectOrArray,
-            end: Some("</tool_call>"),
-            keys: STANDARD_KEYS,
-        },
+        JsonRegionSpec::after_marker(Some("</tool_call>")),
     ))
 }
 

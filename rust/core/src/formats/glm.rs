@@ -15,13 +15,17 @@
 
 use std::sync::Arc;
 
-use super::xml_params::{param_schema, ParamWriter};
+use std::ops::ControlFlow;
+
+use super::call_text::{CallText, Feed};
+use super::xml_params::ParamCall;
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
 use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
-use crate::text::{self, Scan};
+use crate::text::{self, is_partial_of_any, starts_with_any, Scan};
 use crate::tools::ToolSet;
+use crate::xml_value::template_text;
 
 const CALL_START: &str = "<tool_call>";
 const CALL_END: &str = "</tool_call>";
@@ -186,13 +190,7 @@ struct GlmRegion {
     in_section: bool,
     saw_call: bool,
     trigger_len: usize,
-    raw: String,
-    name: String,
-    key: String,
-    writer: ParamWriter,
-    /// Bytes consumed before the current feed, and whitespace held back at its start.
-    offset: usize,
-    held_ws: text::WsRun,
+    call: ParamCall,
 }
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
@@ -222,12 +220,7 @@ pub fn new_region_with(ctx: &RegionCtx<'_>, tags: &GlmTags) -> Box<dyn RegionPar
         in_section: tags.section.is_some() && ctx.trigger == 0,
         saw_call: false,
         trigger_len: ctx.trigger_lit().len(),
-        raw: String::new(),
-        name: String::new(),
-        key: String::new(),
-        writer: ParamWriter::new(),
-        offset: 0,
-        held_ws: text::WsRun::default(),
+        call: ParamCall::new(false),
     })
 }
 
@@ -251,30 +244,19 @@ fn skip_space(rest: &str) -> (usize, bool) {
     }
 }
 
-fn starts_with_any(rest: &str, lits: &[&str]) -> Option<usize> {
-    lits.iter().position(|l| rest.starts_with(l))
-}
-
-fn prefix_of_any(rest: &str, lits: &[&str]) -> bool {
-    lits.iter().any(|l| text::is_proper_prefix(rest, l))
+impl Lits {
+    /// The markers that can follow a call's name or a value.
+    fn body_tags(&self) -> [&str; 4] {
+        [
+            self.key_start.as_str(),
+            self.call_end.as_str(),
+            self.call_start.as_str(),
+            self.section_end.as_str(),
+        ]
+    }
 }
 
 impl GlmRegion {
-    fn take(&mut self, input: &str, from: usize, to: usize) {
-        self.raw.push_str(&input[from..to]);
-    }
-
-    fn fail(&mut self, kind: IssueKind, why: &str, sink: &mut Sink) {
-        let raw = std::mem::take(&mut self.raw);
-        sink.fail_call(kind, why, &raw);
-    }
-
-    fn finish_call(&mut self, sink: &mut Sink) {
-        self.writer.close(sink);
-        let raw = std::mem::take(&mut self.raw);
-        sink.end_call(&raw);
-    }
-
     /// A call is over (`consumed` bytes in): the region ends, or inside a section the next call
     /// or the section's end follows.
     fn after_call(&mut self, consumed: usize) -> Option<Progress> {
@@ -289,14 +271,15 @@ impl GlmRegion {
 
 impl RegionParser for GlmRegion {
     fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
-        let progress = self.feed_at(input, eof, sink);
-        self.offset += progress.consumed;
+        let progress = self.feed_at(Feed { input, eof }, sink);
+        self.call.offset += progress.consumed;
         progress
     }
 }
 
 impl GlmRegion {
-    fn feed_at(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
+    fn feed_at(&mut self, feed: Feed<'_>, sink: &mut Sink) -> Progress {
+        let Feed { input, eof } = feed;
         let l = Arc::clone(&self.lits);
         let mut i = 0;
         loop {
@@ -309,8 +292,7 @@ impl GlmRegion {
                         l.call_start.len()
                     };
                     let n = n.min(rest.len());
-                    self.take(input, i, i + n);
-                    i += n;
+                    self.call.advance(input, &mut i, n);
                     self.state = if self.in_section {
                         State::Between
                     } else {
@@ -319,29 +301,27 @@ impl GlmRegion {
                 }
                 State::Between => {
                     let (ws, partial) = skip_space(rest);
-                    self.take(input, i, i + ws);
-                    i += ws;
+                    self.call.advance(input, &mut i, ws);
                     let rest = &input[i..];
                     let lits = [l.call_start.as_str(), l.section_end.as_str()];
                     match starts_with_any(rest, &lits) {
                         Some(0) => {
-                            self.raw.clear();
-                            self.take(input, i, i + lits[0].len());
-                            i += lits[0].len();
-                            self.name.clear();
+                            self.call.raw.clear();
+                            self.call.advance(input, &mut i, lits[0].len());
+                            self.call.name.clear();
                             self.state = State::Name;
                         }
                         Some(_) => {
-                            self.raw.clear();
+                            self.call.raw.clear();
                             return Progress::done(i + lits[1].len());
                         }
-                        None if rest.is_empty() || partial || prefix_of_any(rest, &lits) => {
+                        None if rest.is_empty() || partial || is_partial_of_any(rest, &lits) => {
                             if !eof {
                                 return Progress::more(i);
                             }
-                            self.take(input, i, input.len());
+                            self.call.take(input, i, input.len());
                             if !self.saw_call {
-                                self.fail(
+                                self.call.fail(
                                     IssueKind::Truncated,
                                     "output ended inside an empty tool-call section",
                                     sink,
@@ -350,7 +330,7 @@ impl GlmRegion {
                             return Progress::done(input.len());
                         }
                         None => {
-                            self.raw.clear();
+                            self.call.raw.clear();
                             self.state = State::SectionStray;
                         }
                     }
@@ -378,10 +358,9 @@ impl GlmRegion {
                 }
                 State::Name => {
                     let mut rest = rest;
-                    if self.name.is_empty() {
+                    if self.call.name.is_empty() {
                         let ws = text::skip_ws(rest);
-                        self.take(input, i, i + ws);
-                        i += ws;
+                        self.call.advance(input, &mut i, ws);
                         rest = &input[i..];
                     }
                     let end = rest
@@ -389,82 +368,70 @@ impl GlmRegion {
                         .find(|&(_, c)| !is_name_char(c))
                         .map(|(p, _)| p);
                     let n = end.unwrap_or(rest.len());
-                    self.name.push_str(&rest[..n]);
-                    self.take(input, i, i + n);
-                    i += n;
+                    self.call.name.push_str(&rest[..n]);
+                    self.call.advance(input, &mut i, n);
                     let rest = &input[i..];
                     if end.is_none() {
-                        if !eof {
-                            return Progress::more(i);
-                        }
-                        self.fail(
-                            IssueKind::Truncated,
+                        return self.call.wait_or_truncate(
+                            feed,
+                            i,
                             "output ended inside a tool call name",
                             sink,
                         );
-                        return Progress::done(i);
                     }
-                    if !self.name.is_empty() {
+                    if !self.call.name.is_empty() {
                         self.state = State::AfterName;
                         continue;
                     }
                     if rest.starts_with(l.call_end.as_str()) {
                         let n = l.call_end.len();
-                        self.take(input, i, i + n);
-                        self.fail(IssueKind::MissingName, "empty <tool_call> block", sink);
+                        self.call.take(input, i, i + n);
+                        self.call
+                            .fail(IssueKind::MissingName, "empty <tool_call> block", sink);
                         i += n;
                         if let Some(p) = self.after_call(i) {
                             return p;
                         }
                         continue;
                     }
-                    if prefix_of_any(rest, &[l.call_end.as_str()]) {
-                        if !eof {
-                            return Progress::more(i);
-                        }
-                        self.take(input, i, input.len());
-                        self.fail(IssueKind::Truncated, "output ended after <tool_call>", sink);
-                        return Progress::done(input.len());
+                    if is_partial_of_any(rest, &[l.call_end.as_str()]) {
+                        return self.call.wait_or_truncate(
+                            feed,
+                            i,
+                            "output ended after <tool_call>",
+                            sink,
+                        );
                     }
                     self.state = State::Recover(IssueKind::MissingName, "the call has no name");
                 }
                 State::AfterName => {
                     // The name is complete only when a marker follows it.
                     let ws = self
+                        .call
                         .held_ws
-                        .skip_by(self.offset + i, rest, |r| skip_space(r).0);
+                        .skip_by(self.call.offset + i, rest, |r| skip_space(r).0);
                     let partial = &rest[ws..] == "\\";
                     let after = &rest[ws..];
                     let sep = l.name_sep.as_deref().unwrap_or_default();
-                    let lits = [
-                        l.key_start.as_str(),
-                        l.call_end.as_str(),
-                        l.call_start.as_str(),
-                        l.section_end.as_str(),
-                    ];
+                    let lits = l.body_tags();
                     let at_sep = !sep.is_empty() && after.starts_with(sep);
                     if at_sep || starts_with_any(after, &lits).is_some() {
                         let n = if at_sep { ws + sep.len() } else { ws };
-                        self.take(input, i, i + n);
-                        i += n;
+                        self.call.advance(input, &mut i, n);
                         self.saw_call = true;
-                        sink.start_call(&self.name, None);
-                        self.writer.open(sink);
+                        self.call.start(sink);
                         self.state = State::Body;
                         continue;
                     }
                     let partial_sep = !sep.is_empty() && text::is_proper_prefix(after, sep);
-                    if after.is_empty() || partial || partial_sep || prefix_of_any(after, &lits) {
-                        if !eof {
-                            return Progress::more(i);
-                        }
-                        self.take(input, i, input.len());
-                        self.fail(
-                            IssueKind::Truncated,
+                    if after.is_empty() || partial || partial_sep || is_partial_of_any(after, &lits)
+                    {
+                        return self.call.wait_or_truncate(
+                            feed,
+                            i,
                             "output ended after a tool call name",
                             sink,
                         );
-                        return Progress::done(input.len());
                     }
                     self.state = State::Recover(
                         IssueKind::MalformedJson,
@@ -473,39 +440,21 @@ impl GlmRegion {
                 }
                 State::Body => {
                     let (ws, partial) = skip_space(rest);
-                    self.take(input, i, i + ws);
-                    i += ws;
+                    self.call.advance(input, &mut i, ws);
                     let rest = &input[i..];
-                    let lits = [
-                        l.key_start.as_str(),
-                        l.call_end.as_str(),
-                        l.call_start.as_str(),
-                        l.section_end.as_str(),
-                    ];
-                    if rest.is_empty() || partial || prefix_of_any(rest, &lits) {
-                        if !eof {
-                            return Progress::more(i);
-                        }
-                        self.take(input, i, input.len());
-                        i = input.len();
-                        if self.writer.count() > 0 {
-                            // Every value closed; only `</tool_call>` is missing.
-                            self.finish_call(sink);
-                        } else {
-                            self.fail(IssueKind::Truncated, "output ended inside a call", sink);
-                        }
-                        return Progress::done(i);
+                    let lits = l.body_tags();
+                    if rest.is_empty() || partial || is_partial_of_any(rest, &lits) {
+                        return self.call.wait_between_params(feed, i, sink);
                     }
                     match starts_with_any(rest, &lits) {
                         Some(0) => {
-                            self.take(input, i, i + lits[0].len());
-                            i += lits[0].len();
-                            self.key.clear();
+                            self.call.advance(input, &mut i, lits[0].len());
+                            self.call.key.clear();
                             self.state = State::Key;
                         }
                         Some(1) => {
-                            self.take(input, i, i + lits[1].len());
-                            self.finish_call(sink);
+                            self.call.take(input, i, i + lits[1].len());
+                            self.call.finish(sink);
                             i += lits[1].len();
                             if let Some(p) = self.after_call(i) {
                                 return p;
@@ -514,7 +463,7 @@ impl GlmRegion {
                         Some(_) => {
                             // The next call (or the section's end) follows: this call lacked
                             // `</tool_call>`.
-                            self.finish_call(sink);
+                            self.call.finish(sink);
                             if let Some(p) = self.after_call(i) {
                                 return p;
                             }
@@ -523,40 +472,11 @@ impl GlmRegion {
                     }
                 }
                 State::Stray => {
-                    // Text between parameters that belongs to no tag stays content; whitespace
-                    // right before the next tag is formatting.
-                    let lits = [
-                        l.key_start.as_str(),
-                        l.call_end.as_str(),
-                        l.call_start.as_str(),
-                        l.section_end.as_str(),
-                    ];
-                    // Whitespace held back by the previous feed is not scanned again (no tag
-                    // starts inside it), so a long run of it stays linear.
-                    let ws = self.held_ws.skip(self.offset + i, rest);
-                    let (end, found) = match text::scan(&rest[ws..], &lits) {
-                        Scan::Found { pos, .. } => (ws + pos, true),
-                        Scan::NotFound { .. } if eof => {
-                            sink.content(rest);
-                            i = input.len();
-                            self.state = State::Body;
-                            continue;
-                        }
-                        Scan::NotFound { safe } => (ws + safe, false),
-                    };
-                    // `rest[..end].trim_end()`, without walking back over the held whitespace.
-                    let new = rest[ws..end].trim_end();
-                    let text = if new.is_empty() {
-                        ""
-                    } else {
-                        &rest[..ws + new.len()]
-                    };
-                    sink.content(text);
-                    if !found {
-                        return Progress::more(i + text.len());
+                    if let ControlFlow::Break(p) =
+                        self.call.stray(feed, &mut i, &l.body_tags(), sink)
+                    {
+                        return p;
                     }
-                    self.take(input, i + text.len(), i + end);
-                    i += end;
                     self.state = State::Body;
                 }
                 State::Key => {
@@ -570,15 +490,13 @@ impl GlmRegion {
                     ];
                     match text::scan(rest, &lits) {
                         Scan::Found { pos, which } => {
-                            self.key.push_str(&rest[..pos]);
+                            self.call.key.push_str(&rest[..pos]);
                             if which == 0 {
                                 let n = pos + lits[0].len();
-                                self.take(input, i, i + n);
-                                i += n;
+                                self.call.advance(input, &mut i, n);
                                 self.state = State::AfterKey;
                             } else {
-                                self.take(input, i, i + pos);
-                                i += pos;
+                                self.call.advance(input, &mut i, pos);
                                 self.state = State::Recover(
                                     IssueKind::MalformedJson,
                                     "an <arg_key> is not closed",
@@ -586,120 +504,86 @@ impl GlmRegion {
                             }
                         }
                         Scan::NotFound { .. } if eof => {
-                            self.take(input, i, input.len());
-                            self.fail(IssueKind::Truncated, "output ended inside a key", sink);
+                            self.call.take(input, i, input.len());
+                            self.call
+                                .fail(IssueKind::Truncated, "output ended inside a key", sink);
                             return Progress::done(input.len());
                         }
                         Scan::NotFound { safe } => {
-                            self.key.push_str(&rest[..safe]);
-                            self.take(input, i, i + safe);
+                            self.call.key.push_str(&rest[..safe]);
+                            self.call.take(input, i, i + safe);
                             return Progress::more(i + safe);
                         }
                     }
                 }
                 State::AfterKey => {
                     let ws = self
+                        .call
                         .held_ws
-                        .skip_by(self.offset + i, rest, |r| skip_space(r).0);
+                        .skip_by(self.call.offset + i, rest, |r| skip_space(r).0);
                     let partial = &rest[ws..] == "\\";
                     let after = &rest[ws..];
                     let value_start = l.value_start.as_str();
                     if after.starts_with(value_start) {
                         let n = ws + value_start.len();
-                        self.take(input, i, i + n);
-                        i += n;
-                        let key = self.key.trim();
-                        if key.is_empty() {
+                        self.call.advance(input, &mut i, n);
+                        if !self.call.begin_param(&self.tools, sink) {
                             self.state =
                                 State::Recover(IssueKind::MalformedJson, "an argument has no key");
                             continue;
                         }
-                        let schema = param_schema(&self.tools, &self.name, key);
-                        self.writer.begin(key, schema, sink);
                         self.state = State::Value;
                         continue;
                     }
                     if after.is_empty() || partial || text::is_proper_prefix(after, value_start) {
-                        if !eof {
-                            return Progress::more(i);
-                        }
-                        self.take(input, i, input.len());
-                        self.fail(IssueKind::Truncated, "output ended after a key", sink);
-                        return Progress::done(input.len());
+                        return self.call.wait_or_truncate(
+                            feed,
+                            i,
+                            "output ended after a key",
+                            sink,
+                        );
                     }
-                    self.take(input, i, i + ws);
-                    i += ws;
+                    self.call.advance(input, &mut i, ws);
                     self.state = State::Recover(
                         IssueKind::MalformedJson,
                         "expected <arg_value> after a key",
                     );
                 }
                 State::Value => {
-                    let lits = [
+                    // A missing `</arg_value>` before the next marker is tolerated.
+                    let ends = [
                         l.value_end.as_str(),
                         l.key_start.as_str(),
                         l.call_end.as_str(),
                         l.call_start.as_str(),
                         l.section_end.as_str(),
                     ];
-                    match text::scan(rest, &lits) {
-                        Scan::Found { pos, which } => {
-                            self.writer.text(&rest[..pos], sink);
-                            self.writer.end(sink);
-                            // A missing `</arg_value>` before the next marker is tolerated.
-                            let n = if which == 0 { pos + lits[0].len() } else { pos };
-                            self.take(input, i, i + n);
-                            i += n;
-                            self.state = State::Body;
-                        }
-                        Scan::NotFound { .. } if eof => {
-                            self.take(input, i, input.len());
-                            self.fail(IssueKind::Truncated, "output ended inside a value", sink);
-                            return Progress::done(input.len());
-                        }
-                        Scan::NotFound { safe } => {
-                            self.writer.text(&rest[..safe], sink);
-                            self.take(input, i, i + safe);
-                            return Progress::more(i + safe);
-                        }
+                    let why = "output ended inside a value";
+                    if let ControlFlow::Break(p) = self.call.value(feed, &mut i, &ends, why, sink) {
+                        return p;
                     }
+                    self.state = State::Body;
                 }
                 State::Recover(kind, why) => {
-                    let lits = [
+                    // `</tool_call>` ends the broken call; the next call or the section's end
+                    // are read next.
+                    let stops = [
                         l.call_end.as_str(),
                         l.call_start.as_str(),
                         l.section_end.as_str(),
                     ];
-                    match text::scan(rest, &lits) {
-                        Scan::Found { pos, which } => {
-                            let n = if which == 0 { pos + lits[0].len() } else { pos };
-                            self.take(input, i, i + n);
-                            self.fail(kind, why, sink);
-                            i += n;
-                            if let Some(p) = self.after_call(i) {
-                                return p;
-                            }
-                        }
-                        Scan::NotFound { .. } if eof => {
-                            self.take(input, i, input.len());
-                            self.fail(kind, why, sink);
-                            return Progress::done(input.len());
-                        }
-                        Scan::NotFound { safe } => {
-                            self.take(input, i, i + safe);
-                            return Progress::more(i + safe);
-                        }
+                    let issue = (kind, why);
+                    if let ControlFlow::Break(p) =
+                        self.call.skip_broken(feed, &mut i, &stops, 1, issue, sink)
+                    {
+                        return p;
+                    }
+                    if let Some(p) = self.after_call(i) {
+                        return p;
                     }
                 }
             }
         }
-    }
-}
-
-fn value_text(value: &serde_json::Value) -> String {
-    match value {
-        serde_json::Value::String(s) => s.clone(),
-        other => crate::xml_value::template_json(other),
     }
 }
 
@@ -718,7 +602,7 @@ fn render_with(calls: &[RenderCall], content: Option<&str>, newlines: bool) -> S
                 out.push_str(KEY_END);
                 out.push_str(nl);
                 out.push_str(VALUE_START);
-                out.push_str(&value_text(value));
+                out.push_str(&template_text(value));
                 out.push_str(VALUE_END);
                 out.push_str(nl);
             }

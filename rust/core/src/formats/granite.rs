@@ -57,12 +57,7 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "json_object",
     call_separator: Some(", "),
     reasoning: Some(("<think>", "</think>")),
-    template: Some(CallTemplate {
-        begin: "{\"name\": \"{name}\", \"arguments\": ",
-        style: "json",
-        end: "}",
-        separator: ", ",
-    }),
+    template: Some(CallTemplate::JSON_OBJECT),
     layout: Layout::section("<|tool_call|>[", "]"),
     new_region,
     render,
@@ -70,18 +65,8 @@ pub static SPEC: FormatSpec = FormatSpec {
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
     let spec = match ctx.trigger {
-        0 => JsonRegionSpec {
-            consume_trigger: true,
-            payload: Payload::ObjectOrArray,
-            end: None,
-            keys: STANDARD_KEYS,
-        },
-        1 => JsonRegionSpec {
-            consume_trigger: true,
-            payload: Payload::ObjectOrArray,
-            end: Some("</tool_call>"),
-            keys: STANDARD_KEYS,
-        },
+        0 => JsonRegionSpec::after_marker(None),
+        1 => JsonRegionSpec::after_marker(Some("</tool_call>")),
         _ => JsonRegionSpec {
             consume_trigger: false,
             payload: Payload::Array,
@@ -93,10 +78,5 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
 }
 
 fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    let mut out = String::from(content.unwrap_or(""));
-    if !calls.is_empty() {
-        out.push_str("<|tool_call|>");
-        out.push_str(&render::call_array(calls, "arguments"));
-    }
-    out
+    render::content_and_array(calls, content, "<|tool_call|>", "")
 }

@@ -11,7 +11,7 @@
 //! text (not a special token of the Granite 20B vocabulary, as far as the peers show). Read by
 //! [`super::json_calls`].
 
-use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
+use super::json_calls::{JsonRegion, JsonRegionSpec};
 use super::xml_invoke::python_json;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
@@ -47,15 +47,7 @@ pub static SPEC: FormatSpec = FormatSpec {
 };
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    Box::new(JsonRegion::new(
-        ctx,
-        JsonRegionSpec {
-            consume_trigger: true,
-            payload: Payload::ObjectOrArray,
-            end: None,
-            keys: STANDARD_KEYS,
-        },
-    ))
+    Box::new(JsonRegion::new(ctx, JsonRegionSpec::after_marker(None)))
 }
 
 /// As vLLM's samples write calls: each on its own line after the content.

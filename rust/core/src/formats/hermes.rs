@@ -2,7 +2,7 @@
 //! block per call. `<tool_call>` and `</tool_call>` are special tokens in the Qwen vocabularies
 //! (151657/151658) but plain text in Hermes-on-Llama models.
 
-use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
+use super::json_calls::{JsonRegion, JsonRegionSpec};
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::{self, RenderCall};
 use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
@@ -71,12 +71,7 @@ pub static SPEC: FormatSpec = FormatSpec {
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
     Box::new(JsonRegion::new(
         ctx,
-        JsonRegionSpec {
-            consume_trigger: true,
-            payload: Payload::ObjectOrArray,
-            end: Some("</tool_call>"),
-            keys: STANDARD_KEYS,
-        },
+        JsonRegionSpec::after_marker(Some("</tool_call>")),
     ))
 }
 

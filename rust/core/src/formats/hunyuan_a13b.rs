@@ -6,7 +6,7 @@
 //! Not this format: Hunyuan HY-V3 (SGLang `hunyuan`, vLLM `hy_v3`), which writes
 //! `<tool_call>NAME<tool_sep><arg_key>K</arg_key><arg_value>V</arg_value></tool_call>`.
 
-use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
+use super::json_calls::{JsonRegion, JsonRegionSpec};
 use super::markup::DropMarker;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::{self, RenderCall};
@@ -59,12 +59,7 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "json_object",
     call_separator: Some(", "),
     reasoning: Some(("<think>", "</think>")),
-    template: Some(CallTemplate {
-        begin: "{\"name\": \"{name}\", \"arguments\": ",
-        style: "json",
-        end: "}",
-        separator: ", ",
-    }),
+    template: Some(CallTemplate::JSON_OBJECT),
     layout: Layout::section("<tool_calls>[", "]</tool_calls>"),
     new_region,
     render,
@@ -76,21 +71,10 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
     }
     Box::new(JsonRegion::new(
         ctx,
-        JsonRegionSpec {
-            consume_trigger: true,
-            payload: Payload::ObjectOrArray,
-            end: Some("</tool_calls>"),
-            keys: STANDARD_KEYS,
-        },
+        JsonRegionSpec::after_marker(Some("</tool_calls>")),
     ))
 }
 
 fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    let mut out = String::from(content.unwrap_or(""));
-    if !calls.is_empty() {
-        out.push_str("<tool_calls>");
-        out.push_str(&render::call_array(calls, "arguments"));
-        out.push_str("</tool_calls>");
-    }
-    out
+    render::content_and_array(calls, content, "<tool_calls>", "</tool_calls>")
 }

@@ -2,7 +2,7 @@
 //! vLLM's Jamba parser looks both tags up in the vocabulary, so they are special tokens there;
 //! SentencePiece decoding often leaves a space before the opening tag, which is content.
 
-use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
+use super::json_calls::{JsonRegion, JsonRegionSpec};
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::{self, RenderCall};
 use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
@@ -29,12 +29,7 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "json_object",
     call_separator: Some(", "),
     reasoning: None,
-    template: Some(CallTemplate {
-        begin: "{\"name\": \"{name}\", \"arguments\": ",
-        style: "json",
-        end: "}",
-        separator: ", ",
-    }),
+    template: Some(CallTemplate::JSON_OBJECT),
     layout: Layout::section("<tool_calls>[", "]</tool_calls>"),
     new_region,
     render,
@@ -43,21 +38,10 @@ pub static SPEC: FormatSpec = FormatSpec {
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
     Box::new(JsonRegion::new(
         ctx,
-        JsonRegionSpec {
-            consume_trigger: true,
-            payload: Payload::ObjectOrArray,
-            end: Some("</tool_calls>"),
-            keys: STANDARD_KEYS,
-        },
+        JsonRegionSpec::after_marker(Some("</tool_calls>")),
     ))
 }
 
 fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    let mut out = String::from(content.unwrap_or(""));
-    if !calls.is_empty() {
-        out.push_str("<tool_calls>");
-        out.push_str(&render::call_array(calls, "arguments"));
-        out.push_str("</tool_calls>");
-    }
-    out
+    render::content_and_array(calls, content, "<tool_calls>", "</tool_calls>")
 }

@@ -46,6 +46,19 @@ pub struct JsonRegionSpec {
     pub keys: CallKeys,
 }
 
+impl JsonRegionSpec {
+    /// The trigger is a marker before a call object or array of the standard keys, and `end`
+    /// closes it when the format has such a marker.
+    pub const fn after_marker(end: Option<&'static str>) -> Self {
+        Self {
+            consume_trigger: true,
+            payload: Payload::ObjectOrArray,
+            end,
+            keys: STANDARD_KEYS,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum ObjState {
     Open,

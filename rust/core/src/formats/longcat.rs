@@ -2,7 +2,7 @@
 //! one block per call, blocks back to back (vLLM `longcat`, SGLang `LongCatDetector`). Reasoning,
 //! when the model thinks, is `<longcat_think>` ... `</longcat_think>`.
 
-use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
+use super::json_calls::{JsonRegion, JsonRegionSpec};
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::{self, RenderCall};
 use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
@@ -58,12 +58,7 @@ pub static SPEC: FormatSpec = FormatSpec {
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
     Box::new(JsonRegion::new(
         ctx,
-        JsonRegionSpec {
-            consume_trigger: true,
-            payload: Payload::ObjectOrArray,
-            end: Some("</longcat_tool_call>"),
-            keys: STANDARD_KEYS,
-        },
+        JsonRegionSpec::after_marker(Some("</longcat_tool_call>")),
     ))
 }
 

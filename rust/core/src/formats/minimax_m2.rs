@@ -16,9 +16,7 @@
 //! that goes from thinking straight into `<minimax:tool_call>` ends its reasoning there
 //! (frontend-crates#108).
 
-use serde_json::Value;
-
-use super::xml_invoke::{python_json, InvokeRegion, InvokeRegionSpec, Typing};
+use super::xml_invoke::{python_json, write_params, InvokeRegion, InvokeRegionSpec};
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
 use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
@@ -95,17 +93,7 @@ pub static SPEC: FormatSpec = FormatSpec {
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
     Box::new(InvokeRegion::new(
         ctx,
-        InvokeRegionSpec {
-            wrapped: true,
-            block_closes: vec![ctx.lit("</minimax:tool_call>")],
-            invoke_open: ctx.lit("<invoke"),
-            invoke_close: ctx.lit("</invoke>"),
-            param_open: ctx.lit("<parameter"),
-            param_close: ctx.lit("</parameter>"),
-            separators: Vec::new(),
-            typing: Typing::Schema,
-            what: "MiniMax",
-        },
+        InvokeRegionSpec::schema_typed(ctx, "", "</minimax:tool_call>", "MiniMax"),
     ))
 }
 
@@ -120,15 +108,7 @@ fn render(calls: &[RenderCall], content: Option<&str>) -> String {
     for call in calls {
         out.push_str(&format!("<invoke name=\"{}\">\n", call.name));
         match call.arguments.as_object() {
-            Some(map) => {
-                for (key, value) in map {
-                    let text = match value {
-                        Value::String(s) => s.clone(),
-                        other => python_json(other),
-                    };
-                    out.push_str(&format!("<parameter name=\"{key}\">{text}</parameter>\n"));
-                }
-            }
+            Some(map) => write_params(&mut out, map, "parameter"),
             None => {
                 out.push_str(&python_json(&call.arguments));
                 out.push('\n');

@@ -23,11 +23,14 @@
 //! still a call (the opener is sometimes dropped), and a token that starts no tool markup is
 //! reported as an issue. Reasoning is `<mm:think>` ... `</mm:think>`.
 
+use std::ops::ControlFlow;
 use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
+use super::call_text::{CallText, Feed};
 use super::xml_invoke::{parse_attrs, TagReader};
+use super::xml_params::stream_string;
 use crate::json;
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink};
@@ -117,6 +120,8 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
         invoke_close: format!("{ns}</invoke>"),
         tag_open: format!("{ns}<"),
         close_open: format!("{ns}</"),
+        recover_stops: Arc::new([format!("{ns}</invoke>"), format!("{ns}</tool_call>")]),
+        stray_stops: Arc::new([ns.clone()]),
         ns,
         wrapped: false,
         state: State::Open,
@@ -199,6 +204,10 @@ struct M3Region {
     tag_open: String,
     /// The namespace token and `</`: any closing tag.
     close_open: String,
+    /// The invoke's closing tag and the block's.
+    recover_stops: Arc<[String]>,
+    /// The namespace token.
+    stray_stops: Arc<[String]>,
     wrapped: bool,
     state: State,
     raw: String,
@@ -282,16 +291,13 @@ fn insert(map: &mut Map<String, Value>, key: String, value: Value) {
     }
 }
 
-fn is_partial_of_any(rest: &str, lits: &[&String]) -> bool {
-    lits.iter().any(|lit| text::is_proper_prefix(rest, lit))
+impl CallText for M3Region {
+    fn raw_mut(&mut self) -> &mut String {
+        &mut self.raw
+    }
 }
 
 impl M3Region {
-    fn fail(&mut self, kind: IssueKind, why: &str, sink: &mut Sink) {
-        let raw = std::mem::take(&mut self.raw);
-        sink.fail_call(kind, why, &raw);
-    }
-
     fn truncated(&mut self, input: &str, i: usize, sink: &mut Sink) -> Progress {
         self.raw.push_str(&input[i..]);
         self.fail(
@@ -459,6 +465,7 @@ impl M3Region {
 
 impl RegionParser for M3Region {
     fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
+        let feed = Feed { input, eof };
         let mut i = 0;
         loop {
             let rest = &input[i..];
@@ -479,7 +486,7 @@ impl RegionParser for M3Region {
                             sink,
                         );
                         return Progress::done(i + self.block_close.len());
-                    } else if is_partial_of_any(
+                    } else if text::is_partial_of_any(
                         rest,
                         &[&self.block_open, &self.invoke_open, &self.block_close],
                     ) {
@@ -516,7 +523,7 @@ impl RegionParser for M3Region {
                         self.ws.clear();
                         return Progress::done(i + self.block_close.len());
                     } else if !rest.is_empty()
-                        && !is_partial_of_any(rest, &[&self.invoke_open, &self.block_close])
+                        && !text::is_partial_of_any(rest, &[&self.invoke_open, &self.block_close])
                     {
                         if self.wrapped {
                             self.ws.clear();
@@ -556,41 +563,12 @@ impl RegionParser for M3Region {
                     }
                 }
                 State::Stray => {
-                    if rest.is_empty() {
-                        if eof {
-                            self.fail(
-                                IssueKind::UnexpectedText,
-                                "text inside a MiniMax M3 tool-call block that belongs to no call",
-                                sink,
-                            );
-                            return Progress::done(i);
-                        }
-                        return Progress::more(i);
-                    }
-                    let skip = if self.raw.is_empty() {
-                        rest.chars().next().map_or(0, char::len_utf8)
-                    } else {
-                        0
-                    };
-                    let hay = &rest[skip..];
-                    let ns = self.ns.as_str();
-                    let (n, found) = match hay.find(ns) {
-                        Some(p) => (skip + p, true),
-                        None if eof => (rest.len(), true),
-                        None => (rest.len() - text::partial_suffix_len(hay, &[ns]), false),
-                    };
-                    self.raw.push_str(&rest[..n]);
-                    i += n;
-                    if !found {
-                        return Progress::more(i);
-                    }
-                    self.fail(
-                        IssueKind::UnexpectedText,
-                        "text inside a MiniMax M3 tool-call block that belongs to no call",
-                        sink,
-                    );
-                    if eof && i == input.len() {
-                        return Progress::done(i);
+                    let stops = Arc::clone(&self.stray_stops);
+                    let why = "text inside a MiniMax M3 tool-call block that belongs to no call";
+                    if let ControlFlow::Break(p) =
+                        self.stray_in_block(feed, &mut i, &stops, why, sink)
+                    {
+                        return p;
                     }
                     self.state = State::Between;
                 }
@@ -627,7 +605,7 @@ impl RegionParser for M3Region {
                         self.finish_invoke(sink);
                         self.state = State::Between;
                     } else if rest.starts_with(self.close_open.as_str())
-                        && !is_partial_of_any(rest, &[&self.invoke_close, &self.block_close])
+                        && !text::is_partial_of_any(rest, &[&self.invoke_close, &self.block_close])
                     {
                         self.state = State::Recover(
                             IssueKind::MalformedJson,
@@ -642,7 +620,7 @@ impl RegionParser for M3Region {
                         self.state = State::ParamTag;
                     } else if rest.is_empty()
                         || rest.starts_with(self.tag_open.as_str())
-                        || is_partial_of_any(
+                        || text::is_partial_of_any(
                             rest,
                             &[&self.tag_open, &self.invoke_close, &self.block_close],
                         )
@@ -686,7 +664,7 @@ impl RegionParser for M3Region {
                         self.state = State::Nested;
                     } else if rest.is_empty()
                         || rest.starts_with(self.tag_open.as_str())
-                        || is_partial_of_any(rest, &[&self.tag_open, &self.param_close])
+                        || text::is_partial_of_any(rest, &[&self.tag_open, &self.param_close])
                     {
                         if eof {
                             return self.truncated(input, i, sink);
@@ -695,7 +673,7 @@ impl RegionParser for M3Region {
                     } else if self.string_param() {
                         sink.args("\"");
                         let held = std::mem::take(&mut self.value);
-                        emit_string(sink, &held);
+                        stream_string(&held, sink);
                         self.state = State::StringValue;
                     } else {
                         self.state = State::HeldValue;
@@ -710,7 +688,7 @@ impl RegionParser for M3Region {
                         None => (rest.len() - text::partial_suffix_len(rest, &[ns]), false),
                     };
                     if streaming {
-                        emit_string(sink, &rest[..upto]);
+                        stream_string(&rest[..upto], sink);
                     } else {
                         self.value.push_str(&rest[..upto]);
                     }
@@ -777,13 +755,13 @@ impl RegionParser for M3Region {
                         );
                     } else if rest.starts_with(self.tag_open.as_str())
                         && rest.len() > self.tag_open.len()
-                        && !is_partial_of_any(rest, &[&self.invoke_close, &self.block_close])
+                        && !text::is_partial_of_any(rest, &[&self.invoke_close, &self.block_close])
                     {
                         self.raw.push_str(&self.tag_open);
                         i += self.tag_open.len();
                         self.state = State::NestedTag;
                     } else if rest.starts_with(self.tag_open.as_str())
-                        || is_partial_of_any(
+                        || text::is_partial_of_any(
                             rest,
                             &[&self.tag_open, &self.invoke_close, &self.block_close],
                         )
@@ -801,26 +779,14 @@ impl RegionParser for M3Region {
                     }
                 }
                 State::Recover(kind, why) => {
-                    let stops = [self.invoke_close.as_str(), self.block_close.as_str()];
-                    match text::find_any(rest, &stops) {
-                        Some((p, which)) => {
-                            let n = if which == 0 { p + stops[0].len() } else { p };
-                            self.raw.push_str(&rest[..n]);
-                            i += n;
-                            self.fail(kind, why, sink);
-                            self.state = State::Between;
-                        }
-                        None if eof => {
-                            self.raw.push_str(rest);
-                            self.fail(kind, why, sink);
-                            return Progress::done(input.len());
-                        }
-                        None => {
-                            let n = rest.len() - text::partial_suffix_len(rest, &stops);
-                            self.raw.push_str(&rest[..n]);
-                            return Progress::more(i + n);
-                        }
+                    // The invoke's own closing tag belongs to it; the block's is read next.
+                    let stops = Arc::clone(&self.recover_stops);
+                    if let ControlFlow::Break(p) =
+                        self.skip_broken(feed, &mut i, &stops, 1, (kind, why), sink)
+                    {
+                        return p;
                     }
+                    self.state = State::Between;
                 }
             }
         }
@@ -872,14 +838,6 @@ impl M3Region {
                 self.state = State::Recover(IssueKind::MalformedJson, why);
             }
         }
-    }
-}
-
-fn emit_string(sink: &mut Sink, fragment: &str) {
-    if !fragment.is_empty() {
-        let mut escaped = String::with_capacity(fragment.len());
-        json::escape_into(&mut escaped, fragment);
-        sink.args(&escaped);
     }
 }
 

@@ -3,6 +3,7 @@
 
 pub mod apertus;
 pub mod beam;
+pub mod call_text;
 pub mod cohere;
 pub mod deepseek_v3;
 pub mod deepseek_v3_1;

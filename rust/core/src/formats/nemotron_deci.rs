@@ -4,7 +4,7 @@
 //! JSON-encoded string at times; that string is decoded. In the Llama-3 vocabulary `<TOOLCALL>`
 //! is five ordinary tokens.
 
-use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
+use super::json_calls::{JsonRegion, JsonRegionSpec};
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::{self, RenderCall};
 use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
@@ -29,12 +29,7 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "json_object",
     call_separator: Some(", "),
     reasoning: Some(("<think>", "</think>")),
-    template: Some(CallTemplate {
-        begin: "{\"name\": \"{name}\", \"arguments\": ",
-        style: "json",
-        end: "}",
-        separator: ", ",
-    }),
+    template: Some(CallTemplate::JSON_OBJECT),
     layout: Layout::section("<TOOLCALL>[", "]</TOOLCALL>"),
     new_region,
     render,
@@ -43,12 +38,7 @@ pub static SPEC: FormatSpec = FormatSpec {
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
     Box::new(JsonRegion::new(
         ctx,
-        JsonRegionSpec {
-            consume_trigger: true,
-            payload: Payload::ObjectOrArray,
-            end: Some("</TOOLCALL>"),
-            keys: STANDARD_KEYS,
-        },
+        JsonRegionSpec::after_marker(Some("</TOOLCALL>")),
     ))
 }
 

@@ -3,7 +3,7 @@
 //! ordinary text (Python's `functools` module is a likely word in prose), so the trigger is soft:
 //! unless a call object follows, the text stays content.
 
-use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
+use super::json_calls::{JsonRegion, JsonRegionSpec};
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::{self, RenderCall};
 use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
@@ -19,34 +19,16 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "json_object",
     call_separator: Some(", "),
     reasoning: None,
-    template: Some(CallTemplate {
-        begin: "{\"name\": \"{name}\", \"arguments\": ",
-        style: "json",
-        end: "}",
-        separator: ", ",
-    }),
+    template: Some(CallTemplate::JSON_OBJECT),
     layout: Layout::section("functools[", "]"),
     new_region,
     render,
 };
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    Box::new(JsonRegion::new(
-        ctx,
-        JsonRegionSpec {
-            consume_trigger: true,
-            payload: Payload::ObjectOrArray,
-            end: None,
-            keys: STANDARD_KEYS,
-        },
-    ))
+    Box::new(JsonRegion::new(ctx, JsonRegionSpec::after_marker(None)))
 }
 
 fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    let mut out = String::from(content.unwrap_or(""));
-    if !calls.is_empty() {
-        out.push_str("functools");
-        out.push_str(&render::call_array(calls, "arguments"));
-    }
-    out
+    render::content_and_array(calls, content, "functools", "")
 }

@@ -281,6 +281,21 @@ impl PythonicRegion {
         Progress::done(consumed)
     }
 
+    /// The input ended at `consumed`: wait for more, or the output ended inside the call.
+    fn wait(&mut self, consumed: usize, eof: bool, sink: &mut Sink) -> Progress {
+        if eof {
+            self.at_eof(consumed, sink)
+        } else {
+            Progress::more(consumed)
+        }
+    }
+
+    /// Read `n` bytes at `*i` into `raw`.
+    fn advance(&mut self, input: &str, i: &mut usize, n: usize) {
+        self.take(input, *i, *i + n);
+        *i += n;
+    }
+
     /// Skip whitespace into `raw`; the next char, if any.
     fn skip_ws(&mut self, input: &str, i: &mut usize) -> Option<char> {
         let ws = text::skip_ws(&input[*i..]);
@@ -333,8 +348,7 @@ impl RegionParser for PythonicRegion {
                             return Progress::more(i)
                         }
                         Some('[') => {
-                            self.take(input, i, i + 1);
-                            i += 1;
+                            self.advance(input, &mut i, 1);
                             self.in_list = true;
                             self.st = St::ListItem;
                         }
@@ -347,12 +361,10 @@ impl RegionParser for PythonicRegion {
                 }
                 St::ListItem => match self.skip_ws(input, &mut i) {
                     None if eof && self.calls_done > 0 => return self.finish(i, sink),
-                    None if eof => return self.at_eof(i, sink),
-                    None => return Progress::more(i),
+                    None => return self.wait(i, eof, sink),
                     Some(']') if self.soft && self.calls_done == 0 => return self.give_up(i, sink),
                     Some(']') => {
-                        self.take(input, i, i + 1);
-                        i += 1;
+                        self.advance(input, &mut i, 1);
                         self.st = St::AfterList;
                     }
                     Some(c) if is_name_start(c) => {
@@ -365,13 +377,9 @@ impl RegionParser for PythonicRegion {
                 St::Name => {
                     let n = run_len(&input[i..], is_name_char);
                     self.name.push_str(&input[i..i + n]);
-                    self.take(input, i, i + n);
-                    i += n;
+                    self.advance(input, &mut i, n);
                     if i == input.len() {
-                        if eof {
-                            return self.at_eof(i, sink);
-                        }
-                        return Progress::more(i);
+                        return self.wait(i, eof, sink);
                     }
                     let valid = !self.name.ends_with(['.', '-']) && !self.name.contains("..");
                     if valid {
@@ -383,11 +391,9 @@ impl RegionParser for PythonicRegion {
                     }
                 }
                 St::BeforeParen => match self.skip_ws(input, &mut i) {
-                    None if eof => return self.at_eof(i, sink),
-                    None => return Progress::more(i),
+                    None => return self.wait(i, eof, sink),
                     Some('(') => {
-                        self.take(input, i, i + 1);
-                        i += 1;
+                        self.advance(input, &mut i, 1);
                         self.seen.clear();
                         self.args_written = false;
                         if !(self.mid_text && self.calls_done == 0) {
@@ -399,11 +405,9 @@ impl RegionParser for PythonicRegion {
                     Some(_) => self.broken("expected '(' after the call name"),
                 },
                 St::ArgStart => match self.skip_ws(input, &mut i) {
-                    None if eof => return self.at_eof(i, sink),
-                    None => return Progress::more(i),
+                    None => return self.wait(i, eof, sink),
                     Some(')') => {
-                        self.take(input, i, i + 1);
-                        i += 1;
+                        self.advance(input, &mut i, 1);
                         if !self.started {
                             self.commit(sink);
                         }
@@ -421,22 +425,16 @@ impl RegionParser for PythonicRegion {
                 St::KwName => {
                     let n = run_len(&input[i..], is_kw_char);
                     self.kw.push_str(&input[i..i + n]);
-                    self.take(input, i, i + n);
-                    i += n;
+                    self.advance(input, &mut i, n);
                     if i == input.len() {
-                        if eof {
-                            return self.at_eof(i, sink);
-                        }
-                        return Progress::more(i);
+                        return self.wait(i, eof, sink);
                     }
                     self.st = St::BeforeEq;
                 }
                 St::BeforeEq => match self.skip_ws(input, &mut i) {
-                    None if eof => return self.at_eof(i, sink),
-                    None => return Progress::more(i),
+                    None => return self.wait(i, eof, sink),
                     Some('=') => {
-                        self.take(input, i, i + 1);
-                        i += 1;
+                        self.advance(input, &mut i, 1);
                         if !self.started {
                             self.commit(sink);
                         }
@@ -453,15 +451,10 @@ impl RegionParser for PythonicRegion {
                 St::Value => match self.lit.feed(&input[i..]) {
                     Step::NeedMore => {
                         self.take(input, i, input.len());
-                        i = input.len();
-                        if eof {
-                            return self.at_eof(i, sink);
-                        }
-                        return Progress::more(i);
+                        return self.wait(input.len(), eof, sink);
                     }
                     Step::Done(n) => {
-                        self.take(input, i, i + n);
-                        i += n;
+                        self.advance(input, &mut i, n);
                         let value = self.lit.take_json();
                         let lead = if self.args_written { ", " } else { "{" };
                         sink.args(&format!("{lead}{}: {value}", json::quote(&self.kw)));
@@ -469,22 +462,18 @@ impl RegionParser for PythonicRegion {
                         self.st = St::AfterValue;
                     }
                     Step::Error(n, why) => {
-                        self.take(input, i, i + n);
-                        i += n;
+                        self.advance(input, &mut i, n);
                         self.broken(why);
                     }
                 },
                 St::AfterValue => match self.skip_ws(input, &mut i) {
-                    None if eof => return self.at_eof(i, sink),
-                    None => return Progress::more(i),
+                    None => return self.wait(i, eof, sink),
                     Some(',') => {
-                        self.take(input, i, i + 1);
-                        i += 1;
+                        self.advance(input, &mut i, 1);
                         self.st = St::ArgStart;
                     }
                     Some(')') => {
-                        self.take(input, i, i + 1);
-                        i += 1;
+                        self.advance(input, &mut i, 1);
                         self.close_call(sink);
                     }
                     Some(_) => self.broken("expected ',' or ')' after an argument"),
@@ -510,8 +499,7 @@ impl RegionParser for PythonicRegion {
                         match next {
                             Some(c @ (',' | ']')) => {
                                 self.held.clear();
-                                self.take(input, i, i + 1);
-                                i += 1;
+                                self.advance(input, &mut i, 1);
                                 self.st = if c == ',' {
                                     St::ListItem
                                 } else {
@@ -613,8 +601,7 @@ impl RegionParser for PythonicRegion {
                     }
                     match stop {
                         Some((n, block_end)) => {
-                            self.take(input, i, i + n);
-                            i += n;
+                            self.advance(input, &mut i, n);
                             let raw = std::mem::take(&mut self.raw);
                             sink.fail_call(kind, why, &raw);
                             self.started = false;

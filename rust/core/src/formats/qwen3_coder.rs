@@ -29,13 +29,17 @@
 use std::sync::Arc;
 
 use super::json_calls::{JsonCallObject, ObjOutcome, STANDARD_KEYS};
-use super::xml_params::{param_schema, read_tag_name, ParamWriter, TagName};
+use std::ops::ControlFlow;
+
+use super::call_text::{CallText, Feed};
+use super::xml_params::{read_tag_name, ParamCall, TagName};
 use crate::message::IssueKind;
-use crate::region::{Progress, RegionCtx, RegionParser, Sink, Status};
+use crate::region::{Progress, RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
 use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
-use crate::text::{self, Scan};
+use crate::text::{self, is_partial_of_any, starts_with_any};
 use crate::tools::ToolSet;
+use crate::xml_value::template_text;
 
 const TEMPLATE: CallTemplate = CallTemplate {
     begin: "<tool_call>\n<function={name}>\n",
@@ -138,6 +142,19 @@ struct Lits {
     param_end: String,
 }
 
+impl Lits {
+    /// The tags that can follow a parameter inside a call.
+    fn body_tags(&self) -> [&str; 5] {
+        [
+            self.param_start.as_str(),
+            self.function_end.as_str(),
+            self.call_end.as_str(),
+            self.call_start.as_str(),
+            self.function_start.as_str(),
+        ]
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
     Trigger,
@@ -168,15 +185,8 @@ struct QwenRegion {
     state: State,
     /// Opened by a bare `<function=` (no `<tool_call>`).
     bare: bool,
-    /// The call's text so far, markers included (for issues and soft rejection).
-    raw: String,
-    name: String,
-    key: String,
-    writer: ParamWriter,
+    call: ParamCall,
     object: JsonCallObject,
-    /// Bytes consumed before the current feed, and whitespace held back at its start.
-    offset: usize,
-    held_ws: text::WsRun,
 }
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
@@ -204,52 +214,13 @@ pub fn new_region_with(
         tools: ctx.tools.clone(),
         state: State::Trigger,
         bare: ctx.trigger == 1,
-        raw: String::new(),
-        name: String::new(),
-        key: String::new(),
-        writer: ParamWriter::new(),
+        // Exactly one leading and one trailing `\n` of a value are formatting.
+        call: ParamCall::new(true),
         object: JsonCallObject::new(STANDARD_KEYS, false),
-        offset: 0,
-        held_ws: text::WsRun::default(),
     })
 }
 
-fn starts_with_any(rest: &str, lits: &[&str]) -> Option<usize> {
-    lits.iter().position(|l| rest.starts_with(l))
-}
-
-fn prefix_of_any(rest: &str, lits: &[&str]) -> bool {
-    lits.iter().any(|l| text::is_proper_prefix(rest, l))
-}
-
 impl QwenRegion {
-    fn take(&mut self, input: &str, from: usize, to: usize) {
-        self.raw.push_str(&input[from..to]);
-    }
-
-    fn fail(&mut self, kind: IssueKind, why: &str, sink: &mut Sink) {
-        let raw = std::mem::take(&mut self.raw);
-        sink.fail_call(kind, why, &raw);
-    }
-
-    fn start_call(&mut self, sink: &mut Sink) {
-        sink.start_call(self.name.trim(), None);
-        self.writer.open(sink);
-    }
-
-    fn finish_call(&mut self, sink: &mut Sink) {
-        self.writer.close(sink);
-        let raw = std::mem::take(&mut self.raw);
-        sink.end_call(&raw);
-    }
-
-    fn reject(&mut self, consumed: usize) -> Progress {
-        Progress {
-            consumed,
-            status: Status::Reject(std::mem::take(&mut self.raw)),
-        }
-    }
-
     fn recover(&mut self, kind: IssueKind, why: &'static str) {
         self.state = State::Recover {
             kind,
@@ -261,14 +232,15 @@ impl QwenRegion {
 
 impl RegionParser for QwenRegion {
     fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
-        let progress = self.feed_at(input, eof, sink);
-        self.offset += progress.consumed;
+        let progress = self.feed_at(Feed { input, eof }, sink);
+        self.call.offset += progress.consumed;
         progress
     }
 }
 
 impl QwenRegion {
-    fn feed_at(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
+    fn feed_at(&mut self, feed: Feed<'_>, sink: &mut Sink) -> Progress {
+        let Feed { input, eof } = feed;
         let l = Arc::clone(&self.lits);
         let mut i = 0;
         loop {
@@ -281,18 +253,20 @@ impl QwenRegion {
                         &l.call_start
                     };
                     let n = lit.len().min(rest.len());
-                    self.take(input, i, i + n);
-                    i += n;
+                    self.call.advance(input, &mut i, n);
                     self.state = if self.bare { State::Name } else { State::Start };
                 }
                 State::Start => {
                     let ws = text::skip_ws(rest);
                     let after = &rest[ws..];
                     if after.is_empty() {
-                        self.take(input, i, i + ws);
-                        i += ws;
+                        self.call.advance(input, &mut i, ws);
                         if eof {
-                            self.fail(IssueKind::Truncated, "output ended after <tool_call>", sink);
+                            self.call.fail(
+                                IssueKind::Truncated,
+                                "output ended after <tool_call>",
+                                sink,
+                            );
                             return Progress::done(i);
                         }
                         return Progress::more(i);
@@ -301,35 +275,29 @@ impl QwenRegion {
                     match starts_with_any(after, &lits) {
                         Some(0) => {
                             let n = ws + lits[0].len();
-                            self.take(input, i, i + n);
-                            i += n;
-                            self.name.clear();
+                            self.call.advance(input, &mut i, n);
+                            self.call.name.clear();
                             self.state = State::Name;
                         }
                         Some(_) => {
                             let n = ws + lits[1].len();
-                            self.take(input, i, i + n);
-                            self.fail(IssueKind::MissingName, "empty <tool_call> block", sink);
+                            self.call.take(input, i, i + n);
+                            self.call
+                                .fail(IssueKind::MissingName, "empty <tool_call> block", sink);
                             return Progress::done(i + n);
                         }
-                        None if prefix_of_any(after, &lits) => {
-                            if !eof {
-                                self.take(input, i, i + ws);
-                                return Progress::more(i + ws);
-                            }
-                            self.take(input, i, input.len());
-                            self.fail(IssueKind::Truncated, "output ended after <tool_call>", sink);
-                            return Progress::done(input.len());
+                        None if is_partial_of_any(after, &lits) => {
+                            self.call.take(input, i, i + ws);
+                            let why = "output ended after <tool_call>";
+                            return self.call.wait_or_truncate(feed, i + ws, why, sink);
                         }
                         None if after.starts_with('{') => {
-                            self.take(input, i, i + ws);
-                            i += ws;
+                            self.call.advance(input, &mut i, ws);
                             self.object = JsonCallObject::new(STANDARD_KEYS, false);
                             self.state = State::Json;
                         }
                         None => {
-                            self.take(input, i, i + ws);
-                            i += ws;
+                            self.call.advance(input, &mut i, ws);
                             self.recover(
                                 IssueKind::MalformedJson,
                                 "expected <function=NAME> or a JSON call after <tool_call>",
@@ -339,23 +307,24 @@ impl QwenRegion {
                 }
                 State::Json => {
                     let (n, outcome) = self.object.feed(rest, sink);
-                    self.take(input, i, i + n);
-                    i += n;
+                    self.call.advance(input, &mut i, n);
                     match outcome {
                         ObjOutcome::NeedMore if eof => {
                             if self.object.close_at_eof(sink) {
-                                let raw = std::mem::take(&mut self.raw);
-                                sink.end_call(&raw);
+                                self.call.end(sink);
                             } else {
-                                self.take(input, i, input.len());
-                                self.fail(IssueKind::Truncated, "output ended inside a call", sink);
+                                self.call.take(input, i, input.len());
+                                self.call.fail(
+                                    IssueKind::Truncated,
+                                    "output ended inside a call",
+                                    sink,
+                                );
                             }
                             return Progress::done(input.len());
                         }
                         ObjOutcome::NeedMore => return Progress::more(i),
                         ObjOutcome::Done => {
-                            let raw = std::mem::take(&mut self.raw);
-                            sink.end_call(&raw);
+                            self.call.end(sink);
                             self.state = State::AfterJson;
                         }
                         ObjOutcome::NotACall => {
@@ -365,7 +334,7 @@ impl QwenRegion {
                     }
                 }
                 State::AfterJson | State::AfterFunction => {
-                    let ws = self.held_ws.skip(self.offset + i, rest);
+                    let ws = self.call.held_ws.skip(self.call.offset + i, rest);
                     let after = &rest[ws..];
                     if after.starts_with(l.call_end.as_str()) {
                         return Progress::done(i + ws + l.call_end.len());
@@ -374,9 +343,9 @@ impl QwenRegion {
                     if in_block && after.starts_with(l.function_start.as_str()) {
                         // Several functions in one block.
                         let n = ws + l.function_start.len();
-                        self.take(input, i + ws, i + n);
+                        self.call.take(input, i + ws, i + n);
                         i += n;
-                        self.name.clear();
+                        self.call.name.clear();
                         self.state = State::Name;
                         continue;
                     }
@@ -388,14 +357,13 @@ impl QwenRegion {
                     }
                     return Progress::done(i);
                 }
-                State::Name => match read_tag_name(&mut self.name, rest, self.bare) {
+                State::Name => match read_tag_name(&mut self.call.name, rest, self.bare) {
                     TagName::Done(n) => {
-                        self.take(input, i, i + n);
-                        i += n;
-                        let name = self.name.trim();
+                        self.call.advance(input, &mut i, n);
+                        let name = self.call.name.trim();
                         if name.is_empty() {
                             if self.bare {
-                                return self.reject(i);
+                                return self.call.reject(i);
                             }
                             self.recover(IssueKind::MissingName, "the function has no name");
                             continue;
@@ -403,20 +371,20 @@ impl QwenRegion {
                         if self.bare {
                             self.state = State::Confirm;
                         } else {
-                            self.start_call(sink);
+                            self.call.start(sink);
                             self.state = State::Body;
                         }
                     }
                     TagName::More => {
-                        self.take(input, i, input.len());
+                        self.call.take(input, i, input.len());
                         i = input.len();
                         if !eof {
                             return Progress::more(i);
                         }
                         if self.bare {
-                            return self.reject(i);
+                            return self.call.reject(i);
                         }
-                        self.fail(
+                        self.call.fail(
                             IssueKind::Truncated,
                             "output ended inside a function name",
                             sink,
@@ -424,149 +392,89 @@ impl QwenRegion {
                         return Progress::done(i);
                     }
                     TagName::Invalid(n) => {
-                        self.take(input, i, i + n);
-                        i += n;
+                        self.call.advance(input, &mut i, n);
                         if self.bare {
-                            return self.reject(i);
+                            return self.call.reject(i);
                         }
                         self.recover(IssueKind::MalformedJson, "bad character in a function name");
                     }
                 },
                 State::Confirm => {
-                    let ws = self.held_ws.skip(self.offset + i, rest);
+                    let ws = self.call.held_ws.skip(self.call.offset + i, rest);
                     let after = &rest[ws..];
                     let lits = [l.param_start.as_str(), l.function_end.as_str()];
                     if starts_with_any(after, &lits).is_some() {
-                        self.take(input, i, i + ws);
-                        i += ws;
-                        self.start_call(sink);
+                        self.call.advance(input, &mut i, ws);
+                        self.call.start(sink);
                         self.state = State::Body;
                         continue;
                     }
-                    if !eof && (after.is_empty() || prefix_of_any(after, &lits)) {
+                    if !eof && (after.is_empty() || is_partial_of_any(after, &lits)) {
                         return Progress::more(i);
                     }
-                    return self.reject(i);
+                    return self.call.reject(i);
                 }
                 State::Body => {
                     let ws = text::skip_ws(rest);
-                    self.take(input, i, i + ws);
-                    i += ws;
+                    self.call.advance(input, &mut i, ws);
                     let rest = &input[i..];
-                    let lits = [
-                        l.param_start.as_str(),
-                        l.function_end.as_str(),
-                        l.call_end.as_str(),
-                        l.call_start.as_str(),
-                        l.function_start.as_str(),
-                    ];
-                    if rest.is_empty() || prefix_of_any(rest, &lits) {
-                        if !eof {
-                            return Progress::more(i);
-                        }
-                        self.take(input, i, input.len());
-                        i = input.len();
-                        if self.writer.count() > 0 {
-                            // Every parameter closed; only the end tags are missing.
-                            self.finish_call(sink);
-                        } else {
-                            self.fail(IssueKind::Truncated, "output ended inside a call", sink);
-                        }
-                        return Progress::done(i);
+                    let lits = l.body_tags();
+                    if rest.is_empty() || is_partial_of_any(rest, &lits) {
+                        return self.call.wait_between_params(feed, i, sink);
                     }
                     match starts_with_any(rest, &lits) {
                         Some(0) => {
-                            self.take(input, i, i + lits[0].len());
-                            i += lits[0].len();
-                            self.key.clear();
+                            self.call.advance(input, &mut i, lits[0].len());
+                            self.call.key.clear();
                             self.state = State::Key;
                         }
                         Some(1) => {
-                            self.take(input, i, i + lits[1].len());
-                            i += lits[1].len();
-                            self.finish_call(sink);
+                            self.call.advance(input, &mut i, lits[1].len());
+                            self.call.finish(sink);
                             self.state = State::AfterFunction;
                         }
                         Some(2) => {
                             // `</function>` is missing.
-                            self.finish_call(sink);
+                            self.call.finish(sink);
                             return Progress::done(i + lits[2].len());
                         }
                         Some(_) => {
                             // The next call starts: this one lacked its end tags.
-                            self.finish_call(sink);
+                            self.call.finish(sink);
                             self.state = State::AfterFunction;
                         }
                         None => self.state = State::Stray,
                     }
                 }
                 State::Stray => {
-                    // Text between parameters that belongs to no tag stays content; whitespace
-                    // right before the next tag is formatting.
-                    let lits = [
-                        l.param_start.as_str(),
-                        l.function_end.as_str(),
-                        l.call_end.as_str(),
-                        l.call_start.as_str(),
-                        l.function_start.as_str(),
-                    ];
-                    // Whitespace held back by the previous feed is not scanned again (no tag
-                    // starts inside it), so a long run of it stays linear.
-                    let ws = self.held_ws.skip(self.offset + i, rest);
-                    let (end, found) = match text::scan(&rest[ws..], &lits) {
-                        Scan::Found { pos, .. } => (ws + pos, true),
-                        Scan::NotFound { .. } if eof => {
-                            sink.content(rest);
-                            i = input.len();
-                            self.state = State::Body;
-                            continue;
-                        }
-                        Scan::NotFound { safe } => (ws + safe, false),
-                    };
-                    // `rest[..end].trim_end()`, without walking back over the held whitespace.
-                    let new = rest[ws..end].trim_end();
-                    let text = if new.is_empty() {
-                        ""
-                    } else {
-                        &rest[..ws + new.len()]
-                    };
-                    sink.content(text);
-                    if !found {
-                        return Progress::more(i + text.len());
+                    if let ControlFlow::Break(p) =
+                        self.call.stray(feed, &mut i, &l.body_tags(), sink)
+                    {
+                        return p;
                     }
-                    self.take(input, i + text.len(), i + end);
-                    i += end;
                     self.state = State::Body;
                 }
-                State::Key => match read_tag_name(&mut self.key, rest, false) {
+                State::Key => match read_tag_name(&mut self.call.key, rest, false) {
                     TagName::Done(n) => {
-                        self.take(input, i, i + n);
-                        i += n;
-                        let key = self.key.trim();
-                        if key.is_empty() {
+                        self.call.advance(input, &mut i, n);
+                        if !self.call.begin_param(&self.tools, sink) {
                             self.recover(IssueKind::MalformedJson, "a parameter has no name");
                             continue;
                         }
-                        let schema = param_schema(&self.tools, self.name.trim(), key);
-                        self.writer.begin(key, schema, sink);
                         self.state = State::ValueStart;
                     }
                     TagName::More => {
-                        self.take(input, i, input.len());
+                        self.call.take(input, i, input.len());
                         i = input.len();
-                        if !eof {
-                            return Progress::more(i);
-                        }
-                        self.fail(
-                            IssueKind::Truncated,
+                        return self.call.wait_or_truncate(
+                            feed,
+                            i,
                             "output ended inside a parameter name",
                             sink,
                         );
-                        return Progress::done(i);
                     }
                     TagName::Invalid(n) => {
-                        self.take(input, i, i + n);
-                        i += n;
+                        self.call.advance(input, &mut i, n);
                         self.recover(
                             IssueKind::MalformedJson,
                             "bad character in a parameter name",
@@ -575,107 +483,59 @@ impl QwenRegion {
                 },
                 State::ValueStart => {
                     if rest.is_empty() {
-                        if !eof {
-                            return Progress::more(i);
-                        }
-                        self.fail(
-                            IssueKind::Truncated,
+                        return self.call.wait_or_truncate(
+                            feed,
+                            i,
                             "output ended inside a parameter",
                             sink,
                         );
-                        return Progress::done(i);
                     }
                     if rest.starts_with('\n') {
-                        self.take(input, i, i + 1);
-                        i += 1;
+                        self.call.advance(input, &mut i, 1);
                     }
                     self.state = State::Value;
                 }
                 State::Value => {
-                    let lits = [
+                    let ends = [
                         l.param_end.as_str(),
                         l.param_start.as_str(),
                         l.function_end.as_str(),
                         l.call_end.as_str(),
                         l.call_start.as_str(),
                     ];
-                    match text::scan(rest, &lits) {
-                        Scan::Found { pos, which } => {
-                            let value = &rest[..pos];
-                            let value = value.strip_suffix('\n').unwrap_or(value);
-                            self.writer.text(value, sink);
-                            self.writer.end(sink);
-                            let n = if which == 0 { pos + lits[0].len() } else { pos };
-                            self.take(input, i, i + n);
-                            i += n;
-                            self.state = State::Body;
-                        }
-                        Scan::NotFound { .. } if eof => {
-                            self.take(input, i, input.len());
-                            self.fail(
-                                IssueKind::Truncated,
-                                "output ended inside a parameter",
-                                sink,
-                            );
-                            return Progress::done(input.len());
-                        }
-                        Scan::NotFound { safe } => {
-                            // Hold back a possible partial end tag and a `\n` that may precede it.
-                            let mut upto = safe;
-                            if rest[..upto].ends_with('\n') {
-                                upto -= 1;
-                            }
-                            self.writer.text(&rest[..upto], sink);
-                            self.take(input, i, i + upto);
-                            return Progress::more(i + upto);
-                        }
+                    let why = "output ended inside a parameter";
+                    if let ControlFlow::Break(p) = self.call.value(feed, &mut i, &ends, why, sink) {
+                        return p;
                     }
+                    self.state = State::Body;
                 }
                 State::Recover {
                     kind,
                     why,
                     to_function,
                 } => {
-                    let mut lits = vec![l.call_end.as_str(), l.call_start.as_str()];
+                    // `</tool_call>` and `</function>` end the broken call; a `<tool_call>` is
+                    // the next one.
+                    let mut stops = vec![l.call_end.as_str()];
                     if to_function {
-                        lits.push(l.function_end.as_str());
+                        stops.push(l.function_end.as_str());
                     }
-                    match text::scan(rest, &lits) {
-                        Scan::Found { pos, which: 1 } => {
-                            self.take(input, i, i + pos);
-                            self.fail(kind, why, sink);
-                            return Progress::done(i + pos);
-                        }
-                        Scan::Found { pos, which } => {
-                            let n = pos + lits[which].len();
-                            self.take(input, i, i + n);
-                            i += n;
-                            self.fail(kind, why, sink);
-                            if which == 0 {
-                                return Progress::done(i);
-                            }
+                    let owned = stops.len();
+                    stops.push(l.call_start.as_str());
+                    let issue = (kind, why);
+                    match self
+                        .call
+                        .skip_broken(feed, &mut i, &stops, owned, issue, sink)
+                    {
+                        ControlFlow::Continue(1) if to_function => {
                             self.state = State::AfterFunction;
                         }
-                        Scan::NotFound { .. } if eof => {
-                            self.take(input, i, input.len());
-                            self.fail(kind, why, sink);
-                            return Progress::done(input.len());
-                        }
-                        Scan::NotFound { safe } => {
-                            self.take(input, i, i + safe);
-                            return Progress::more(i + safe);
-                        }
+                        ControlFlow::Continue(_) => return Progress::done(i),
+                        ControlFlow::Break(p) => return p,
                     }
                 }
             }
         }
-    }
-}
-
-fn value_text(value: &serde_json::Value) -> String {
-    match value {
-        serde_json::Value::String(s) => s.clone(),
-        other => crate::xml_value::template_json(other),
     }
 }
 
@@ -695,7 +555,7 @@ fn render(calls: &[RenderCall], content: Option<&str>) -> String {
                 out.push_str(PARAM_START);
                 out.push_str(key);
                 out.push_str(">\n");
-                out.push_str(&value_text(value));
+                out.push_str(&template_text(value));
                 out.push('\n');
                 out.push_str(PARAM_END);
                 out.push('\n');

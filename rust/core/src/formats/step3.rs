@@ -19,9 +19,7 @@
 //! `skip_special_tokens` for them; `<｜tool_sep｜>` assumed alike); the steptml tags are text, read by
 //! [`super::xml_invoke`]. Reasoning ends with the `</think>` token.
 
-use serde_json::Value;
-
-use super::xml_invoke::{python_json, InvokeRegion, InvokeRegionSpec, Typing};
+use super::xml_invoke::{write_params, InvokeRegion, InvokeRegionSpec};
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
 use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
@@ -116,20 +114,13 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
     Box::new(InvokeRegion::new(
         ctx,
         InvokeRegionSpec {
-            wrapped: true,
-            block_closes: vec![ctx.lit(SECTION_END)],
-            invoke_open: ctx.lit("<steptml:invoke"),
-            invoke_close: ctx.lit("</steptml:invoke>"),
-            param_open: ctx.lit("<steptml:parameter"),
-            param_close: ctx.lit("</steptml:parameter>"),
             separators: vec![
                 ctx.lit(CALL_START),
                 ctx.lit("function<｜tool_sep｜>"),
                 ctx.lit(SEP),
                 ctx.lit(CALL_END),
             ],
-            typing: Typing::Schema,
-            what: "Step3",
+            ..InvokeRegionSpec::schema_typed(ctx, "steptml:", SECTION_END, "Step3")
         },
     ))
 }
@@ -149,15 +140,7 @@ fn render(calls: &[RenderCall], content: Option<&str>) -> String {
             call.name
         ));
         if let Some(map) = call.arguments.as_object() {
-            for (key, value) in map {
-                let text = match value {
-                    Value::String(s) => s.clone(),
-                    other => python_json(other),
-                };
-                out.push_str(&format!(
-                    "<steptml:parameter name=\"{key}\">{text}</steptml:parameter>\n"
-                ));
-            }
+            write_params(&mut out, map, "steptml:parameter");
         }
         out.push_str("</steptml:invoke>");
         out.push_str(CALL_END);

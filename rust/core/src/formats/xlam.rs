@@ -31,12 +31,7 @@ pub static SPEC: FormatSpec = FormatSpec {
     argument_encoding: "json_object",
     call_separator: Some(", "),
     reasoning: Some(("<think>", "</think>")),
-    template: Some(CallTemplate {
-        begin: "{\"name\": \"{name}\", \"arguments\": ",
-        style: "json",
-        end: "}",
-        separator: ", ",
-    }),
+    template: Some(CallTemplate::JSON_OBJECT),
     layout: Layout::section("[", "]"),
     new_region,
     render,
@@ -69,23 +64,10 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
                 },
             ),
         }),
-        2 => Box::new(JsonRegion::new(
-            ctx,
-            JsonRegionSpec {
-                consume_trigger: true,
-                payload: Payload::ObjectOrArray,
-                end: None,
-                keys: STANDARD_KEYS,
-            },
-        )),
+        2 => Box::new(JsonRegion::new(ctx, JsonRegionSpec::after_marker(None))),
         _ => Box::new(JsonRegion::new(
             ctx,
-            JsonRegionSpec {
-                consume_trigger: true,
-                payload: Payload::ObjectOrArray,
-                end: Some("</tool_call>"),
-                keys: STANDARD_KEYS,
-            },
+            JsonRegionSpec::after_marker(Some("</tool_call>")),
         )),
     }
 }

@@ -21,10 +21,15 @@
 //! possible partial tag at the end of a chunk is held back.
 
 use std::io;
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::Value;
 
+use std::ops::ControlFlow;
+
+use super::call_text::{CallText, Feed};
+use super::xml_params::stream_string;
 use crate::json::{self, ScanResult, ValueScanner};
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink};
@@ -58,6 +63,30 @@ pub struct InvokeRegionSpec {
     pub typing: Typing,
     /// The format's name in issue details.
     pub what: &'static str,
+}
+
+impl InvokeRegionSpec {
+    /// Tags named `<{prefix}invoke name=…>` and `<{prefix}parameter name=…>`, inside a block that
+    /// `block_close` ends, values typed by the tool's schema, no separators.
+    pub fn schema_typed(
+        ctx: &RegionCtx<'_>,
+        prefix: &str,
+        block_close: &str,
+        what: &'static str,
+    ) -> Self {
+        let lit = |text: String| ctx.markers.lit_text(&text);
+        Self {
+            wrapped: true,
+            block_closes: vec![ctx.markers.lit_text(block_close)],
+            invoke_open: lit(format!("<{prefix}invoke")),
+            invoke_close: lit(format!("</{prefix}invoke>")),
+            param_open: lit(format!("<{prefix}parameter")),
+            param_close: lit(format!("</{prefix}parameter>")),
+            separators: Vec::new(),
+            typing: Typing::Schema,
+            what,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,11 +124,11 @@ pub struct InvokeRegion {
     spec: InvokeRegionSpec,
     trigger: String,
     /// The invoke opener and the block's closing tags.
-    between_lits: Vec<String>,
+    between_lits: Arc<[String]>,
     /// The parameter opener, the invoke's closing tag and the block's closing tags.
     body_lits: Vec<String>,
     /// The invoke's closing tag and the block's closing tags.
-    recover_lits: Vec<String>,
+    recover_lits: Arc<[String]>,
     state: State,
     /// The model's text of the invoke (or stray text) being read, for issues.
     raw: String,
@@ -129,9 +158,9 @@ impl InvokeRegion {
         Self {
             trigger: ctx.trigger_lit(),
             spec,
-            between_lits,
+            between_lits: between_lits.into(),
             body_lits,
-            recover_lits,
+            recover_lits: recover_lits.into(),
             state: State::Open,
             raw: String::new(),
             ws: String::new(),
@@ -144,11 +173,6 @@ impl InvokeRegion {
             value: String::new(),
             scanner: ValueScanner::new(),
         }
-    }
-
-    fn fail(&mut self, kind: IssueKind, why: &str, sink: &mut Sink) {
-        let raw = std::mem::take(&mut self.raw);
-        sink.fail_call(kind, why, &raw);
     }
 
     /// End of output inside a call: everything left is part of the broken call.
@@ -183,14 +207,6 @@ impl InvokeRegion {
         sink.end_call(&raw);
     }
 
-    fn emit_string(sink: &mut Sink, fragment: &str) {
-        if !fragment.is_empty() {
-            let mut escaped = String::with_capacity(fragment.len());
-            json::escape_into(&mut escaped, fragment);
-            sink.args(&escaped);
-        }
-    }
-
     fn end_at_eof_between(&mut self, i: usize, sink: &mut Sink) -> Progress {
         if !self.spec.wrapped {
             let ws = std::mem::take(&mut self.ws);
@@ -215,12 +231,15 @@ impl InvokeRegion {
     }
 }
 
-fn is_partial_of_any(rest: &str, lits: &[String]) -> bool {
-    lits.iter().any(|lit| text::is_proper_prefix(rest, lit))
+impl CallText for InvokeRegion {
+    fn raw_mut(&mut self) -> &mut String {
+        &mut self.raw
+    }
 }
 
 impl RegionParser for InvokeRegion {
     fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
+        let feed = Feed { input, eof };
         let mut i = 0;
         loop {
             let rest = &input[i..];
@@ -264,7 +283,7 @@ impl RegionParser for InvokeRegion {
                             return self.end_at_eof_between(i, sink);
                         }
                         return Progress::more(i);
-                    } else if is_partial_of_any(rest, &self.between_lits) {
+                    } else if text::is_partial_of_any(rest, &self.between_lits) {
                         if !eof {
                             return Progress::more(i);
                         }
@@ -297,36 +316,12 @@ impl RegionParser for InvokeRegion {
                     }
                 }
                 State::Stray => {
-                    if rest.is_empty() {
-                        if eof {
-                            let why = self.stray_why();
-                            self.fail(IssueKind::UnexpectedText, &why, sink);
-                            return Progress::done(i);
-                        }
-                        return Progress::more(i);
-                    }
-                    // The first character is stray for sure (it did not start a known tag).
-                    let skip = if self.raw.is_empty() {
-                        rest.chars().next().map_or(0, char::len_utf8)
-                    } else {
-                        0
-                    };
-                    let hay = &rest[skip..];
-                    let lits: Vec<&str> = self.between_lits.iter().map(String::as_str).collect();
-                    let (n, found) = match text::find_any(hay, &lits) {
-                        Some((p, _)) => (skip + p, true),
-                        None if eof => (rest.len(), true),
-                        None => (rest.len() - text::partial_suffix_len(hay, &lits), false),
-                    };
-                    self.raw.push_str(&rest[..n]);
-                    i += n;
-                    if !found {
-                        return Progress::more(i);
-                    }
+                    let stops = Arc::clone(&self.between_lits);
                     let why = self.stray_why();
-                    self.fail(IssueKind::UnexpectedText, &why, sink);
-                    if i == input.len() && eof {
-                        return Progress::done(i);
+                    if let ControlFlow::Break(p) =
+                        self.stray_in_block(feed, &mut i, &stops, &why, sink)
+                    {
+                        return p;
                     }
                     self.state = State::Between;
                 }
@@ -372,7 +367,7 @@ impl RegionParser for InvokeRegion {
                     } else if rest.starts_with('{') && self.params == 0 && !self.json_body {
                         self.scanner = ValueScanner::new();
                         self.state = State::JsonBody;
-                    } else if rest.is_empty() || is_partial_of_any(rest, &self.body_lits) {
+                    } else if rest.is_empty() || text::is_partial_of_any(rest, &self.body_lits) {
                         if eof {
                             return self.truncated(input, i, sink);
                         }
@@ -395,7 +390,7 @@ impl RegionParser for InvokeRegion {
                         text::Scan::NotFound { safe } => (safe, false),
                     };
                     if streaming {
-                        Self::emit_string(sink, &rest[..upto]);
+                        stream_string(&rest[..upto], sink);
                     } else {
                         self.value.push_str(&rest[..upto]);
                     }
@@ -443,28 +438,15 @@ impl RegionParser for InvokeRegion {
                     }
                 },
                 State::Recover(kind, why) => {
-                    let stops: Vec<&str> = self.recover_lits.iter().map(String::as_str).collect();
-                    match text::find_any(rest, &stops) {
-                        Some((p, which)) => {
-                            // The invoke's own closing tag belongs to it; a block's closing tag
-                            // ends the block next.
-                            let n = if which == 0 { p + stops[0].len() } else { p };
-                            self.raw.push_str(&rest[..n]);
-                            i += n;
-                            self.fail(kind, why, sink);
-                            self.state = State::Between;
-                        }
-                        None if eof => {
-                            self.raw.push_str(rest);
-                            self.fail(kind, why, sink);
-                            return Progress::done(input.len());
-                        }
-                        None => {
-                            let n = rest.len() - text::partial_suffix_len(rest, &stops);
-                            self.raw.push_str(&rest[..n]);
-                            return Progress::more(i + n);
-                        }
+                    // The invoke's own closing tag belongs to it; a block's closing tag ends the
+                    // block next.
+                    let stops = Arc::clone(&self.recover_lits);
+                    if let ControlFlow::Break(p) =
+                        self.skip_broken(feed, &mut i, &stops, 1, (kind, why), sink)
+                    {
+                        return p;
                     }
+                    self.state = State::Between;
                 }
             }
         }
@@ -685,6 +667,18 @@ impl serde_json::ser::Formatter for PyFormatter {
 
     fn begin_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
         w.write_all(b": ")
+    }
+}
+
+/// One `<TAG name="KEY">VALUE</TAG>` line per argument, as the invoke formats' templates write
+/// them: strings raw, other values as [`python_json`].
+pub fn write_params(out: &mut String, args: &serde_json::Map<String, Value>, tag: &str) {
+    for (key, value) in args {
+        let text = match value {
+            Value::String(s) => s.clone(),
+            other => python_json(other),
+        };
+        out.push_str(&format!("<{tag} name=\"{key}\">{text}</{tag}>\n"));
     }
 }
 
