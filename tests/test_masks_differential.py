@@ -1,7 +1,9 @@
 """Differential suite: BatchMasker's masks against xgrammar's own fills, step by step.
 
-For several formats (Hermes JSON, Qwen3-Coder XML, pythonic, Kimi K2's sectioned calls) and
-batch sizes 1, 4 and 16, requests generate under toolwire's structural tag with random logits
+For several formats (Hermes JSON, Qwen3-Coder XML, pythonic, Kimi K2's sectioned calls,
+DeepSeek V3.2's DSML section, Hunyuan A13B's JSON array), with ``tool_choice="auto"`` and, for four
+of them, ``"required"`` (the calls as one section after optional whitespace), and batch sizes
+1, 4 and 16, requests generate under toolwire's structural tag with random logits
 biased toward a reference reply (prose, then calls with JSON/XML/Python values), so the outputs
 cover free text, call scaffolding and argument values, and drift off the reference at random.
 At every step each request's row of the BatchMasker bitmask (from the cache or from xgrammar)
@@ -26,7 +28,9 @@ from _decode_support import QWEN_VOCAB_SIZE, TOOLS, qwen_compiler, qwen_encoder,
 from toolwire import grammar  # noqa: E402
 from toolwire.masks import BatchMasker, _index  # noqa: E402
 
-FORMATS = ["hermes", "qwen3_coder", "pythonic", "kimi_k2"]
+FORMATS = ["hermes", "qwen3_coder", "pythonic", "kimi_k2", "deepseek_v3_2", "hunyuan_a13b"]
+# tool_choice="required" writes the calls as one section (begin, calls, end) after optional whitespace
+REQUIRED = ["qwen3_coder", "kimi_k2", "deepseek_v3_2", "hunyuan_a13b"]
 BATCHES = [1, 4, 16]
 MAX_STEPS = 90
 PROSE = ["Sure.", "Let me check that for you.", "I'll look up the weather and the time.", "One moment —"]
@@ -34,9 +38,9 @@ CITIES = ["Paris", "Zürich", "San Francisco, CA", 'the "Big Apple"', "Ho Chi Mi
 ZONES = ["UTC", "Asia/Tokyo", "Europe/Paris"]
 
 
-def _reply(rng: random.Random, fmt: str) -> str:
+def _reply(rng: random.Random, fmt: str, required: bool = False) -> str:
     calls = []
-    for _ in range(rng.choice([0, 1, 1, 2])):
+    for _ in range(rng.choice([1, 1, 2] if required else [0, 1, 1, 2])):
         if rng.random() < 0.6:
             args: dict = {"city": rng.choice(CITIES)}
             if rng.random() < 0.5:
@@ -44,6 +48,8 @@ def _reply(rng: random.Random, fmt: str) -> str:
             calls.append({"name": "get_weather", "arguments": args})
         else:
             calls.append({"name": "get_time", "arguments": {"timezone": rng.choice(ZONES)}})
+    if required:
+        return toolwire.render(fmt, calls)
     text = " ".join(rng.choice(PROSE) for _ in range(rng.randrange(1, 3)))
     return text + ("\n" + toolwire.render(fmt, calls) if calls else "")
 
@@ -71,13 +77,14 @@ def _sample(rng: random.Random, row: torch.Tensor, preferred: int | None) -> int
     return int(allowed[rng.randrange(len(allowed))])
 
 
-def _run(fmt: str, batch: int, seed: int, masker: BatchMasker) -> tuple[int, int]:
+def _run(fmt: str, batch: int, seed: int, masker: BatchMasker, tool_choice: str = "auto") -> tuple[int, int]:
     rng = random.Random(seed)
-    tag = grammar.structural_tag(fmt, TOOLS, scope="always", schema="strict")
+    required = tool_choice == "required"
+    tag = grammar.structural_tag(fmt, TOOLS, tool_choice=tool_choice, scope="always", schema="strict")
     compiled = qwen_compiler().compile_structural_tag(tag)
     tag_json = tag.model_dump_json()
     index, enc = _index(qwen_vocab()), qwen_encoder()
-    refs = [index.encode(_reply(rng, fmt), enc.encode) + [151645] for _ in range(batch)]
+    refs = [index.encode(_reply(rng, fmt, required), enc.encode) + [151645] for _ in range(batch)]
     requests = [masker.new_request(compiled, tag_json) for _ in range(batch)]
     shadows = [xgr.GrammarMatcher(compiled) for _ in range(batch)]
     at = [0] * batch
@@ -108,13 +115,15 @@ def _run(fmt: str, batch: int, seed: int, masker: BatchMasker) -> tuple[int, int
     return steps, masker.stats()["hits"]
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
-def test_masks_equal_xgrammar_fills_at_every_step(fmt):
+@pytest.mark.parametrize(
+    "fmt,tool_choice", [(f, "auto") for f in FORMATS] + [(f, "required") for f in REQUIRED]
+)
+def test_masks_equal_xgrammar_fills_at_every_step(fmt, tool_choice):
     masker = BatchMasker(qwen_info(), vocab=qwen_vocab())
     steps = 0
     for round_ in range(3):
         for n, batch in enumerate(BATCHES):
-            got, _ = _run(fmt, batch, seed=1000 * n + 17 * round_ + len(fmt), masker=masker)
+            got, _ = _run(fmt, batch, seed=1000 * n + 17 * round_ + len(fmt), masker=masker, tool_choice=tool_choice)
             steps += got
     stats = masker.stats()
     assert steps >= 1500, steps

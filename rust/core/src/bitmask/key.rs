@@ -334,6 +334,9 @@ pub struct Plan {
     prefix: Vec<Prefix>,
     tags: Arc<Vec<TagSpec>>,
     dispatch: Dispatch,
+    /// A constant after a `tags_with_separator` (the end of a call section written as
+    /// `sequence[begin, tags_with_separator, end]`), after which the output ends.
+    suffix: Option<Vec<u8>>,
     /// Patterns of the free text (triggers, then excludes) and their first bytes.
     patterns: Vec<Vec<u8>>,
     firsts: Vec<u8>,
@@ -762,29 +765,77 @@ fn dispatch_of(node: &Value, prefix: Vec<Prefix>) -> Option<Plan> {
         prefix,
         tags: Arc::new(tags),
         dispatch,
+        suffix: None,
         patterns,
         firsts,
     })
+}
+
+/// `node`'s elements with nested sequences spliced in (`sequence[a, sequence[b, c]]` reads
+/// as `a b c`).
+fn flat_elements<'a>(node: &'a Value, out: &mut Vec<&'a Value>) {
+    for e in elements_of(node) {
+        if kind_of(e) == "sequence" {
+            flat_elements(e, out);
+        } else {
+            out.push(e);
+        }
+    }
 }
 
 fn plan_of(fmt: &Value) -> Option<Plan> {
     match fmt.get("type")?.as_str()? {
         "triggered_tags" | "tags_with_separator" => dispatch_of(fmt, Vec::new()),
         "sequence" => {
-            let elements = fmt.get("elements")?.as_array()?;
-            let (last, head) = elements.split_last()?;
-            let prefix = head.iter().map(prefix_of).collect::<Option<Vec<_>>>()?;
-            let plan = dispatch_of(last, prefix)?;
-            if plan.prefix.contains(&Prefix::Ws) {
+            let mut elements = Vec::new();
+            flat_elements(fmt, &mut elements);
+            let at = elements
+                .iter()
+                .position(|e| matches!(kind_of(e), "triggered_tags" | "tags_with_separator"))?;
+            let prefix = elements[..at]
+                .iter()
+                .map(|e| prefix_of(e))
+                .collect::<Option<Vec<_>>>()?;
+            let mut plan = dispatch_of(elements[at], prefix)?;
+            let after = &elements[at + 1..];
+            if !after.is_empty() {
+                // only constants may follow, and only a separator dispatch, which cannot run
+                // into them unnoticed
+                if !matches!(plan.dispatch, Dispatch::Separator { .. }) {
+                    return None;
+                }
+                let mut suffix = Vec::new();
+                for e in after {
+                    if kind_of(e) != "const_string" {
+                        return None;
+                    }
+                    suffix.extend(str_bytes(e.get("value"))?);
+                }
+                if suffix.is_empty() {
+                    return None;
+                }
+                plan.suffix = Some(suffix);
+            }
+            let starts_with_ws = |text: &[u8]| text.first().is_none_or(|&b| is_ws(b));
+            for pair in plan.prefix.windows(2) {
+                // whitespace ends at the first other byte, which must start the next element
+                match pair {
+                    [Prefix::Ws, Prefix::Const(text)] if starts_with_ws(text) => return None,
+                    [Prefix::Ws, Prefix::TextTag { begin, .. }] if starts_with_ws(begin) => {
+                        return None
+                    }
+                    [Prefix::Ws, Prefix::Ws] => return None,
+                    _ => {}
+                }
+            }
+            if plan.prefix.last() == Some(&Prefix::Ws) {
                 // a whitespace prefix ends at the first other byte, so the dispatch must not be
                 // able to start with whitespace (free text can)
                 match &plan.dispatch {
                     Dispatch::Triggered { .. } => return None,
                     Dispatch::Separator { .. } => {
-                        if plan
-                            .tags
-                            .iter()
-                            .any(|t| t.begin.first().is_none_or(|&b| is_ws(b)))
+                        if plan.tags.iter().any(|t| starts_with_ws(&t.begin))
+                            || plan.suffix.as_deref().is_some_and(starts_with_ws)
                         {
                             return None;
                         }
@@ -872,9 +923,14 @@ impl KeyPlan {
                     })
                     .collect();
                 format!(
-                    "{kind}(prefix=[{}], tags=[{}])",
+                    "{kind}(prefix=[{}], tags=[{}]{})",
                     prefix.join(","),
-                    contents.join(",")
+                    contents.join(","),
+                    if plan.suffix.is_some() {
+                        ", suffix"
+                    } else {
+                        ""
+                    }
                 )
             }
         }
@@ -1385,6 +1441,8 @@ pub enum Mode {
     End,
     /// In a section tag between its calls: a separator and a call's begin, or the section's end.
     Section,
+    /// After a plan's suffix: the output can only end.
+    Done,
     /// No anchors any more (or never: no plan); keys cover the text since the last anchor.
     Lost,
 }
@@ -1399,6 +1457,7 @@ impl Mode {
             Mode::Content => "content",
             Mode::End => "end",
             Mode::Section => "section",
+            Mode::Done => "done",
             Mode::Lost => "lost",
         }
     }
@@ -1718,6 +1777,7 @@ impl StateKeyer {
             Mode::Content => self.content_byte(b),
             Mode::End => self.end_byte(b),
             Mode::Section => self.section_byte(b),
+            Mode::Done => self.lose(),
             Mode::Lost => {}
         }
     }
@@ -1734,7 +1794,9 @@ impl StateKeyer {
                 self.prefix_i += 1;
                 self.settle_prefix();
                 if self.mode == Mode::Prefix {
-                    self.lose(); // whitespace followed by another prefix element: not followed
+                    // the next prefix element starts at this byte (it cannot start with
+                    // whitespace: checked by the plan)
+                    self.prefix_byte(b);
                     return;
                 }
                 // the dispatch started at this byte: anchor before it
@@ -1857,10 +1919,24 @@ impl StateKeyer {
                 }
             }
         }
-        match (candidates, complete) {
-            (0, _) => self.lose(),
-            (1, Some(i)) => self.enter_content(i),
-            (_, Some(_)) => self.lose(), // a begin is a prefix of another, or two tags share one
+        let mut suffix_done = false;
+        if let (Some(suffix), Mode::Between) = (&plan.suffix, self.mode) {
+            if suffix.starts_with(&self.buf) {
+                candidates += 1;
+                suffix_done = suffix.len() == self.buf.len();
+            }
+        }
+        match (candidates, complete, suffix_done) {
+            (0, _, _) => self.lose(),
+            (1, Some(i), false) => self.enter_content(i),
+            (1, None, true) => {
+                // the section's end: nothing may follow, whatever the calls were
+                self.mode = Mode::Done;
+                self.buf.clear();
+                self.anchor(family::AFTER);
+                self.hasher.write(b"\x00suffix done\x00");
+            }
+            (_, Some(_), _) | (_, _, true) => self.lose(), // one string is a prefix of another
             _ => {}
         }
     }
@@ -2855,6 +2931,73 @@ mod tests {
                 call("g", "{}")
             ))
             .1
+        );
+    }
+
+    #[test]
+    fn required_sections_are_followed_through_their_end() {
+        // tool_choice="required": whitespace, the section's begin, the calls, the section's end
+        let calls = section_tag()["format"]["tags"][0]["content"].clone();
+        let tag = json!({"type": "structural_tag", "format": {"type": "sequence", "elements": [
+            {"type": "regex", "pattern": "[ \\t\\n]{0,3}"},
+            {"type": "sequence", "elements": [
+                {"type": "const_string", "value": "<｜tool▁calls▁begin｜>"},
+                calls,
+                {"type": "const_string", "value": "<｜tool▁calls▁end｜>"}]}]}});
+        let plan = KeyPlan::from_tag(GID, &tag);
+        assert_eq!(
+            plan.describe(),
+            "separator(prefix=[ws,const], tags=[json,json], suffix)"
+        );
+        let call = |name: &str, args: &str| {
+            format!("<｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n{args}\n```<｜tool▁call▁end｜>")
+        };
+        let keyed = |text: &str| {
+            let mut k = StateKeyer::new(&plan);
+            feed(&mut k, text);
+            (k.mode(), k.family(), k.key())
+        };
+        let (mode, family, after_one) = keyed(&format!(
+            "\n <｜tool▁calls▁begin｜>{}",
+            call("f", r#"{"n": 1}"#)
+        ));
+        assert_eq!((mode, family), (Mode::Between, family::AFTER));
+        assert_eq!(
+            after_one,
+            keyed(&format!(
+                "<｜tool▁calls▁begin｜>{}\n{}",
+                call("g", "{}"),
+                call("f", r#"{"q": "s"}"#)
+            ))
+            .2
+        );
+        let (mode, _, done) = keyed(&format!(
+            "<｜tool▁calls▁begin｜>{}<｜tool▁calls▁end｜>",
+            call("g", "{}")
+        ));
+        assert_eq!(mode, Mode::Done);
+        assert_eq!(
+            done,
+            keyed(&format!(
+                " <｜tool▁calls▁begin｜>{}<｜tool▁calls▁end｜>",
+                call("f", r#"{"x": 2.5}"#)
+            ))
+            .2
+        );
+        assert_eq!(
+            keyed(&format!(
+                "<｜tool▁calls▁begin｜>{}<｜tool▁calls▁end｜>x",
+                call("g", "{}")
+            ))
+            .0,
+            Mode::Lost
+        );
+        // a constant that could be read as the whitespace is not followed
+        let mut ambiguous = tag.clone();
+        ambiguous["format"]["elements"][1]["elements"][0]["value"] = json!(" <x>");
+        assert_eq!(
+            KeyPlan::from_tag(GID, &ambiguous).describe(),
+            "whole output (text)"
         );
     }
 
