@@ -145,9 +145,13 @@ impl Hash128 {
 
 #[derive(Debug, Clone, PartialEq)]
 enum Content {
+    /// JSON content, after `lead` when given: a call id of digits then a constant (Kimi K2's
+    /// `functions.NAME:0<|tool_call_argument_begin|>`), read up to the constant's first
+    /// occurrence, which the digits cannot hold.
     Json {
         schema: Value,
         collapse: bool,
+        lead: Option<Vec<u8>>,
     },
     AnyText,
     Const(Vec<u8>),
@@ -389,7 +393,11 @@ fn content_of(node: &Value) -> Option<Content> {
                 .get("excludes")
                 .and_then(Value::as_array)
                 .is_none_or(Vec::is_empty);
-            Some(Content::Json { schema, collapse })
+            Some(Content::Json {
+                schema,
+                collapse,
+                lead: None,
+            })
         }
         "any_text" => Some(Content::AnyText),
         "const_string" => Some(Content::Const(
@@ -607,6 +615,9 @@ fn tag_of(node: &Value) -> Option<TagSpec> {
         content = node.get("content").and_then(section_of);
     }
     if content.is_none() {
+        content = node.get("content").and_then(led_json_of);
+    }
+    if content.is_none() {
         content = node
             .get("content")
             .and_then(xml_call_of)
@@ -618,6 +629,37 @@ fn tag_of(node: &Value) -> Option<TagSpec> {
         ends,
         content,
     })
+}
+
+/// `sequence[regex of digits, const, json_schema]`: JSON after a numeric id and a constant.
+fn led_json_of(node: &Value) -> Option<Content> {
+    if kind_of(node) != "sequence" {
+        return None;
+    }
+    let mut elements = Vec::new();
+    flat_elements(node, &mut elements);
+    let [id, lead, json] = elements.as_slice() else {
+        return None;
+    };
+    let digits_only = kind_of(id) == "regex"
+        && id.get("pattern").and_then(Value::as_str).is_some_and(|p| {
+            p.bytes()
+                .all(|b| b.is_ascii_digit() || b"[]{}|(),-".contains(&b))
+        });
+    let lead = (kind_of(lead) == "const_string").then(|| str_bytes(lead.get("value")))??;
+    if !digits_only || lead.first().is_none_or(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    match content_of(json)? {
+        Content::Json {
+            schema, collapse, ..
+        } => Some(Content::Json {
+            schema,
+            collapse,
+            lead: Some(lead),
+        }),
+        _ => None,
+    }
 }
 
 fn section_of(node: &Value) -> Option<Content> {
@@ -1555,6 +1597,8 @@ pub struct StateKeyer {
     tag: usize,
     scan: Option<JsonScan>,
     const_left: Vec<u8>,
+    /// Reading the lead of a JSON content (see [`Content::Json`]).
+    in_lead: bool,
     /// Bytes (4 per token when keyed by ids) read since the anchors were lost.
     lost_bytes: usize,
 }
@@ -1587,6 +1631,7 @@ impl StateKeyer {
             tag: 0,
             scan: None,
             const_left: Vec::new(),
+            in_lead: false,
             lost_bytes: 0,
         };
         if keyer.plan.is_some() {
@@ -1959,8 +2004,13 @@ impl StateKeyer {
                 });
                 self.section_anchor();
             }
-            Some(Content::Json { schema, collapse }) => {
+            Some(Content::Json {
+                schema,
+                collapse,
+                lead,
+            }) => {
                 self.mode = Mode::Content;
+                self.in_lead = lead.is_some();
                 self.scan = Some(JsonScan::new(schema.clone(), *collapse));
             }
             Some(Content::Const(text)) => {
@@ -1985,6 +2035,17 @@ impl StateKeyer {
         let tags = self.tags();
         let tag = &tags[self.tag];
         match &tag.content {
+            Some(Content::Json {
+                lead: Some(lead), ..
+            }) if self.in_lead => {
+                self.buf.push(b);
+                if self.buf.ends_with(lead) {
+                    self.in_lead = false;
+                    self.buf.clear();
+                } else if self.buf.len() > lead.len() + 64 {
+                    self.lose(); // longer than any id: not the shape the plan expects
+                }
+            }
             Some(Content::Json { .. }) => {
                 let scan = self.scan.as_mut().expect("JSON content has a scanner");
                 let event = scan.feed(b);
@@ -2999,6 +3060,42 @@ mod tests {
             KeyPlan::from_tag(GID, &ambiguous).describe(),
             "whole output (text)"
         );
+    }
+
+    #[test]
+    fn json_after_a_call_id_is_followed() {
+        // Kimi K2: `functions.f:<id><|tool_call_argument_begin|>{...}` inside a section
+        let mut tag = section_tag();
+        let call = json!({"type": "tag", "begin": "<|tool_call_begin|>functions.f:",
+            "content": {"type": "sequence", "elements": [
+                {"type": "regex", "pattern": "0|[1-9][0-9]{0,5}"},
+                {"type": "const_string", "value": "<|tool_call_argument_begin|>"},
+                {"type": "json_schema", "json_schema": flat_schema(), "style": "json"}]},
+            "end": "<|tool_call_end|>"});
+        tag["format"]["tags"][0]["content"]["tags"] = json!([call]);
+        let plan = KeyPlan::from_tag(GID, &tag);
+        let keyed = |id: &str, args: &str| {
+            let mut k = StateKeyer::new(&plan);
+            feed(
+                &mut k,
+                &format!("<｜tool▁calls▁begin｜><|tool_call_begin|>functions.f:{id}<|tool_call_argument_begin|>{args}"),
+            );
+            (k.mode(), k.key())
+        };
+        let (mode, key) = keyed("0", r#"{"q": "x", "#);
+        assert_eq!(mode, Mode::Content);
+        assert_eq!(
+            key,
+            keyed("17", r#"{"q": "a longer one", "#).1,
+            "the id is forgotten with the value"
+        );
+        assert_ne!(
+            keyed("0", "{").1,
+            keyed("17", "{").1,
+            "before the first anchor the id is text"
+        );
+        let (mode, _) = keyed("3", r#"{"n": 1}<|tool_call_end|>"#);
+        assert_eq!(mode, Mode::Section);
     }
 
     #[test]
