@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from operator import attrgetter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -211,6 +212,9 @@ def _digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
+_TERMINATED = attrgetter("terminated")
+
+
 class MaskCacheMismatch(ToolwireError):
     """Verify mode found a cached mask that differs from the grammar's own: a state key is unsound."""
 
@@ -399,7 +403,7 @@ class BatchMasker:
             rows = indices.tolist() if hasattr(indices, "tolist") else [int(i) for i in indices]
         if len(rows) != len(requests) or (rows and (min(rows) < 0 or max(rows) >= n_rows)):
             raise ToolwireError("indices must give one in-range bitmask row per request")
-        if all(r is not None and not r.terminated for r in requests):
+        if None not in requests and not any(map(_TERMINATED, requests)):
             live, live_rows = requests, rows
         else:
             live, live_rows = [], []
@@ -450,7 +454,7 @@ class BatchMasker:
             token_ids = token_ids.tolist()
         if len(token_ids) != len(requests):
             raise ToolwireError("accept needs one token per request")
-        if all(r is not None and not r.terminated for r in requests):
+        if None not in requests and not any(map(_TERMINATED, requests)):
             live: Sequence[int] = range(len(requests))
             reqs = list(requests)
             tokens = [int(t) for t in token_ids]
