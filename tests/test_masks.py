@@ -401,15 +401,41 @@ def walk_tags():
     }
 
 
-@pytest.fixture(scope="module")
-def closing_tokens():
+def short_tokens_with(chars: bytes, *, blank: bool = True) -> torch.Tensor:
+    """Flags of the tokens of at most 3 bytes that hold one of ``chars`` (and, unless ``blank``,
+    are not whitespace only): the bias that makes random walks close what they open."""
     vocab = qwen_vocab()
     flags = torch.zeros(QWEN_VOCAB_SIZE, dtype=torch.bool)
     for i in range(151_669):
         b = vocab.token_bytes(i) or b""
-        if b and len(b) <= 3 and any(c in b for c in b'"}],:'):
+        if b and len(b) <= 3 and (blank or b.strip()) and any(c in b for c in chars):
             flags[i] = True
     return flags
+
+
+SHIFTS = torch.arange(32, dtype=torch.int32)
+
+
+def allowed_tokens(row: torch.Tensor) -> torch.Tensor:
+    return ((row.unsqueeze(-1) >> SHIFTS) & 1).reshape(-1)[:QWEN_VOCAB_SIZE].bool()
+
+
+def pick(rng: random.Random, allowed: torch.Tensor, preferred: torch.Tensor, p: float, ban_stops: bool) -> int:
+    """A random allowed token, from ``preferred`` with probability ``p``, stop tokens banned
+    while ``ban_stops`` unless nothing else is allowed."""
+    pool = allowed & preferred if rng.random() < p else allowed
+    if ban_stops:
+        pool = pool.clone()
+        pool[QWEN_STOPS] = False
+    if not pool.any():
+        pool = allowed
+    ids = pool.nonzero().flatten()
+    return int(ids[rng.randrange(len(ids))])
+
+
+@pytest.fixture(scope="module")
+def closing_tokens():
+    return short_tokens_with(b'"}],:')
 
 
 @pytest.mark.parametrize("shape", ["auto", "required_one", "separator"])
@@ -418,25 +444,15 @@ def test_random_walks_verify(shape, closing_tokens):
     grammar = qwen_compiler().compile_structural_tag(tag)
     m = masker()
     rng = random.Random(shape)
-    shifts = torch.arange(32, dtype=torch.int32)
     calls = 0
     for _ in range(4):
         request = m.new_request(grammar, tag)
         for step in range(120):
-            bitmask = m.fill([request])
-            allowed = ((bitmask[0].unsqueeze(-1) >> shifts) & 1).reshape(-1)[:QWEN_VOCAB_SIZE].bool()
-            u = rng.random()
-            if allowed[TOOL_CALL] and u < 0.3:
+            allowed = allowed_tokens(m.fill([request])[0])
+            if allowed[TOOL_CALL] and rng.random() < 0.3:
                 token = TOOL_CALL
             else:
-                pool = allowed & closing_tokens if u < 0.45 else allowed
-                if step < 90:
-                    pool = pool.clone()
-                    pool[QWEN_STOPS] = False
-                if not pool.any():
-                    pool = allowed
-                ids = pool.nonzero().flatten()
-                token = int(ids[rng.randrange(len(ids))])
+                token = pick(rng, allowed, closing_tokens, 0.2, ban_stops=step < 90)
             assert request.accept_token(token)
             if request.is_terminated():
                 break
@@ -530,13 +546,7 @@ TYPED_TOOLS = [
 
 @pytest.fixture(scope="module")
 def structural_tokens():
-    vocab = qwen_vocab()
-    flags = torch.zeros(QWEN_VOCAB_SIZE, dtype=torch.bool)
-    for i in range(151_669):
-        b = vocab.token_bytes(i) or b""
-        if b and len(b) <= 3 and b.strip() and any(c in b for c in b'"}],:<>0123456789-.eE+'):
-            flags[i] = True
-    return flags
+    return short_tokens_with(b'"}],:<>0123456789-.eE+', blank=False)
 
 
 @pytest.mark.parametrize("fmt", ["hermes", "qwen3_coder", "glm47", "minimax_m3"])
@@ -547,21 +557,13 @@ def test_random_walks_over_typed_values_verify(fmt, structural_tokens):
     compiled = qwen_compiler().compile_structural_tag(tag)
     m = masker()
     rng = random.Random(fmt)
-    shifts = torch.arange(32, dtype=torch.int32)
     finished = 0
     for _ in range(8):
         request = m.new_request(compiled, tag)
         for step in range(240):
-            bitmask = m.fill([request])
-            allowed = ((bitmask[0].unsqueeze(-1) >> shifts) & 1).reshape(-1)[:QWEN_VOCAB_SIZE].bool()
-            pool = allowed & structural_tokens if rng.random() < (0.6 if step < 80 else 0.95) else allowed
-            if step < 200:
-                pool = pool.clone()
-                pool[QWEN_STOPS] = False
-            if not pool.any():
-                pool = allowed
-            ids = pool.nonzero().flatten()
-            assert request.accept_token(int(ids[rng.randrange(len(ids))]))
+            allowed = allowed_tokens(m.fill([request])[0])
+            token = pick(rng, allowed, structural_tokens, 0.6 if step < 80 else 0.95, ban_stops=step < 200)
+            assert request.accept_token(token)
             if request.is_terminated():
                 finished += 1
                 break

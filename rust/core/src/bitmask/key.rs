@@ -1948,22 +1948,7 @@ impl StateKeyer {
             }
             _ => b"",
         };
-        let mut candidates = 0;
-        let mut complete = None;
-        for (i, tag) in plan.tags.iter().enumerate() {
-            let whole = lead.len() + tag.begin.len();
-            let fits = if self.buf.len() <= lead.len() {
-                lead.starts_with(&self.buf)
-            } else {
-                self.buf.starts_with(lead) && tag.begin.starts_with(&self.buf[lead.len()..])
-            };
-            if fits {
-                candidates += 1;
-                if whole == self.buf.len() {
-                    complete = Some(i);
-                }
-            }
-        }
+        let (mut candidates, complete) = begin_candidates(&self.buf, lead, &plan.tags);
         let mut suffix_done = false;
         if let (Some(suffix), Mode::Between) = (&plan.suffix, self.mode) {
             if suffix.starts_with(&self.buf) {
@@ -2365,21 +2350,8 @@ impl StateKeyer {
         } else {
             b""
         };
-        let mut candidates = 0;
-        let mut complete = None;
-        for (i, tag) in state.section.tags.iter().enumerate() {
-            let fits = if self.buf.len() <= lead.len() {
-                lead.starts_with(&self.buf)
-            } else {
-                self.buf.starts_with(lead) && tag.begin.starts_with(&self.buf[lead.len()..])
-            };
-            if fits {
-                candidates += 1;
-                if lead.len() + tag.begin.len() == self.buf.len() {
-                    complete = Some(Some(i));
-                }
-            }
-        }
+        let (mut candidates, begun) = begin_candidates(&self.buf, lead, &state.section.tags);
+        let mut complete = begun.map(Some);
         for end in &plan.tags[state.outer].ends {
             if end.starts_with(&self.buf) {
                 candidates += 1;
@@ -2405,6 +2377,27 @@ impl StateKeyer {
             _ => {}
         }
     }
+}
+
+/// How many of `tags` `buf` may still be the start of (`lead`, then the tag's begin), and the
+/// one it spells completely, if any.
+fn begin_candidates(buf: &[u8], lead: &[u8], tags: &[TagSpec]) -> (usize, Option<usize>) {
+    let mut candidates = 0;
+    let mut complete = None;
+    for (i, tag) in tags.iter().enumerate() {
+        let fits = if buf.len() <= lead.len() {
+            lead.starts_with(buf)
+        } else {
+            buf.starts_with(lead) && tag.begin.starts_with(&buf[lead.len()..])
+        };
+        if fits {
+            candidates += 1;
+            if lead.len() + tag.begin.len() == buf.len() {
+                complete = Some(i);
+            }
+        }
+    }
+    (candidates, complete)
 }
 
 /// Continuation bytes still missing from the last UTF-8 character of `bytes`.
