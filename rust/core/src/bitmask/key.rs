@@ -2016,6 +2016,17 @@ impl StateKeyer {
         }
     }
 
+    /// A JSON anchor: `label`, the tag and, when `at_position`, the scanner's position.
+    fn json_anchor(&mut self, label: &[u8], at_position: bool) {
+        let tag = self.tag_id();
+        self.anchor(family::JSON);
+        self.hasher.write(label);
+        self.hasher.write(&tag.to_le_bytes());
+        if let (true, Some(scan)) = (at_position, &self.scan) {
+            scan.position(&mut self.hasher);
+        }
+    }
+
     fn content_byte(&mut self, b: u8) {
         let tags = self.tags();
         let tag = &tags[self.tag];
@@ -2053,13 +2064,7 @@ impl StateKeyer {
                     Event::NumberStart => {
                         // the value's start, keyed by its position; the number's own text is
                         // then named by its DFA state
-                        let tag = self.tag_id();
-                        self.anchor(family::JSON);
-                        self.hasher.write(b"\x00json value start\x00");
-                        self.hasher.write(&tag.to_le_bytes());
-                        if let Some(scan) = &self.scan {
-                            scan.position(&mut self.hasher);
-                        }
+                        self.json_anchor(b"\x00json value start\x00", true);
                         self.number_digest = Some(self.hasher.digest());
                         self.hasher.write(&[b]);
                     }
@@ -2067,22 +2072,13 @@ impl StateKeyer {
                 }
                 if done {
                     // a complete root value: what follows is the tag's end, whatever it held
-                    let tag = self.tag_id();
-                    self.anchor(family::JSON);
-                    self.hasher.write(b"\x00json done\x00");
-                    self.hasher.write(&tag.to_le_bytes());
+                    self.json_anchor(b"\x00json done\x00", false);
                     self.scan = None;
                     self.enter_end();
                 } else if let Some(end) = scan_end {
                     // a member's value ended inside product containers: the rest depends on
                     // the tag and the position, not on the values written
-                    let tag = self.tag_id();
-                    self.anchor(family::JSON);
-                    self.hasher.write(b"\x00json value end\x00");
-                    self.hasher.write(&tag.to_le_bytes());
-                    if let Some(scan) = &self.scan {
-                        scan.position(&mut self.hasher);
-                    }
+                    self.json_anchor(b"\x00json value end\x00", true);
                     if end == ValueEnd::Before {
                         self.hasher.write(&[b]);
                     }
