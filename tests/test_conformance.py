@@ -34,6 +34,7 @@ Families with no toolwire format yet are skipped with a reason naming the family
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,11 +44,9 @@ import yaml
 
 import toolwire
 
+SHARED_DATA = Path(os.environ.get("TOOLWIRE_SHARED_DATA") or Path(__file__).resolve().parents[1] / ".." / "shared" / "data")
 CORPUS = (
-    Path(__file__).resolve().parents[1]
-    / ".."
-    / "shared"
-    / "data"
+    SHARED_DATA
     / "conformance"
     / "ai-dynamo"
     / "frontend-crates"
@@ -59,7 +58,7 @@ CORPUS = (
 if not (CORPUS / "inputs").is_dir():
     pytest.skip(
         f"ai-dynamo conformance corpus not found at {CORPUS.resolve()} "
-        "(expected ../shared/data/conformance/... next to the repository)",
+        "(expected ../shared/data/conformance/... next to the repository, or $TOOLWIRE_SHARED_DATA)",
         allow_module_level=True,
     )
 

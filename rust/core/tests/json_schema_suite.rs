@@ -2,7 +2,7 @@
 //! `toolwire_core::schema::Validator`.
 //!
 //! The suite lives outside the repository (`shared/data/json-schema-test-suite`, next to the
-//! checkout) and is never copied in. Every case runs unless the skip lists below name it, each
+//! checkout, or under `$TOOLWIRE_SHARED_DATA`) and is never copied in. Every case runs unless the skip lists below name it, each
 //! entry with its reason. The test fails when a case that is not skipped fails, when the suite
 //! is missing, or when a skip entry no longer matches anything. Run with `--nocapture` to see
 //! the per-file summary, which also counts skipped cases that happen to pass.
@@ -14,10 +14,17 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use toolwire_core::schema::Validator;
 
-const SUITE_DIR: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/data/json-schema-test-suite/tests/draft2020-12"
-);
+const SUITE_UNDER_SHARED_DATA: &str = "json-schema-test-suite/tests/draft2020-12";
+
+/// `$TOOLWIRE_SHARED_DATA` when set (`.ci/run` sets it for a clone away from `shared/`), else
+/// `shared/data` next to the checkout.
+fn suite_dir() -> PathBuf {
+    let shared = std::env::var_os("TOOLWIRE_SHARED_DATA").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
+        PathBuf::from,
+    );
+    shared.join(SUITE_UNDER_SHARED_DATA)
+}
 
 /// Whole files, relative to the draft directory.
 const SKIPPED_FILES: &[(&str, &str)] = &[
@@ -219,7 +226,8 @@ fn text_of(value: &Value, key: &str) -> String {
 
 #[test]
 fn json_schema_test_suite_draft2020_12() {
-    let root = Path::new(SUITE_DIR);
+    let dir = suite_dir();
+    let root = dir.as_path();
     assert!(
         root.is_dir(),
         "JSON-Schema-Test-Suite not found at {} (expected shared/data next to the checkout)",
