@@ -372,20 +372,21 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--batch", type=positive_int, default=32, help="with --samples: requests decoded together")
     d.set_defaults(run=demo)
     sub.add_parser("formats", help="list the supported formats").set_defaults(run=list_formats)
-    p = sub.add_parser("parse", help="parse model output from stdin into an OpenAI message")
-    p.add_argument("--format", required=True)
-    p.add_argument("--tools", help="JSON file with the OpenAI tools list (or a request with a tools key)")
+    request = _ArgumentParser(add_help=False)  # what parse and tag both read
+    request.add_argument("--format", required=True)
+    request.add_argument("--tools", help="JSON file with the OpenAI tools list (or a request with a tools key)")
+    request.add_argument("--reasoning", default=None, help="think | paired | closing_only | native")
+    p = sub.add_parser("parse", parents=[request], help="parse model output from stdin into an OpenAI message")
     p.add_argument(
         "--stream",
         action="store_true",
         help="stream the input in small chunks; print JSON Lines: one chat.completion.chunk per delta, then the message",
     )
     p.add_argument("--model", default="", help="with --stream: the chunks' model field")
-    p.add_argument("--reasoning", default=None, help="think | paired | closing_only | native")
     p.set_defaults(run=parse)
-    p = sub.add_parser("tag", help="print the xgrammar structural tag for a tool list (needs toolwire[grammar])")
-    p.add_argument("--format", required=True)
-    p.add_argument("--tools", help="JSON file with the OpenAI tools list (or a request with a tools key)")
+    p = sub.add_parser(
+        "tag", parents=[request], help="print the xgrammar structural tag for a tool list (needs toolwire[grammar])"
+    )
     p.add_argument(
         "--tool-choice",
         default="auto",
@@ -394,7 +395,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-parallel", action="store_true", help="parallel_tool_calls=false: stop after one call")
     p.add_argument("--scope", default="always", choices=["auto", "always", "never"], help="default: always")
     p.add_argument("--schema", default="auto", choices=["auto", "strict"])
-    p.add_argument("--reasoning", default=None, help="think | paired | closing_only | native")
     p.add_argument(
         "--response-format",
         help="JSON file with a json_object / json_schema response_format (or a request with that key); "
