@@ -89,13 +89,16 @@ def not_supported() -> str:
     return "\n".join(rows)
 
 
+def body() -> str:
+    return f"{table()}\n\nNot supported yet:\n\n{not_supported()}"
+
+
 def main() -> None:
     path = Path(__file__).resolve().parents[1] / "docs" / "formats.md"
     text = path.read_text(encoding="utf-8")
     head, rest = text.split(START, 1)
     _, tail = rest.split(END, 1)
-    body = f"{table()}\n\nNot supported yet:\n\n{not_supported()}"
-    path.write_text(f"{head}{START}\n{body}\n{END}{tail}", encoding="utf-8")
+    path.write_text(f"{head}{START}\n{body()}\n{END}{tail}", encoding="utf-8")
 
 
 if __name__ == "__main__":

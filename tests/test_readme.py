@@ -61,6 +61,15 @@ def test_formats_table_lists_every_format():
         assert f"| `{name}` |" in table, f"docs/formats.md misses {name} (python scripts/update_readme_formats.py)"
 
 
+def test_formats_table_is_what_the_script_writes():
+    spec = importlib.util.spec_from_file_location("update_readme_formats", ROOT / "scripts" / "update_readme_formats.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    page = (ROOT / "docs" / "formats.md").read_text(encoding="utf-8")
+    section = page.split(script.START, 1)[1].split(script.END, 1)[0]
+    assert section.strip() == script.body().strip(), "run python scripts/update_readme_formats.py"
+
+
 def test_setup_commands_are_the_ci_commands():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
