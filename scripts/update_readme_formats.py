@@ -1,4 +1,5 @@
-"""Regenerate the README's formats table from `toolwire.format_info` (run after adding a format)."""
+"""Regenerate the formats table in `docs/formats.md` from `toolwire.format_info` (run after adding a
+format; `tests/test_readme.py` checks that every format is listed)."""
 
 from pathlib import Path
 
@@ -88,13 +89,16 @@ def not_supported() -> str:
     return "\n".join(rows)
 
 
+def body() -> str:
+    return f"{table()}\n\nNot supported yet:\n\n{not_supported()}"
+
+
 def main() -> None:
-    path = Path(__file__).resolve().parents[1] / "README.md"
+    path = Path(__file__).resolve().parents[1] / "docs" / "formats.md"
     text = path.read_text(encoding="utf-8")
     head, rest = text.split(START, 1)
     _, tail = rest.split(END, 1)
-    body = f"{table()}\n\nNot supported yet:\n\n{not_supported()}"
-    path.write_text(f"{head}{START}\n{body}\n{END}{tail}", encoding="utf-8")
+    path.write_text(f"{head}{START}\n{body()}\n{END}{tail}", encoding="utf-8")
 
 
 if __name__ == "__main__":

