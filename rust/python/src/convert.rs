@@ -1,8 +1,9 @@
 //! Python objects <-> JSON values, through the standard `json` module (tool lists and render
 //! input are small and converted once per request, so simplicity wins over speed here).
 
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList, PyString};
 use serde_json::Value;
 
 use crate::ToolwireError;
@@ -34,4 +35,96 @@ pub fn opt_str<'py>(py: Python<'py>, s: Option<&str>) -> Bound<'py, PyAny> {
 
 pub fn str_list<'py>(py: Python<'py>, items: &[&str]) -> PyResult<Bound<'py, PyList>> {
     PyList::new(py, items)
+}
+
+/// A `str` argument. Anything else is a `TypeError` naming the type it got, which PyO3 prefixes
+/// with the argument's name (`argument 'text': expected str, got bytes`) instead of its own
+/// wording (`'bytes' object cannot be converted to 'PyString'`).
+pub struct Text<'py>(Bound<'py, PyString>);
+
+impl<'py> FromPyObject<'py> for Text<'py> {
+    fn extract_bound(obj: &Bound<'py, PyAny>) -> PyResult<Self> {
+        match obj.downcast::<PyString>() {
+            Ok(text) => Ok(Text(text.clone())),
+            Err(_) => Err(PyTypeError::new_err(format!(
+                "expected str, got {}",
+                type_name(obj)
+            ))),
+        }
+    }
+}
+
+impl Text<'_> {
+    pub fn to_str(&self) -> PyResult<&str> {
+        self.0.to_str()
+    }
+}
+
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map_or_else(|_| "an unknown type".to_owned(), |name| name.to_string())
+}
+
+/// Token ids from any iterable of ints, with errors that name the argument and the bad entry.
+pub fn token_ids(obj: &Bound<'_, PyAny>, param: &str) -> PyResult<Vec<u32>> {
+    if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>() {
+        return Err(PyTypeError::new_err(format!(
+            "argument '{param}': expected a sequence of int token ids, got {}",
+            type_name(obj)
+        )));
+    }
+    let items = obj.try_iter().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "argument '{param}': expected a sequence of int token ids, got {}",
+            type_name(obj)
+        ))
+    })?;
+    let mut ids = Vec::with_capacity(obj.len().unwrap_or(0));
+    for (position, item) in items.enumerate() {
+        let item = item?;
+        if !item.is_instance_of::<PyInt>() {
+            return Err(PyTypeError::new_err(format!(
+                "argument '{param}': token ids are ints, got {} at position {position}",
+                type_name(&item)
+            )));
+        }
+        let id = item.extract::<u32>().map_err(|_| {
+            ToolwireError::new_err(format!(
+                "argument '{param}': token id {item} at position {position} is not in \
+                 0..=4294967295"
+            ))
+        })?;
+        ids.push(id);
+    }
+    Ok(ids)
+}
+
+/// An optional positive int argument (`None` stays `None`).
+pub fn positive(obj: Option<&Bound<'_, PyAny>>, param: &str) -> PyResult<Option<usize>> {
+    let Some(obj) = obj.filter(|obj| !obj.is_none()) else {
+        return Ok(None);
+    };
+    if !obj.is_instance_of::<PyInt>() || obj.is_instance_of::<PyBool>() {
+        return Err(PyTypeError::new_err(format!(
+            "argument '{param}': expected a positive int or None, got {}",
+            type_name(obj)
+        )));
+    }
+    match obj.extract::<usize>() {
+        Ok(count) if count > 0 => Ok(Some(count)),
+        _ => Err(ToolwireError::new_err(format!(
+            "argument '{param}': must be a positive int or None, got {obj}"
+        ))),
+    }
+}
+
+/// Python's `repr` of an optional string, for `__repr__`s that read like Python.
+pub fn repr(py: Python<'_>, text: Option<&str>) -> String {
+    match text {
+        Some(text) => PyString::new(py, text)
+            .repr()
+            .map_or_else(|_| format!("{text:?}"), |r| r.to_string()),
+        None => "None".to_owned(),
+    }
 }
