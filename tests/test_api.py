@@ -263,6 +263,13 @@ BAD_ARGUMENTS = [
     (lambda: toolwire.format_info(7), TypeError, "argument 'name': expected str, got int"),
     (lambda: toolwire.render("hermes", [], content=b"x"), TypeError, "argument 'content': expected str, got bytes"),
     (lambda: toolwire.ToolSet(WEATHER_TOOLS).validate(b"get_weather", {}), TypeError, "argument 'name': expected str"),
+    (lambda: toolwire.ToolSet(WEATHER_TOOLS).validate_many([("get_weather", b"{}")]), TypeError, "argument 'calls': expected (name, arguments_json) pairs of str, got tuple at position 0"),
+    (lambda: toolwire.ToolParser("hermes", parallel_tool_calls="no"), TypeError, "argument 'parallel_tool_calls': expected bool, got str"),
+    (lambda: VOCAB.special_id(b"<tool_call>"), TypeError, "argument 'text': expected str, got bytes"),
+    (lambda: VOCAB.token_bytes(-1), ValueError, "argument 'id': -1 must not be negative"),
+    (lambda: toolwire.MaskCache(-1), ValueError, "argument 'max_bytes': -1 must not be negative"),
+    (lambda: toolwire.render("hermes", 5), TypeError, "argument 'tool_calls': expected a list of tool calls, got int"),
+    (lambda: toolwire.render("hermes", [5]), TypeError, "tool_calls[0]: expected a ToolCall or a dict, got int"),
 ]
 
 

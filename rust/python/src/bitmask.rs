@@ -227,11 +227,15 @@ fn words_of(mask: &[u8]) -> PyResult<Vec<u32>> {
 #[pymethods]
 impl MaskCache {
     #[new]
-    #[pyo3(signature = (max_bytes = 64 << 20))]
-    fn new(max_bytes: usize) -> Self {
-        MaskCache(std::sync::Mutex::new(
+    #[pyo3(signature = (max_bytes = None), text_signature = "(max_bytes=67108864)")]
+    fn new(max_bytes: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let max_bytes = match max_bytes {
+            Some(max_bytes) => crate::convert::unsigned(max_bytes, "max_bytes")?,
+            None => 64 << 20,
+        };
+        Ok(MaskCache(std::sync::Mutex::new(
             toolwire_core::bitmask::MaskCache::new(max_bytes),
-        ))
+        )))
     }
 
     /// The row stored under ``key`` as little-endian int32 bytes (counts a hit or a miss).

@@ -1,5 +1,8 @@
 //! Python objects <-> JSON values, through the standard `json` module (tool lists and render
-//! input are small and converted once per request, so simplicity wins over speed here).
+//! input are small and converted once per request, so simplicity wins over speed here), and
+//! arguments read with errors that name the argument in Python's terms: PyO3's own conversions
+//! speak of its Rust types (`'bytes' object cannot be converted to 'PyString'`) and raise an
+//! unnamed `OverflowError` for a negative count.
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -98,6 +101,41 @@ pub fn token_ids(obj: &Bound<'_, PyAny>, param: &str) -> PyResult<Vec<u32>> {
         ids.push(id);
     }
     Ok(ids)
+}
+
+/// A `bool` argument (`True`/`False` only), with the wording of [`Text`].
+pub struct Flag(pub bool);
+
+impl<'py> FromPyObject<'py> for Flag {
+    fn extract_bound(obj: &Bound<'py, PyAny>) -> PyResult<Self> {
+        match obj.downcast::<PyBool>() {
+            Ok(flag) => Ok(Flag(flag.is_true())),
+            Err(_) => Err(PyTypeError::new_err(format!(
+                "expected bool, got {}",
+                type_name(obj)
+            ))),
+        }
+    }
+}
+
+/// An int argument that fits `T`, an unsigned Rust integer: another type is a `TypeError`, a
+/// negative or too large int a `ValueError`, each naming the argument (PyO3's own conversion
+/// gives an unnamed `OverflowError`).
+pub fn unsigned<'py, T: FromPyObject<'py>>(obj: &Bound<'py, PyAny>, param: &str) -> PyResult<T> {
+    if !obj.is_instance_of::<PyInt>() || obj.is_instance_of::<PyBool>() {
+        return Err(PyTypeError::new_err(format!(
+            "argument '{param}': expected an int, got {}",
+            type_name(obj)
+        )));
+    }
+    obj.extract::<T>().map_err(|_| {
+        let why = if obj.lt(0).unwrap_or(false) {
+            "must not be negative"
+        } else {
+            "is too large"
+        };
+        ToolwireError::new_err(format!("argument '{param}': {obj} {why}"))
+    })
 }
 
 /// An optional positive int argument (`None` stays `None`).

@@ -13,7 +13,7 @@ use toolwire_core::stream::{ParserConfig, StreamParser};
 use toolwire_core::tools::{ToolChoice, ToolSet};
 use toolwire_core::{formats as registry, Error};
 
-use crate::convert::{dict, opt_str, positive, repr, str_list, to_value, Text};
+use crate::convert::{dict, opt_str, positive, repr, str_list, to_value, Flag, Text};
 use crate::vocab::Vocab;
 use crate::{to_py_err, ToolwireError};
 
@@ -107,7 +107,10 @@ pub struct ToolParser {
 #[pymethods]
 impl ToolParser {
     #[new]
-    #[pyo3(signature = (format, tools=None, *, reasoning=None, vocab=None, id_factory=None, tool_choice=None, parallel_tool_calls=true, max_call_bytes=None))]
+    #[pyo3(
+        signature = (format, tools=None, *, reasoning=None, vocab=None, id_factory=None, tool_choice=None, parallel_tool_calls=Flag(true), max_call_bytes=None),
+        text_signature = "(format, tools=None, *, reasoning=None, vocab=None, id_factory=None, tool_choice=None, parallel_tool_calls=True, max_call_bytes=None)"
+    )]
     #[allow(clippy::too_many_arguments)]
     fn new(
         format: Text<'_>,
@@ -116,7 +119,7 @@ impl ToolParser {
         vocab: Option<&Bound<'_, PyAny>>,
         id_factory: Option<Py<PyAny>>,
         tool_choice: Option<&Bound<'_, PyAny>>,
-        parallel_tool_calls: bool,
+        parallel_tool_calls: Flag,
         max_call_bytes: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let max_call_bytes = positive(max_call_bytes, "max_call_bytes")?;
@@ -134,7 +137,7 @@ impl ToolParser {
         let config = ParserConfig::new(format.to_str()?, ToolSet::empty(), reasoning.as_deref())
             .map_err(to_py_err)?
             .with_tool_set(tool_set(tools)?)
-            .with_tool_choice(parse_tool_choice(tool_choice)?, parallel_tool_calls)
+            .with_tool_choice(parse_tool_choice(tool_choice)?, parallel_tool_calls.0)
             .map_err(to_py_err)?
             .with_max_call_bytes(max_call_bytes);
         Ok(Self {
@@ -735,7 +738,7 @@ pub fn format_info<'py>(py: Python<'py>, name: Text<'_>) -> PyResult<Bound<'py, 
     )
 }
 
-fn render_call(item: &Bound<'_, PyAny>) -> PyResult<RenderCall> {
+fn render_call(position: usize, item: &Bound<'_, PyAny>) -> PyResult<RenderCall> {
     if let Ok(call) = item.downcast::<ToolCall>() {
         let call = call.get();
         let arguments = match &call.0.input {
@@ -748,6 +751,12 @@ fn render_call(item: &Bound<'_, PyAny>) -> PyResult<RenderCall> {
             arguments,
             id: Some(call.0.id.clone()),
         });
+    }
+    if !item.is_instance_of::<PyDict>() {
+        return Err(PyTypeError::new_err(format!(
+            "tool_calls[{position}]: expected a ToolCall or a dict, got {}",
+            item.get_type().name()?
+        )));
     }
     let value = to_value(item)?;
     let id = value.get("id").and_then(Value::as_str).map(str::to_owned);
@@ -809,9 +818,18 @@ pub fn render(
             tool_calls.get_type().name()?
         )));
     }
-    let calls = tool_calls
-        .try_iter()?
-        .map(|item| render_call(&item?))
+    let items = tool_calls.try_iter().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "argument 'tool_calls': expected a list of tool calls, got {}",
+            tool_calls
+                .get_type()
+                .name()
+                .map_or_else(|_| "?".into(), |n| n.to_string())
+        ))
+    })?;
+    let calls = items
+        .enumerate()
+        .map(|(position, item)| render_call(position, &item?))
         .collect::<PyResult<Vec<_>>>()?;
     Ok((spec.render)(&calls, content))
 }

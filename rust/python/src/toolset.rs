@@ -196,9 +196,12 @@ impl ToolSet {
         calls: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
         let results = PyList::empty(py);
-        for call in calls.try_iter()? {
+        let pairs = calls.try_iter().map_err(|_| not_pairs(calls, None))?;
+        for (position, call) in pairs.enumerate() {
             let call = call?;
-            let (name, arguments): (Bound<'py, PyString>, Bound<'py, PyString>) = call.extract()?;
+            let (name, arguments): (Bound<'py, PyString>, Bound<'py, PyString>) = call
+                .extract()
+                .map_err(|_| not_pairs(&call, Some(position)))?;
             let text = arguments.to_str()?;
             let found = match self.validator(name.to_str()?)? {
                 Some(validator) => check_text(py, validator, text)?,
@@ -236,6 +239,17 @@ impl ToolSet {
         }
         Ok(tool.validator.as_ref())
     }
+}
+
+fn not_pairs(found: &Bound<'_, PyAny>, position: Option<usize>) -> PyErr {
+    let at = position.map_or_else(String::new, |i| format!(" at position {i}"));
+    let kind = found
+        .get_type()
+        .name()
+        .map_or_else(|_| "?".to_owned(), |name| name.to_string());
+    pyo3::exceptions::PyTypeError::new_err(format!(
+        "argument 'calls': expected (name, arguments_json) pairs of str, got {kind}{at}"
+    ))
 }
 
 /// Violations of JSON text; text that is not JSON raises with serde_json's reason.

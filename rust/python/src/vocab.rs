@@ -5,6 +5,7 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use toolwire_core::vocab::Vocab as CoreVocab;
 
+use crate::convert::{unsigned, Text};
 use crate::ToolwireError;
 
 /// A tokenizer's id -> bytes table, for :meth:`ToolStream.feed_tokens`.
@@ -104,19 +105,20 @@ impl Vocab {
     }
 
     /// Id of the added/special token with exactly this text.
-    fn special_id(&self, text: &str) -> Option<u32> {
-        self.0.special_id(text)
+    fn special_id(&self, text: Text<'_>) -> PyResult<Option<u32>> {
+        Ok(self.0.special_id(text.to_str()?))
     }
 
     /// The bytes of a token, or None for an unknown id.
     fn token_bytes<'py>(
         &self,
         py: Python<'py>,
-        id: u32,
-    ) -> Option<Bound<'py, pyo3::types::PyBytes>> {
-        self.0
-            .token_bytes(id)
-            .map(|b| pyo3::types::PyBytes::new(py, b))
+        id: &Bound<'py, PyAny>,
+    ) -> PyResult<Option<Bound<'py, pyo3::types::PyBytes>>> {
+        Ok(self
+            .0
+            .token_bytes(unsigned(id, "id")?)
+            .map(|b| pyo3::types::PyBytes::new(py, b)))
     }
 
     fn __repr__(&self) -> String {
