@@ -1,32 +1,12 @@
-"""Type stubs for the Rust extension ``toolwire._core``."""
+"""Type stubs for the Rust extension ``toolwire._core``.
+
+The docstrings below are copies of the Rust ``///`` comments in ``rust/python/src/`` (what
+``help()`` shows): edit them there, rebuild, and run ``python scripts/sync_stub_docs.py``.
+"""
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from os import PathLike
 from typing import Any, Literal, final
-
-__all__ = [
-    "CallIssue",
-    "Delta",
-    "MaskCache",
-    "ParsedMessage",
-    "SchemaWarning",
-    "StateKeyPlan",
-    "StateKeyer",
-    "TokenTable",
-    "ToolCall",
-    "ToolCallDelta",
-    "ToolParser",
-    "ToolSet",
-    "ToolStream",
-    "ToolwireError",
-    "Vocab",
-    "__version__",
-    "format_info",
-    "formats",
-    "render",
-    "unsafe_apply_token_bitmask",
-    "unsafe_count_allowed",
-]
 
 __version__: str
 

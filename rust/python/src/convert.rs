@@ -47,13 +47,8 @@ pub struct Text<'py>(Bound<'py, PyString>);
 
 impl<'py> FromPyObject<'py> for Text<'py> {
     fn extract_bound(obj: &Bound<'py, PyAny>) -> PyResult<Self> {
-        match obj.downcast::<PyString>() {
-            Ok(text) => Ok(Text(text.clone())),
-            Err(_) => Err(PyTypeError::new_err(format!(
-                "expected str, got {}",
-                type_name(obj)
-            ))),
-        }
+        let text = obj.downcast::<PyString>();
+        Ok(Text(text.map_err(|_| wrong_type("", obj, "str"))?.clone()))
     }
 }
 
@@ -63,42 +58,32 @@ impl Text<'_> {
     }
 }
 
-fn type_name(obj: &Bound<'_, PyAny>) -> String {
-    obj.get_type()
+/// `TypeError: [argument 'param': ]expected ..., got <type of obj>`.
+pub fn wrong_type(param: &str, obj: &Bound<'_, PyAny>, expected: &str) -> PyErr {
+    let prefix = if param.is_empty() {
+        String::new()
+    } else {
+        format!("argument '{param}': ")
+    };
+    let got = obj
+        .get_type()
         .name()
-        .map_or_else(|_| "an unknown type".to_owned(), |name| name.to_string())
+        .map_or_else(|_| "an unknown type".to_owned(), |name| name.to_string());
+    PyTypeError::new_err(format!("{prefix}expected {expected}, got {got}"))
 }
 
-/// Token ids from any iterable of ints, with errors that name the argument and the bad entry.
+/// Token ids from any iterable of ints (not `str` or `bytes`), with errors that name the argument
+/// and the bad entry (`argument 'token_ids[3]': -1 must not be negative`).
 pub fn token_ids(obj: &Bound<'_, PyAny>, param: &str) -> PyResult<Vec<u32>> {
-    if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>() {
-        return Err(PyTypeError::new_err(format!(
-            "argument '{param}': expected a sequence of int token ids, got {}",
-            type_name(obj)
-        )));
-    }
-    let items = obj.try_iter().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "argument '{param}': expected a sequence of int token ids, got {}",
-            type_name(obj)
-        ))
-    })?;
+    let text = obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>();
+    let items = obj
+        .try_iter()
+        .ok()
+        .filter(|_| !text)
+        .ok_or_else(|| wrong_type(param, obj, "a sequence of int token ids"))?;
     let mut ids = Vec::with_capacity(obj.len().unwrap_or(0));
     for (position, item) in items.enumerate() {
-        let item = item?;
-        if !item.is_instance_of::<PyInt>() {
-            return Err(PyTypeError::new_err(format!(
-                "argument '{param}': token ids are ints, got {} at position {position}",
-                type_name(&item)
-            )));
-        }
-        let id = item.extract::<u32>().map_err(|_| {
-            ToolwireError::new_err(format!(
-                "argument '{param}': token id {item} at position {position} is not in \
-                 0..=4294967295"
-            ))
-        })?;
-        ids.push(id);
+        ids.push(unsigned(&item?, &format!("{param}[{position}]"))?);
     }
     Ok(ids)
 }
@@ -108,13 +93,10 @@ pub struct Flag(pub bool);
 
 impl<'py> FromPyObject<'py> for Flag {
     fn extract_bound(obj: &Bound<'py, PyAny>) -> PyResult<Self> {
-        match obj.downcast::<PyBool>() {
-            Ok(flag) => Ok(Flag(flag.is_true())),
-            Err(_) => Err(PyTypeError::new_err(format!(
-                "expected bool, got {}",
-                type_name(obj)
-            ))),
-        }
+        let flag = obj.downcast::<PyBool>();
+        Ok(Flag(
+            flag.map_err(|_| wrong_type("", obj, "bool"))?.is_true(),
+        ))
     }
 }
 
@@ -123,10 +105,7 @@ impl<'py> FromPyObject<'py> for Flag {
 /// gives an unnamed `OverflowError`).
 pub fn unsigned<'py, T: FromPyObject<'py>>(obj: &Bound<'py, PyAny>, param: &str) -> PyResult<T> {
     if !obj.is_instance_of::<PyInt>() || obj.is_instance_of::<PyBool>() {
-        return Err(PyTypeError::new_err(format!(
-            "argument '{param}': expected an int, got {}",
-            type_name(obj)
-        )));
+        return Err(wrong_type(param, obj, "an int"));
     }
     obj.extract::<T>().map_err(|_| {
         let why = if obj.lt(0).unwrap_or(false) {
@@ -143,14 +122,9 @@ pub fn positive(obj: Option<&Bound<'_, PyAny>>, param: &str) -> PyResult<Option<
     let Some(obj) = obj.filter(|obj| !obj.is_none()) else {
         return Ok(None);
     };
-    if !obj.is_instance_of::<PyInt>() || obj.is_instance_of::<PyBool>() {
-        return Err(PyTypeError::new_err(format!(
-            "argument '{param}': expected a positive int or None, got {}",
-            type_name(obj)
-        )));
-    }
-    match obj.extract::<usize>() {
+    match unsigned::<usize>(obj, param) {
         Ok(count) if count > 0 => Ok(Some(count)),
+        Err(err) if err.is_instance_of::<PyTypeError>(obj.py()) => Err(err),
         _ => Err(ToolwireError::new_err(format!(
             "argument '{param}': must be a positive int or None, got {obj}"
         ))),

@@ -13,7 +13,7 @@ use toolwire_core::stream::{ParserConfig, StreamParser};
 use toolwire_core::tools::{ToolChoice, ToolSet};
 use toolwire_core::{formats as registry, Error};
 
-use crate::convert::{dict, opt_str, positive, repr, str_list, to_value, Flag, Text};
+use crate::convert::{dict, opt_str, positive, repr, str_list, to_value, wrong_type, Flag, Text};
 use crate::vocab::Vocab;
 use crate::{to_py_err, ToolwireError};
 
@@ -753,10 +753,8 @@ fn render_call(position: usize, item: &Bound<'_, PyAny>) -> PyResult<RenderCall>
         });
     }
     if !item.is_instance_of::<PyDict>() {
-        return Err(PyTypeError::new_err(format!(
-            "tool_calls[{position}]: expected a ToolCall or a dict, got {}",
-            item.get_type().name()?
-        )));
+        let param = format!("tool_calls[{position}]");
+        return Err(wrong_type(&param, item, "a ToolCall or a dict"));
     }
     let value = to_value(item)?;
     let id = value.get("id").and_then(Value::as_str).map(str::to_owned);
@@ -818,15 +816,9 @@ pub fn render(
             tool_calls.get_type().name()?
         )));
     }
-    let items = tool_calls.try_iter().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "argument 'tool_calls': expected a list of tool calls, got {}",
-            tool_calls
-                .get_type()
-                .name()
-                .map_or_else(|_| "?".into(), |n| n.to_string())
-        ))
-    })?;
+    let items = tool_calls
+        .try_iter()
+        .map_err(|_| wrong_type("tool_calls", tool_calls, "a list of tool calls"))?;
     let calls = items
         .enumerate()
         .map(|(position, item)| render_call(position, &item?))

@@ -10,7 +10,7 @@ use pyo3::types::{PyDict, PyList, PyString};
 use toolwire_core::schema::{NotJson, Validator, Violation};
 use toolwire_core::tools::{ToolKind, ToolSet as CoreToolSet};
 
-use crate::convert::{to_value, Text};
+use crate::convert::{to_value, wrong_type, Text};
 use crate::{to_py_err, SchemaWarning};
 
 /// Compiled tool sets by content digest; entries die with their last user.
@@ -196,12 +196,16 @@ impl ToolSet {
         calls: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
         let results = PyList::empty(py);
-        let pairs = calls.try_iter().map_err(|_| not_pairs(calls, None))?;
+        let pairs = calls.try_iter().map_err(|_| {
+            wrong_type("calls", calls, "a sequence of (name, arguments_json) pairs")
+        })?;
         for (position, call) in pairs.enumerate() {
             let call = call?;
-            let (name, arguments): (Bound<'py, PyString>, Bound<'py, PyString>) = call
-                .extract()
-                .map_err(|_| not_pairs(&call, Some(position)))?;
+            let (name, arguments): (Bound<'py, PyString>, Bound<'py, PyString>) =
+                call.extract().map_err(|_| {
+                    let param = format!("calls[{position}]");
+                    wrong_type(&param, &call, "a (name, arguments_json) pair of str")
+                })?;
             let text = arguments.to_str()?;
             let found = match self.validator(name.to_str()?)? {
                 Some(validator) => check_text(py, validator, text)?,
@@ -239,17 +243,6 @@ impl ToolSet {
         }
         Ok(tool.validator.as_ref())
     }
-}
-
-fn not_pairs(found: &Bound<'_, PyAny>, position: Option<usize>) -> PyErr {
-    let at = position.map_or_else(String::new, |i| format!(" at position {i}"));
-    let kind = found
-        .get_type()
-        .name()
-        .map_or_else(|_| "?".to_owned(), |name| name.to_string());
-    pyo3::exceptions::PyTypeError::new_err(format!(
-        "argument 'calls': expected (name, arguments_json) pairs of str, got {kind}{at}"
-    ))
 }
 
 /// Violations of JSON text; text that is not JSON raises with serde_json's reason.
