@@ -223,3 +223,81 @@ def test_vocab_from_sentencepiece_rejects_other_files(tmp_path):
         toolwire.Vocab.from_sentencepiece(path)
     with pytest.raises(toolwire.ToolwireError, match="cannot read"):
         toolwire.Vocab.from_sentencepiece(tmp_path / "missing.model")
+
+
+def test_reprs_read_as_python():
+    parser = toolwire.ToolParser("hermes", tools=WEATHER_TOOLS)
+    message = parser.parse('a\x00b\x18<tool_call>{"name": "get_weather", "arguments": {"location": "Paris"}}</tool_call><tool_call>{"x"')
+    call, issue = message.tool_calls[0], message.issues[0]
+    assert repr(message) == "ParsedMessage(content='a\\x00b\\x18', reasoning_content=None, tool_calls=1, issues=1)"
+    assert repr(call) == f"""ToolCall(index=0, id={call.id!r}, name='get_weather', arguments='{{"location": "Paris"}}')"""
+    assert repr(issue) == f"CallIssue(index={issue.index!r}, kind={issue.kind!r}, detail={issue.detail!r}, raw={issue.raw!r})"
+    stream = parser.stream()
+    deltas = stream.feed("it's") + stream.finish()
+    assert [repr(d) for d in deltas] == [
+        'Delta(content="it\'s", reasoning_content=None, tool_calls=0, finish_reason=None)',
+        "Delta(content=None, reasoning_content=None, tool_calls=0, finish_reason='stop')",
+    ]
+    streamed = parser.stream().feed('<tool_call>{"name": "get_weather", "arguments": {"lo')
+    call_delta = streamed[0].tool_calls[0]
+    assert repr(call_delta).startswith(f"ToolCallDelta(index=0, id={call_delta.id!r}, name='get_weather', arguments=")
+    assert repr(toolwire.ToolSet(WEATHER_TOOLS)) == f"ToolSet({toolwire.ToolSet(WEATHER_TOOLS).names!r})"
+    assert repr(parser) == f"ToolParser(format='hermes', tools={len(WEATHER_TOOLS)})"
+
+
+VOCAB = toolwire.Vocab.from_pieces([(0, "x", False), (1, "y", False), (5, "<tool_call>", True)])
+
+BAD_ARGUMENTS = [
+    (lambda: toolwire.ToolParser(b"hermes"), TypeError, "argument 'format': expected str, got bytes"),
+    (lambda: toolwire.ToolParser("hermes").parse(b"x"), TypeError, "argument 'text': expected str, got bytes"),
+    (lambda: toolwire.ToolParser("hermes").stream().feed(None), TypeError, "argument 'text': expected str, got NoneType"),
+    (lambda: toolwire.ToolParser("hermes").stream().finish(3), TypeError, "argument 'finish_reason': expected str"),
+    (lambda: toolwire.ToolParser("hermes", vocab=VOCAB).stream().feed_tokens("xy"), TypeError, "argument 'token_ids': expected a sequence of int token ids, got str"),
+    (lambda: toolwire.ToolParser("hermes", vocab=VOCAB).stream().feed_tokens([0, 1.0]), TypeError, "argument 'token_ids[1]': expected an int, got float"),
+    (lambda: toolwire.ToolParser("hermes", vocab=VOCAB).stream().feed_tokens([-1]), ValueError, "argument 'token_ids[0]': -1 must not be negative"),
+    (lambda: toolwire.ToolParser("hermes", vocab=VOCAB).stream().feed_tokens([2**40]), ValueError, "argument 'token_ids[0]': 1099511627776 is too large"),
+    (lambda: toolwire.ToolParser("hermes", max_call_bytes=-1), ValueError, "argument 'max_call_bytes': must be a positive int or None, got -1"),
+    (lambda: toolwire.ToolParser("hermes", max_call_bytes=0), ValueError, "argument 'max_call_bytes': must be a positive int"),
+    (lambda: toolwire.ToolParser("hermes", max_call_bytes=2**80), ValueError, "argument 'max_call_bytes': must be a positive int"),
+    (lambda: toolwire.ToolParser("hermes", max_call_bytes="10"), TypeError, "argument 'max_call_bytes': expected an int, got str"),
+    (lambda: toolwire.format_info(7), TypeError, "argument 'name': expected str, got int"),
+    (lambda: toolwire.render("hermes", [], content=b"x"), TypeError, "argument 'content': expected str, got bytes"),
+    (lambda: toolwire.ToolSet(WEATHER_TOOLS).validate(b"get_weather", {}), TypeError, "argument 'name': expected str"),
+    (lambda: toolwire.ToolSet(WEATHER_TOOLS).validate_many([("get_weather", b"{}")]), TypeError, "argument 'calls[0]': expected a (name, arguments_json) pair of str, got tuple"),
+    (lambda: toolwire.ToolParser("hermes", parallel_tool_calls="no"), TypeError, "argument 'parallel_tool_calls': expected bool, got str"),
+    (lambda: VOCAB.special_id(b"<tool_call>"), TypeError, "argument 'text': expected str, got bytes"),
+    (lambda: VOCAB.token_bytes(-1), ValueError, "argument 'id': -1 must not be negative"),
+    (lambda: toolwire.MaskCache(-1), ValueError, "argument 'max_bytes': -1 must not be negative"),
+    (lambda: toolwire.render("hermes", 5), TypeError, "argument 'tool_calls': expected a list of tool calls, got int"),
+    (lambda: toolwire.render("hermes", [5]), TypeError, "argument 'tool_calls[0]': expected a ToolCall or a dict, got int"),
+]
+
+
+@pytest.mark.parametrize(("call", "error", "message"), BAD_ARGUMENTS)
+def test_wrong_arguments_raise_one_clear_error_naming_the_parameter(call, error, message):
+    with pytest.raises(error) as raised:
+        call()
+    text = str(raised.value)
+    assert text.startswith(message)
+    assert "\n" not in text and not re.search(r"PyString|Vec|Some\(|Overflow", text)
+    assert not isinstance(raised.value, OverflowError)
+
+
+def test_a_token_id_missing_from_the_vocab_raises_before_anything_is_fed():
+    stream = toolwire.ToolParser("hermes", vocab=VOCAB).stream()
+    stream.feed_tokens([0])
+    with pytest.raises(toolwire.ToolwireError, match=r"token id 3 is not in the vocabulary \(highest id 5\); nothing was fed"):
+        stream.feed_tokens([1, 3, 1])
+    stream.feed_tokens([1])
+    stream.finish()
+    assert stream.message().content == "xy"
+    assert stream.message().valid
+
+
+def test_render_refuses_a_single_call_where_a_list_belongs():
+    call = {"name": "get_weather", "arguments": {"location": "Paris"}}
+    one = toolwire.ToolParser("hermes").parse(toolwire.render("hermes", [call])).tool_calls[0]
+    for single in (call, one, "get_weather"):
+        with pytest.raises(TypeError, match="argument 'tool_calls': expected a list of tool calls, got one .*; wrap it in a list"):
+            toolwire.render("hermes", single)
+    assert toolwire.render("hermes", [one]) == toolwire.render("hermes", [call])

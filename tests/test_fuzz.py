@@ -179,7 +179,7 @@ def dropped_bytes(detail):
     return int(match.group(1)) if match else 0
 
 
-KEEPS_CALL = {"unknown_tool", "schema_violation", "duplicate_call_id", "not_allowed_by_tool_choice"}
+KEEPS_CALL = {"unknown_tool", "schema_violation", "duplicate_call_id", "not_allowed_by_tool_choice", "unchecked_arguments"}
 
 
 def segments(message):

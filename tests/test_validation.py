@@ -1,6 +1,7 @@
 """Argument validation, per-call diagnosis, tool_choice checks and custom tools, on every format."""
 
 import json
+import re
 
 import jsonschema
 import pytest
@@ -201,3 +202,37 @@ def test_validation_raises_on_text_that_is_not_json_and_on_unknown_tools():
     assert tool_set.validate("book_flight", "[" * 100 + "]" * 100) == [
         {"pointer": "", "keyword": "type", "message": "/: expected object, got array"}
     ]
+
+
+INVALID_SCHEMAS = [
+    ({"type": "banana"}, 'unknown type "banana"'),
+    ("nope", "a schema must be an object or a boolean"),
+    ({"type": "object", "properties": {"s": {"type": "string", "pattern": "("}}}, "invalid regular expression"),
+    ({"type": "object", "properties": {"s": {"$ref": "#/$defs/missing"}}}, "no such location"),
+    ({"type": "object", "properties": {"s": {"type": "string", "maxLength": -1}}}, "non-negative integer"),
+]
+
+
+@pytest.mark.parametrize(("schema", "problem"), INVALID_SCHEMAS)
+def test_an_invalid_schema_is_refused_when_strict_and_reported_otherwise(schema, problem):
+    def tools(strict):
+        return [{"type": "function", "function": {"name": "f", "strict": strict, "parameters": schema}}]
+
+    for build in (toolwire.ToolSet, lambda t: toolwire.ToolParser("hermes", tools=t)):
+        with pytest.raises(toolwire.ToolwireError, match='strict tool "f".*' + re.escape(problem)):
+            build(tools(True))
+    with pytest.warns(toolwire.SchemaWarning, match='tool "f".*' + re.escape(problem)):
+        tool_set = toolwire.ToolSet(tools(False))
+    with pytest.warns(toolwire.SchemaWarning):
+        toolwire.ToolParser("hermes", tools=tools(False))
+    parser = toolwire.ToolParser("hermes", tools=tool_set)  # compiled and warned already: silent
+    text = toolwire.render("hermes", [{"name": "f", "arguments": {"s": 1}}, {"name": "f", "arguments": {}}])
+    for message in (parser.parse(text), stream_all(parser, text)[0]):
+        assert [c.name for c in message.tool_calls] == ["f", "f"]
+        assert [(i.kind, i.index) for i in message.issues] == [("unchecked_arguments", 0), ("unchecked_arguments", 1)]
+        assert problem in message.issues[0].detail
+        assert not message.valid
+    for check in (tool_set.validate, tool_set.is_valid):
+        with pytest.raises(toolwire.ToolwireError, match='cannot check arguments of tool "f"'):
+            check("f", {"s": 1})
+    assert problem in tool_set.unsupported_keywords()["f"][0]

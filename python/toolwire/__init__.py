@@ -27,6 +27,7 @@ from toolwire._core import (
     Delta,
     MaskCache,
     ParsedMessage,
+    SchemaWarning,
     ToolCall,
     ToolCallDelta,
     ToolParser,
@@ -39,16 +40,13 @@ from toolwire._core import (
     formats,
     render,
 )
-from toolwire.openai import message_to_responses as _message_to_responses
-
-# ParsedMessage.to_responses() is written in Python (toolwire.openai) and attached here.
-ParsedMessage.to_responses = _message_to_responses  # type: ignore[method-assign]
 
 __all__ = [
     "CallIssue",
     "Delta",
     "MaskCache",
     "ParsedMessage",
+    "SchemaWarning",
     "ToolCall",
     "ToolCallDelta",
     "ToolParser",

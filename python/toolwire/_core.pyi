@@ -1,13 +1,22 @@
-"""Type stubs for the Rust extension ``toolwire._core``."""
+"""Type stubs for the Rust extension ``toolwire._core``.
+
+The docstrings below are copies of the Rust ``///`` comments in ``rust/python/src/`` (what
+``help()`` shows): edit them there, rebuild, and run ``python scripts/sync_stub_docs.py``.
+"""
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from os import PathLike
-from typing import Any, Literal
+from typing import Any, Literal, final
 
 __version__: str
 
 class ToolwireError(ValueError):
     """Misuse of the API: unknown format, feeding a finished stream, tokens without a vocab, ..."""
+
+class SchemaWarning(UserWarning):
+    """A non-strict tool's parameters schema is invalid, so its calls' arguments go unchecked (each
+    call to it carries an ``unchecked_arguments`` issue). A strict tool with such a schema is
+    refused instead."""
 
 def formats() -> list[str]:
     """Canonical names of every supported wire format."""
@@ -29,8 +38,14 @@ def format_info(name: str) -> dict[str, Any]:
 def render(format: str, tool_calls: Iterable[ToolCall | Mapping[str, Any]], content: str | None = None) -> str:
     """The model-native text for ``tool_calls`` (``ToolCall`` objects, ``{"name", "arguments"}``
     dicts with arguments as a dict or JSON text, or OpenAI ``{"type": "function", "function": {...}}``
-    dicts), preceded by ``content``."""
+    dicts), preceded by ``content``.
 
+    Raises:
+        TypeError: ``tool_calls`` is one call (a dict or ``ToolCall``) rather than a list.
+        ToolwireError: unknown format, or a call without a name or with non-JSON arguments.
+    """
+
+@final
 class Vocab:
     """A tokenizer's id -> bytes table, for :meth:`ToolStream.feed_tokens`."""
 
@@ -48,39 +63,55 @@ class Vocab:
         """From a SentencePiece model file (``tokenizer.model``; Mistral's ``tokenizer.model.v3``)."""
     @staticmethod
     def from_pieces(pieces: Iterable[tuple[int, bytes | str, bool]]) -> Vocab:
-        """From ``(id, token, is_special)`` triples, for any tokenizer that can list its tokens.
+        """From ``(id, token, is_special)`` triples, for any tokenizer that can list its tokens;
+        ``token`` is ``bytes`` (any bytes, partial UTF-8 included) or ``str`` (its UTF-8).
 
         Mark every control/added token that a format uses as a marker as special: those are
-        matched by id only.
-        """
+        matched by id only."""
     @staticmethod
     def from_hf(tokenizer: Any) -> Vocab:
-        """From a transformers fast tokenizer."""
+        """From a transformers fast tokenizer (its ``backend_tokenizer``)."""
     def special_id(self, text: str) -> int | None:
         """Id of the added/special token with exactly this text."""
-    def token_bytes(self, id: int) -> bytes | None: ...
+    def token_bytes(self, id: int) -> bytes | None:
+        """The bytes of a token, or None for an unknown id."""
     def __len__(self) -> int: ...
 
+@final
 class ToolSet:
     """The request's tools compiled once (names, kinds, strict flags, schema validators) and
     shared by parsers; equal tool lists share one compiled set (content-hashed).
 
+    A schema is invalid when it is not a JSON Schema (``"parameters": "nope"``), names an unknown
+    type, holds a ``pattern`` that is not a regular expression, a ``$ref`` that resolves to
+    nothing, or a keyword with a value of the wrong kind. Keywords toolwire does not implement
+    are not errors: see :meth:`unsupported_keywords`.
+
     Raises:
         ToolwireError: a custom tool with a grammar format, or a ``strict`` tool whose schema
-            cannot be compiled.
+            is invalid (the message names the tool and the problem).
+
+    Warns:
+        SchemaWarning: a non-strict tool whose schema is invalid; its calls are then returned
+            with an ``unchecked_arguments`` issue, and :meth:`validate` / :meth:`is_valid` for
+            it raise.
     """
 
-    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None: ...
+    def __new__(cls, tools: Sequence[Mapping[str, Any]]) -> ToolSet: ...
     @property
     def names(self) -> list[str]: ...
     @property
-    def digest(self) -> str: ...
+    def digest(self) -> str:
+        """Hex digest of the tool list; equal lists share it (and one compiled set)."""
     @property
-    def kinds(self) -> dict[str, Literal["function", "custom"]]: ...
+    def kinds(self) -> dict[str, Literal["function", "custom"]]:
+        """``{name: "function" | "custom"}``."""
     @property
-    def strict(self) -> dict[str, bool]: ...
+    def strict(self) -> dict[str, bool]:
+        """``{name: strict}``."""
     def unsupported_keywords(self) -> dict[str, list[str]]:
-        """Schema keywords that are not checked, per tool (only tools that have some)."""
+        """Schema keywords that are not checked, per tool (only tools that have some); an invalid
+        schema is listed as ``"<error> ..."`` with the problem."""
     def validate(self, name: str, arguments: str | Mapping[str, Any]) -> list[dict[str, str]]:
         """Schema violations of ``arguments`` for tool ``name``: ``pointer``, ``keyword``, ``message``."""
     def is_valid(self, name: str, arguments: str | Mapping[str, Any]) -> bool:
@@ -89,6 +120,7 @@ class ToolSet:
         """``validate`` for many ``(name, arguments_json)`` pairs in one call."""
     def __len__(self) -> int: ...
 
+@final
 class ToolCall:
     """One complete tool call."""
 
@@ -100,7 +132,8 @@ class ToolCall:
         """``call_`` + 24 alphanumerics, the model's own id where the format carries one, or
         what ``id_factory`` returned."""
     @property
-    def type(self) -> Literal["function", "custom"]: ...
+    def type(self) -> Literal["function", "custom"]:
+        """``"function"``, or ``"custom"`` for a call to a custom (freeform) tool."""
     @property
     def name(self) -> str: ...
     @property
@@ -114,17 +147,21 @@ class ToolCall:
         """``{"id", "type": "function", "function": {"name", "arguments"}}`` or, for a custom
         tool, ``{"id", "type": "custom", "custom": {"name", "input"}}``."""
 
+@final
 class CallIssue:
     """Something wrong in the model output, reported as data.
 
     ``kind`` is one of ``malformed_json``, ``truncated``, ``missing_name``, ``unexpected_text``,
     ``unknown_tool``, ``schema_violation``, ``duplicate_call_id``, ``not_allowed_by_tool_choice``,
-    ``missing_tool_call``, ``too_large``. Calls with ``unknown_tool``, ``schema_violation``,
-    ``duplicate_call_id`` or ``not_allowed_by_tool_choice`` are still returned; the others are not.
+    ``missing_tool_call``, ``too_large``, ``unchecked_arguments`` (the tool's schema is invalid, so
+    the arguments were not checked). Calls with ``unknown_tool``, ``schema_violation``,
+    ``duplicate_call_id``, ``not_allowed_by_tool_choice`` or ``unchecked_arguments`` are still
+    returned; the others are not.
     """
 
     @property
-    def index(self) -> int | None: ...
+    def index(self) -> int | None:
+        """Stream index of the call concerned, or None when no call had started."""
     @property
     def kind(self) -> str: ...
     @property
@@ -134,11 +171,12 @@ class CallIssue:
         """The model's text concerned, markers included."""
     @property
     def pointer(self) -> str | None:
-        """For ``schema_violation``: JSON pointer into the arguments."""
+        """For ``schema_violation``: JSON pointer into the arguments (``""`` is the root)."""
     @property
     def keyword(self) -> str | None:
         """For ``schema_violation``: the failing schema keyword."""
 
+@final
 class ParsedMessage:
     """A parsed assistant message."""
 
@@ -161,9 +199,10 @@ class ParsedMessage:
     def to_responses(self, *, id_factory: Callable[[str], str] | None = None) -> list[dict[str, Any]]:
         """The OpenAI Responses API ``output`` items: ``reasoning``, ``message`` (one
         ``output_text``), then one ``function_call`` per call (``call_id`` = the call's id).
-        ``id_factory(prefix)`` makes item ids (``rs``/``msg``/``fc``/``ctc``). Implemented in
-        Python (:func:`toolwire.openai.message_to_responses`), attached on ``import toolwire``."""
+        ``id_factory(prefix)`` makes item ids (``rs``/``msg``/``fc``/``ctc``). Written in Python,
+        as :func:`toolwire.openai.message_to_responses`."""
 
+@final
 class ToolCallDelta:
     """One entry of a delta's ``tool_calls``: the first for a call carries ``id`` and ``name``."""
 
@@ -182,6 +221,7 @@ class ToolCallDelta:
         """A custom tool call's whole input, sent once when the call completes."""
     def to_openai(self) -> dict[str, Any]: ...
 
+@final
 class Delta:
     """A streamed update."""
 
@@ -195,8 +235,10 @@ class Delta:
     def finish_reason(self) -> str | None:
         """Set on the last delta of a stream: ``tool_calls`` when calls were made."""
     def to_openai(self) -> dict[str, Any]:
-        """The ``choices[0].delta`` dict of an OpenAI chat completion chunk."""
+        """The ``choices[0].delta`` dict of an OpenAI chat completion chunk (without the finish
+        reason, which belongs to the choice)."""
 
+@final
 class ToolStream:
     """The parsing state of one request. Feed it text or token ids, never both."""
 
@@ -207,8 +249,14 @@ class ToolStream:
         """Feed sampled token ids; needs a parser built with ``vocab``. Markers that are special
         tokens are recognised by id only.
 
+        An id the vocabulary lacks raises before any of ``token_ids`` is fed, and the stream
+        stays usable: such an id means the engine's tokenizer and the parser's vocabulary
+        disagree (or a padded logits row was sampled), which a serving engine must see at once
+        rather than as U+FFFD in the content.
+
         Raises:
-            ToolwireError: no vocab, or the stream was fed text.
+            ToolwireError: no vocab, the stream was fed text, or an id is not in the vocabulary.
+            TypeError: ``token_ids`` is not a sequence of ints.
         """
     def finish(self, finish_reason: str | None = None) -> list[Delta]:
         """Flush held-back text; the last delta carries the finish reason (``tool_calls`` when
@@ -218,11 +266,35 @@ class ToolStream:
     @property
     def finished(self) -> bool: ...
 
+@final
 class ToolParser:
-    """A parser for one wire format and one tool list; reuse it across requests."""
+    """A parser for one wire format and one tool list; reuse it across requests.
 
-    def __init__(
-        self,
+    Arguments:
+        format: a name from :func:`formats` or an alias (``qwen25``, ``llama3``, ...).
+        tools: OpenAI tool dicts; type XML parameter values and flag unknown tools.
+        reasoning: None (reasoning stays content), True (the format's own syntax),
+            ``"think"``/``"paired"`` (``<think>...</think>`` may open the output) or
+            ``"closing_only"`` (the prompt opened reasoning; text up to the close is reasoning).
+        vocab: needed for :meth:`ToolStream.feed_tokens`.
+        id_factory: ``(index, name) -> id`` for tool-call ids.
+        tool_choice: the request's ``tool_choice``; calls against it (and a second call when
+            ``parallel_tool_calls`` is false) are flagged ``not_allowed_by_tool_choice``, and
+            a missing call under ``required``/named is ``missing_tool_call``.
+        max_call_bytes: the most bytes one tool call may take (None: no limit). A call
+            region that runs past it without producing content, reasoning, or a call start
+            or end is cut (checked every ``max_call_bytes // 16`` bytes): the call is dropped
+            and reported as ``too_large`` with the text the parser had kept of it as ``raw``,
+            and the rest of the region, up to the format's next section-end marker (call-end
+            for formats without sections; the end of the output when none comes), is
+            dropped; the issue's detail says how many bytes. Bounds the
+            memory a runaway or hostile output can make the parser hold.
+
+    Raises:
+        ToolwireError: unknown format, invalid tools, or a named choice not among the tools."""
+
+    def __new__(
+        cls,
         format: str,
         tools: Sequence[Mapping[str, Any]] | ToolSet | None = None,
         *,
@@ -232,36 +304,16 @@ class ToolParser:
         tool_choice: str | Mapping[str, Any] | None = None,
         parallel_tool_calls: bool = True,
         max_call_bytes: int | None = None,
-    ) -> None:
-        """
-        Arguments:
-            format: a name from :func:`formats` or an alias (``qwen25``, ``llama3``, ...).
-            tools: OpenAI tool dicts; type XML parameter values and flag unknown tools.
-            reasoning: None (reasoning stays content), True (the format's own syntax),
-                ``"think"``/``"paired"`` (``<think>...</think>`` may open the output) or
-                ``"closing_only"`` (the prompt opened reasoning; text up to the close is reasoning).
-            vocab: needed for :meth:`ToolStream.feed_tokens`.
-            id_factory: ``(index, name) -> id`` for tool-call ids.
-            tool_choice: the request's ``tool_choice``; calls against it (and a second call when
-                ``parallel_tool_calls`` is false) are flagged ``not_allowed_by_tool_choice``, and
-                a missing call under ``required``/named is ``missing_tool_call``.
-            max_call_bytes: the most bytes one tool call may take (None: no limit). A call
-                region that runs past it without producing content, reasoning, or a call start
-                or end is cut (checked every ``max_call_bytes // 16`` bytes): the call is dropped
-                and reported as ``too_large`` with the text the parser had kept of it as ``raw``,
-                and the rest of the region, up to the format's next section-end marker (call-end
-                for formats without sections; the end of the output when none comes), is
-                dropped; the issue's detail says how many bytes. Bounds the
-                memory a runaway or hostile output can make the parser hold.
-
-        Raises:
-            ToolwireError: unknown format, invalid tools, or a named choice not among the tools.
-        """
+    ) -> ToolParser: ...
     @property
-    def format(self) -> str: ...
-    def parse(self, text: str) -> ParsedMessage: ...
-    def stream(self) -> ToolStream: ...
+    def format(self) -> str:
+        """Canonical name of the format."""
+    def parse(self, text: str) -> ParsedMessage:
+        """Parse a complete model output."""
+    def stream(self) -> ToolStream:
+        """A new stream for one request."""
 
+@final
 class MaskCache:
     """A bounded least-recently-used cache of bitmask rows (int32 words) keyed by bytes.
 
@@ -270,7 +322,7 @@ class MaskCache:
     :class:`toolwire.masks.BatchMasker`, which derives keys from the grammar state.
     """
 
-    def __init__(self, max_bytes: int = 64 << 20) -> None: ...
+    def __new__(cls, max_bytes: int = 64 << 20) -> MaskCache: ...
     def get(self, key: bytes) -> bytes | None:
         """The row stored under ``key`` as little-endian int32 bytes (counts a hit or a miss)."""
     def insert(self, key: bytes, mask: bytes) -> bool:
@@ -290,8 +342,8 @@ class MaskCache:
         with the rows cached under ``namespace + keyers[i].key()``.
 
         Returns the positions that missed (each key once) and ``(i, j)`` pairs of later positions
-        whose key equals that of the missed position ``j``.
-        """
+        whose key equals that of the missed position ``j``. A keyer that is not ``cacheable``
+        misses without a lookup, and its row is not stored."""
     def unsafe_store_rows(
         self,
         namespace: bytes,
@@ -305,14 +357,16 @@ class MaskCache:
     ) -> int:
         """After :meth:`unsafe_fill_rows` over the same ``keyers`` and ``indices`` and filling the
         missed rows: store each missed row under its key, and copy row ``indices[j]`` into row
-        ``indices[i]`` for each ``(i, j)`` of ``copies``. Returns how many rows were stored."""
+        ``indices[i]`` for each ``(i, j)`` of ``copies``. Returns how many rows were stored (an
+        entry larger than the cache's budget is not).
+        """
     def unsafe_insert_keyed(self, namespace: bytes, keyer: StateKeyer, ptr: int, rows: int, words: int, row: int) -> bool:
         """Store row ``row`` of the bitmask at ``ptr`` under ``namespace + keyer.key()``."""
     def remove(self, key: bytes) -> bool: ...
     def clear(self) -> None:
         """Drop every entry and reset the counters."""
     def __len__(self) -> int: ...
-    def __contains__(self, key: bytes) -> bool: ...
+    def __contains__(self, key: bytes, /) -> bool: ...
     @property
     def used_bytes(self) -> int: ...
     @property
@@ -320,6 +374,7 @@ class MaskCache:
     def stats(self) -> dict[str, int]:
         """``hits``, ``misses``, ``inserts``, ``evictions``, ``entries``, ``used_bytes``, ``max_bytes``."""
 
+@final
 class StateKeyPlan:
     """How a grammar's output is read for mask-cache keys: anchors in free text, after each call
     and inside unconstrained JSON strings of a structural tag (see ``toolwire.masks.BatchMasker``)."""
@@ -345,13 +400,15 @@ class StateKeyPlan:
     def keyer(self) -> StateKeyer:
         """A keyer for one request."""
 
+@final
 class StateKeyer:
     """Follows one request's output and names its grammar state."""
 
     def accept(self, token: int, data: bytes) -> None:
         """Feed one accepted token (not a stop token): its id and its bytes."""
     def key(self) -> bytes:
-        """The key of the current state: grammar id, anchor kind, calls so far (0/1), digest."""
+        """The key of the current state (34 bytes): grammar id, anchor kind, calls so far (0/1),
+        digest."""
     @property
     def mode(self) -> Literal["prefix", "free", "begin", "between", "content", "end", "lost"]:
         """Where the keyer is; ``lost``: no anchors any more (or no plan)."""
@@ -377,10 +434,11 @@ class StateKeyer:
         """The deferred bytes, handed over once (the caller gives them to the matcher)."""
     def __copy__(self) -> StateKeyer: ...
 
+@final
 class TokenTable:
     """Token bytes by id and the ids that end generation, for feeding a batch of keyers in one call."""
 
-    def __init__(self, tokens: Sequence[bytes], stop_ids: Sequence[int]) -> None: ...
+    def __new__(cls, tokens: Sequence[bytes], stop_ids: Sequence[int]) -> TokenTable: ...
     @staticmethod
     def from_vocab(vocab: Vocab, size: int, stop_ids: Sequence[int]) -> TokenTable:
         """``size`` ids of ``vocab`` (ids without a token have no bytes)."""
@@ -392,7 +450,9 @@ class TokenTable:
     ) -> list[int]:
         """Take ``tokens[i]`` for ``keyers[i]`` without the matcher where the mask cached under the
         keyer's key allows it (the keyer is fed, the bytes deferred); returns the positions left
-        to the caller (stop tokens, refused tokens, uncached keys, token-level grammars)."""
+        to the caller (stop tokens, refused tokens, uncached keys, token-level grammars). The
+        cached mask is the one the request's last fill produced, so it answers exactly as the
+        matcher's ``accept_token`` would."""
 
 def unsafe_apply_token_bitmask(
     logits_ptr: int,

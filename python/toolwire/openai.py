@@ -105,7 +105,7 @@ def message_to_responses(message: Any, *, id_factory: IdFactory | None = None) -
     default). Items are ``incomplete`` when the message finished for ``length``. Issues are not
     represented (the Responses API has no place for them); read ``message.issues``.
 
-    Attached to :class:`toolwire.ParsedMessage` as ``to_responses()``.
+    :meth:`toolwire.ParsedMessage.to_responses` calls this.
     """
     new_id = id_factory or _random_id
     status = "incomplete" if _incomplete(message.finish_reason) else "completed"

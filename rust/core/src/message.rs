@@ -39,6 +39,9 @@ pub enum IssueKind {
     /// The call ran past the parser's `max_call_bytes`: it was cut and dropped. The raw text is
     /// what the parser had kept of it; the detail says how many bytes after it were dropped.
     TooLarge,
+    /// The tool's schema could not be compiled (a non-strict tool; a strict one is refused when
+    /// the tools are built), so the call's arguments were not checked (the call is still returned).
+    UncheckedArguments,
 }
 
 impl IssueKind {
@@ -54,6 +57,7 @@ impl IssueKind {
             IssueKind::NotAllowedByToolChoice => "not_allowed_by_tool_choice",
             IssueKind::MissingToolCall => "missing_tool_call",
             IssueKind::TooLarge => "too_large",
+            IssueKind::UncheckedArguments => "unchecked_arguments",
         }
     }
 
@@ -65,6 +69,7 @@ impl IssueKind {
                 | IssueKind::SchemaViolation
                 | IssueKind::DuplicateCallId
                 | IssueKind::NotAllowedByToolChoice
+                | IssueKind::UncheckedArguments
         )
     }
 }

@@ -418,7 +418,17 @@ impl Sink {
             self.push_issue(Some(index), IssueKind::UnknownTool, detail, raw);
             return;
         };
-        let (Some(validator), ToolKind::Function) = (&tool.validator, tool.kind) else {
+        if tool.kind != ToolKind::Function {
+            return;
+        }
+        let Some(validator) = &tool.validator else {
+            if let Some(error) = &tool.schema_error {
+                let detail = format!(
+                    "arguments not checked: the schema of tool {:?} is invalid: {error}",
+                    call.name
+                );
+                self.push_issue(Some(index), IssueKind::UncheckedArguments, detail, raw);
+            }
             return;
         };
         let Ok(violations) = validator.validate_json(&call.arguments) else {

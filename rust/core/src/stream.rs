@@ -353,9 +353,22 @@ impl StreamParser {
 
     /// Feed sampled token ids. Markers that are special tokens of `vocab` match only by id from
     /// here on, so the same characters inside ordinary tokens stay text.
+    ///
+    /// An id without a token in `vocab` is an error, raised before anything is fed: it means the
+    /// engine's tokenizer and the parser's vocabulary disagree (or a padded logits row was
+    /// sampled), which no later text can repair, and decoding it as U+FFFD would pass a garbled
+    /// completion off as model output.
     pub fn feed_tokens(&mut self, vocab: &Arc<Vocab>, ids: &[u32]) -> Result<Vec<Delta>> {
         if self.finished {
             return Err(Error::StreamFinished);
+        }
+        if let Some(&id) = ids.iter().find(|&&id| vocab.token_bytes(id).is_none()) {
+            return Err(Error::InvalidArgument(format!(
+                "token id {id} is not in the vocabulary (highest id {}); nothing was fed",
+                vocab
+                    .max_id()
+                    .map_or_else(|| "none".to_owned(), |max| max.to_string())
+            )));
         }
         match self.input {
             Input::Unset => {

@@ -230,3 +230,50 @@ fn custom_tool(i: usize, custom: &Value) -> Result<Tool> {
         schema_error: None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::message::IssueKind;
+    use crate::stream::{parse, ParserConfig, StreamParser};
+    use crate::vocab::Vocab;
+
+    fn tools(strict: bool) -> Value {
+        json!([{"name": "f", "strict": strict, "parameters": {"type": "banana"}}])
+    }
+
+    #[test]
+    fn an_invalid_schema_is_refused_when_strict_and_flags_each_call_otherwise() {
+        let refused = ToolSet::from_json(&tools(true)).unwrap_err().to_string();
+        assert!(refused.contains(r#"strict tool "f""#), "{refused}");
+        assert!(refused.contains(r#"unknown type "banana""#), "{refused}");
+
+        let config = ParserConfig::new("hermes", ToolSet::from_json(&tools(false)).unwrap(), None);
+        let text = r#"<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>"#;
+        let message = parse(&config.unwrap(), text);
+        assert_eq!(message.tool_calls.len(), 1);
+        let issues: Vec<_> = message.issues.iter().map(|i| (i.kind, i.index)).collect();
+        assert_eq!(issues, [(IssueKind::UncheckedArguments, Some(0))]);
+        assert!(message.issues[0].detail.contains("unknown type"));
+    }
+
+    #[test]
+    fn a_token_id_missing_from_the_vocab_is_refused_before_anything_is_fed() {
+        let pieces = [(0, b"x".to_vec(), false), (1, b"y".to_vec(), false)];
+        let vocab = Arc::new(Vocab::from_pieces(pieces).unwrap());
+        let config = ParserConfig::new("hermes", ToolSet::empty(), None).unwrap();
+        let mut stream = StreamParser::new(config);
+        let refused = stream.feed_tokens(&vocab, &[0, 7]).unwrap_err().to_string();
+        assert!(
+            refused.contains("token id 7 is not in the vocabulary"),
+            "{refused}"
+        );
+        stream.feed_tokens(&vocab, &[1]).unwrap();
+        stream.finish(None).unwrap();
+        assert_eq!(stream.message().content_or_none(), Some("y"));
+    }
+}

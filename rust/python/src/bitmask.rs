@@ -87,8 +87,17 @@ fn apply_rows<T: Copy>(
     }
 }
 
-/// Sets the logits of each row in `rows` (default: every logits row) to -inf where the bitmask row of the same index blocks
-/// the token, and at every column `>= allowed_len`.
+/// Mask logits in place from raw pointers; use :func:`toolwire.torch.apply_token_bitmask_`.
+///
+/// Each row ``r`` in ``rows`` (default: every logits row) of the logits at ``logits_ptr``
+/// (``logits_rows`` rows of ``width`` elements, ``row_stride`` elements apart) is masked by row
+/// ``r`` of the int32 bitmask at ``bitmask_ptr`` (``bitmask_rows`` x ``words``, contiguous):
+/// columns below ``allowed_len`` whose bit is set keep their value, every other column becomes
+/// ``-inf``. Pointers are checked for null and alignment and rows against the extents; the
+/// extents themselves cannot be checked, so wrong ones corrupt memory.
+///
+/// Raises:
+///     ToolwireError: on a null or misaligned pointer, an unknown dtype or an out-of-range row.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (logits_ptr, dtype, logits_rows, width, row_stride, bitmask_ptr, bitmask_rows, words, rows, allowed_len))]
@@ -168,7 +177,8 @@ pub fn unsafe_apply_token_bitmask(
     Ok(())
 }
 
-/// Allowed-token counts of each bitmask row, over the first `vocab` ids.
+/// Allowed-token count of each row of a contiguous int32 bitmask, over the first ``vocab`` ids;
+/// use :func:`toolwire.torch.count_allowed`.
 #[pyfunction]
 pub fn unsafe_count_allowed(
     bitmask_ptr: usize,
@@ -186,7 +196,11 @@ pub fn unsafe_count_allowed(
 /// Positions that missed, and `(position, filled position)` pairs of equal keys.
 type FillOutcome = (Vec<usize>, Vec<(usize, usize)>);
 
-/// A bounded LRU cache of bitmask rows keyed by bytes (see `toolwire_core::bitmask::cache`).
+/// A bounded least-recently-used cache of bitmask rows (int32 words) keyed by bytes.
+///
+/// The byte budget counts keys, rows and a fixed per-entry overhead; inserting past it evicts
+/// the least recently used entries. Thread-safe. Keys are the caller's business: see
+/// :class:`toolwire.masks.BatchMasker`, which derives keys from the grammar state.
 #[pyclass(name = "MaskCache", module = "toolwire._core", frozen)]
 pub struct MaskCache(std::sync::Mutex<toolwire_core::bitmask::MaskCache>);
 
@@ -213,14 +227,18 @@ fn words_of(mask: &[u8]) -> PyResult<Vec<u32>> {
 #[pymethods]
 impl MaskCache {
     #[new]
-    #[pyo3(signature = (max_bytes = 64 << 20))]
-    fn new(max_bytes: usize) -> Self {
-        MaskCache(std::sync::Mutex::new(
+    #[pyo3(signature = (max_bytes = None), text_signature = "(max_bytes=67108864)")]
+    fn new(max_bytes: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let max_bytes = match max_bytes {
+            Some(max_bytes) => crate::convert::unsigned(max_bytes, "max_bytes")?,
+            None => 64 << 20,
+        };
+        Ok(MaskCache(std::sync::Mutex::new(
             toolwire_core::bitmask::MaskCache::new(max_bytes),
-        ))
+        )))
     }
 
-    /// The row stored under `key` as little-endian int32 bytes, or None (counts a hit or miss).
+    /// The row stored under ``key`` as little-endian int32 bytes (counts a hit or a miss).
     fn get<'py>(&self, py: Python<'py>, key: &[u8]) -> Option<Bound<'py, pyo3::types::PyBytes>> {
         let mut cache = self.lock();
         cache.get(key).map(|row| {
@@ -229,13 +247,16 @@ impl MaskCache {
         })
     }
 
-    /// Stores a row given as little-endian int32 bytes; False when it alone exceeds the budget.
+    /// Store a row (little-endian int32 bytes); False when this entry alone exceeds the budget.
     fn insert(&self, key: &[u8], mask: &[u8]) -> PyResult<bool> {
         let words = words_of(mask)?;
         Ok(self.lock().insert(key, &words))
     }
 
-    /// On a hit, copies the row into the `words` int32 words at `ptr` and returns True.
+    /// On a hit, copy the row into the ``words`` int32 words at ``ptr`` and return True.
+    ///
+    /// Raises:
+    ///     ToolwireError: null or misaligned ``ptr``, or a cached row of another length.
     fn unsafe_get_into(&self, key: &[u8], ptr: usize, words: usize) -> PyResult<bool> {
         let buf = MaskBuf::new(ptr, 1, words)?;
         let mut cache = self.lock();
@@ -253,12 +274,12 @@ impl MaskCache {
         Ok(true)
     }
 
-    /// Fills rows of a contiguous int32 bitmask (`rows` x `words` at `ptr`) from the cache:
-    /// `keyers[i]`'s state, under `namespace`, goes to row `indices[i]`. Returns the positions
-    /// `i` that missed, for the caller to fill and store with :meth:`unsafe_insert_keyed`, and
-    /// pairs `(i, j)` of later positions whose key equals that of the missed position `j`: their
-    /// rows are copies of row `j` once it is filled. A keyer that is not `cacheable` (long past
-    /// its last anchor) misses without a lookup, and its row is not stored.
+    /// Fill rows ``indices[i]`` of the contiguous ``rows`` x ``words`` int32 bitmask at ``ptr``
+    /// with the rows cached under ``namespace + keyers[i].key()``.
+    ///
+    /// Returns the positions that missed (each key once) and ``(i, j)`` pairs of later positions
+    /// whose key equals that of the missed position ``j``. A keyer that is not ``cacheable``
+    /// misses without a lookup, and its row is not stored.
     #[allow(clippy::too_many_arguments)]
     fn unsafe_fill_rows(
         &self,
@@ -311,10 +332,10 @@ impl MaskCache {
         Ok((missed, copies))
     }
 
-    /// Stores the rows just filled for the positions `missed` of an earlier
-    /// :meth:`unsafe_fill_rows` call over the same `keyers` and `indices`, and copies each into the
-    /// rows of the `copies` pairs `(i, j)` (row `indices[i]` gets row `indices[j]`). Returns how
-    /// many rows were stored (an entry larger than the cache's budget is not).
+    /// After :meth:`unsafe_fill_rows` over the same ``keyers`` and ``indices`` and filling the
+    /// missed rows: store each missed row under its key, and copy row ``indices[j]`` into row
+    /// ``indices[i]`` for each ``(i, j)`` of ``copies``. Returns how many rows were stored (an
+    /// entry larger than the cache's budget is not).
     #[allow(clippy::too_many_arguments)]
     fn unsafe_store_rows(
         &self,
@@ -362,7 +383,7 @@ impl MaskCache {
         Ok(stored)
     }
 
-    /// Stores row `row` of the bitmask at `ptr` under `keyer`'s current key.
+    /// Store row ``row`` of the bitmask at ``ptr`` under ``namespace + keyer.key()``.
     fn unsafe_insert_keyed(
         &self,
         namespace: &[u8],
@@ -380,7 +401,7 @@ impl MaskCache {
         Ok(self.lock().insert(&key, unsafe { buf.row(row) }))
     }
 
-    /// Stores the `words` int32 words at `ptr` under `key`.
+    /// Store the ``words`` int32 words at ``ptr`` under ``key``.
     fn unsafe_insert_from(&self, key: &[u8], ptr: usize, words: usize) -> PyResult<bool> {
         let buf = MaskBuf::new(ptr, 1, words)?;
         // SAFETY: as above.
@@ -392,7 +413,7 @@ impl MaskCache {
         self.lock().remove(key)
     }
 
-    /// Drops every entry and resets the counters.
+    /// Drop every entry and reset the counters.
     fn clear(&self) {
         self.lock().clear();
     }
@@ -415,7 +436,7 @@ impl MaskCache {
         self.lock().max_bytes()
     }
 
-    /// `{"hits", "misses", "inserts", "evictions", "entries", "used_bytes", "max_bytes"}`.
+    /// ``hits``, ``misses``, ``inserts``, ``evictions``, ``entries``, ``used_bytes``, ``max_bytes``.
     fn stats(&self) -> std::collections::HashMap<&'static str, u64> {
         let cache = self.lock();
         let s = cache.stats();
@@ -446,13 +467,17 @@ fn to_grammar_id(id: &[u8]) -> PyResult<[u8; 16]> {
         .map_err(|_| ToolwireError::new_err("a grammar id is 16 bytes"))
 }
 
-/// How a grammar's output is read for mask-cache keys (see `toolwire_core::bitmask::key`).
+/// How a grammar's output is read for mask-cache keys: anchors in free text, after each call
+/// and inside unconstrained JSON strings of a structural tag (see ``toolwire.masks.BatchMasker``).
 #[pyclass(name = "StateKeyPlan", module = "toolwire._core", frozen)]
 pub struct StateKeyPlan(toolwire_core::bitmask::KeyPlan);
 
 #[pymethods]
 impl StateKeyPlan {
-    /// The plan for a structural tag given as JSON text.
+    /// The plan for a structural tag (JSON text); ``grammar_id`` (16 bytes) names it in keys.
+    ///
+    /// Raises:
+    ///     ToolwireError: the id is not 16 bytes or the tag is not JSON.
     #[staticmethod]
     fn from_tag(grammar_id: &[u8], tag_json: &str) -> PyResult<Self> {
         let tag: serde_json::Value = serde_json::from_str(tag_json)
@@ -471,16 +496,19 @@ impl StateKeyPlan {
         )))
     }
 
+    /// Whether the tag's structure is followed (False: keys cover the whole output).
     #[getter]
     fn anchored(&self) -> bool {
         self.0.anchored()
     }
 
+    /// False when the grammar has token-level elements (keys then use token ids).
     #[getter]
     fn text_level(&self) -> bool {
         self.0.text_level()
     }
 
+    /// E.g. ``triggered(prefix=[], tags=[json,json])`` or ``whole output (tokens)``.
     fn describe(&self) -> String {
         self.0.describe()
     }
@@ -495,9 +523,7 @@ impl StateKeyPlan {
     }
 }
 
-/// Follows one request's output and names its grammar state; with [`TokenTable::feed_deferred`]
-/// it also holds the bytes of tokens accepted on the strength of a cached mask and not yet
-/// given to the request's matcher.
+/// Follows one request's output and names its grammar state.
 #[pyclass(name = "StateKeyer", module = "toolwire._core")]
 pub struct StateKeyer {
     inner: toolwire_core::bitmask::StateKeyer,
@@ -529,21 +555,26 @@ impl StateKeyer {
         self.feed(token, data);
     }
 
-    /// The key of the current state (34 bytes).
+    /// The key of the current state (34 bytes): grammar id, anchor kind, calls so far (0/1),
+    /// digest.
     fn key<'py>(&self, py: Python<'py>) -> Bound<'py, pyo3::types::PyBytes> {
         pyo3::types::PyBytes::new(py, &self.inner.key())
     }
 
+    /// Where the keyer is; ``lost``: no anchors any more (or no plan).
     #[getter]
     fn mode(&self) -> &'static str {
         self.inner.mode().name()
     }
 
+    /// The kind of the last anchor: ``S``/``I`` (start, by text/ids), ``F`` (free text), ``A`` (after a
+    /// call), ``X`` (in an XML call), ``J`` (in JSON content, after a member's value).
     #[getter]
     fn family(&self) -> String {
         char::from(self.inner.family()).to_string()
     }
 
+    /// Calls completed so far, as far as the keyer followed them.
     #[getter]
     fn calls(&self) -> u32 {
         self.inner.calls()
@@ -555,19 +586,21 @@ impl StateKeyer {
         self.tokens
     }
 
-    /// False once the keyer has read more than 128 bytes without anchors: the cache is skipped.
+    /// False once more than 128 bytes were read without anchors (mode ``lost``): only a replay
+    /// of the same output could share such a key, so :class:`toolwire.masks.BatchMasker` skips
+    /// the cache for it.
     #[getter]
     fn cacheable(&self) -> bool {
         self.inner.cacheable()
     }
 
-    /// Tokens accepted by [`TokenTable::feed_deferred`] whose bytes the matcher has not seen.
+    /// Tokens taken by :meth:`TokenTable.feed_deferred` whose bytes the matcher has not read.
     #[getter]
     fn deferred_tokens(&self) -> u32 {
         self.deferred_tokens
     }
 
-    /// The deferred bytes, handed over once: the caller gives them to the matcher.
+    /// The deferred bytes, handed over once (the caller gives them to the matcher).
     fn take_deferred<'py>(&mut self, py: Python<'py>) -> Bound<'py, pyo3::types::PyBytes> {
         self.deferred_tokens = 0;
         let out = pyo3::types::PyBytes::new(py, &self.deferred);
@@ -593,7 +626,7 @@ impl StateKeyer {
     }
 }
 
-/// Token bytes by id and the stop ids, so a batch of keyers can be fed in one call.
+/// Token bytes by id and the ids that end generation, for feeding a batch of keyers in one call.
 #[pyclass(name = "TokenTable", module = "toolwire._core", frozen)]
 pub struct TokenTable {
     offsets: Vec<usize>,
@@ -633,7 +666,7 @@ impl TokenTable {
         Self::build(tokens.iter().map(Vec::as_slice), stop_ids)
     }
 
-    /// From a :class:`Vocab`, `size` ids wide (ids without a token have no bytes).
+    /// ``size`` ids of ``vocab`` (ids without a token have no bytes).
     #[staticmethod]
     fn from_vocab(vocab: &crate::vocab::Vocab, size: usize, stop_ids: Vec<u32>) -> Self {
         let v = &vocab.0;
@@ -652,7 +685,7 @@ impl TokenTable {
         self.offsets.len() - 1
     }
 
-    /// Feeds `tokens[i]` to `keyers[i]`, except stop tokens; returns the positions of those.
+    /// Feed ``tokens[i]`` to ``keyers[i]``, stop tokens excepted; returns their positions.
     fn feed(
         &self,
         mut keyers: Vec<PyRefMut<'_, StateKeyer>>,
@@ -672,12 +705,11 @@ impl TokenTable {
         Ok(stopped)
     }
 
-    /// Accepts `tokens[i]` for `keyers[i]` without its matcher where the mask cached under the
-    /// keyer's current key (in `cache`, under `namespace`) allows it: the keyer is fed and the
-    /// token's bytes are deferred, for the matcher to read in one `accept_string` before its
-    /// next fill. That mask is the one the request's last fill produced, so it answers exactly
-    /// as the matcher's `accept_token` would. Returns the positions left to the caller: stop
-    /// tokens, tokens the mask refuses, keys not in the cache and token-level grammars.
+    /// Take ``tokens[i]`` for ``keyers[i]`` without the matcher where the mask cached under the
+    /// keyer's key allows it (the keyer is fed, the bytes deferred); returns the positions left
+    /// to the caller (stop tokens, refused tokens, uncached keys, token-level grammars). The
+    /// cached mask is the one the request's last fill produced, so it answers exactly as the
+    /// matcher's ``accept_token`` would.
     fn feed_deferred(
         &self,
         cache: &MaskCache,

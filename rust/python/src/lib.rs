@@ -13,7 +13,14 @@ pyo3::create_exception!(
     _core,
     ToolwireError,
     pyo3::exceptions::PyValueError,
-    "Misuse of the toolwire API."
+    "Misuse of the API: unknown format, feeding a finished stream, tokens without a vocab, ..."
+);
+
+pyo3::create_exception!(
+    _core,
+    SchemaWarning,
+    pyo3::exceptions::PyUserWarning,
+    "A non-strict tool's parameters schema is invalid, so its calls' arguments go unchecked (each\ncall to it carries an ``unchecked_arguments`` issue). A strict tool with such a schema is\nrefused instead."
 );
 
 pub(crate) fn to_py_err(err: toolwire_core::Error) -> PyErr {
@@ -25,6 +32,7 @@ pub(crate) fn to_py_err(err: toolwire_core::Error) -> PyErr {
 #[pymodule(gil_used = false)]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ToolwireError", m.py().get_type::<ToolwireError>())?;
+    m.add("SchemaWarning", m.py().get_type::<SchemaWarning>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<parser::ToolParser>()?;
     m.add_class::<parser::ToolStream>()?;

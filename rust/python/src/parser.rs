@@ -2,6 +2,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyList, PyString};
 use serde_json::Value;
@@ -12,11 +13,11 @@ use toolwire_core::stream::{ParserConfig, StreamParser};
 use toolwire_core::tools::{ToolChoice, ToolSet};
 use toolwire_core::{formats as registry, Error};
 
-use crate::convert::{dict, opt_str, str_list, to_value};
+use crate::convert::{dict, opt_str, positive, repr, str_list, to_value, wrong_type, Flag, Text};
 use crate::vocab::Vocab;
 use crate::{to_py_err, ToolwireError};
 
-/// Calls a user's `id_factory(index, name)`; a Python error is kept and raised after the feed.
+/// Calls a user's ``id_factory(index, name)``; a Python error is kept and raised after the feed.
 struct PyIds {
     factory: Py<PyAny>,
     error: Arc<Mutex<Option<PyErr>>>,
@@ -72,7 +73,30 @@ fn parse_tool_choice(choice: Option<&Bound<'_, PyAny>>) -> PyResult<ToolChoice> 
     }
 }
 
-/// A parser for one wire format and one set of tools; cheap to keep and reuse across requests.
+/// A parser for one wire format and one tool list; reuse it across requests.
+///
+/// Arguments:
+///     format: a name from :func:`formats` or an alias (``qwen25``, ``llama3``, ...).
+///     tools: OpenAI tool dicts; type XML parameter values and flag unknown tools.
+///     reasoning: None (reasoning stays content), True (the format's own syntax),
+///         ``"think"``/``"paired"`` (``<think>...</think>`` may open the output) or
+///         ``"closing_only"`` (the prompt opened reasoning; text up to the close is reasoning).
+///     vocab: needed for :meth:`ToolStream.feed_tokens`.
+///     id_factory: ``(index, name) -> id`` for tool-call ids.
+///     tool_choice: the request's ``tool_choice``; calls against it (and a second call when
+///         ``parallel_tool_calls`` is false) are flagged ``not_allowed_by_tool_choice``, and
+///         a missing call under ``required``/named is ``missing_tool_call``.
+///     max_call_bytes: the most bytes one tool call may take (None: no limit). A call
+///         region that runs past it without producing content, reasoning, or a call start
+///         or end is cut (checked every ``max_call_bytes // 16`` bytes): the call is dropped
+///         and reported as ``too_large`` with the text the parser had kept of it as ``raw``,
+///         and the rest of the region, up to the format's next section-end marker (call-end
+///         for formats without sections; the end of the output when none comes), is
+///         dropped; the issue's detail says how many bytes. Bounds the
+///         memory a runaway or hostile output can make the parser hold.
+///
+/// Raises:
+///     ToolwireError: unknown format, invalid tools, or a named choice not among the tools.
 #[pyclass(name = "ToolParser", module = "toolwire._core", frozen)]
 pub struct ToolParser {
     config: ParserConfig,
@@ -83,23 +107,22 @@ pub struct ToolParser {
 #[pymethods]
 impl ToolParser {
     #[new]
-    #[pyo3(signature = (format, tools=None, *, reasoning=None, vocab=None, id_factory=None, tool_choice=None, parallel_tool_calls=true, max_call_bytes=None))]
+    #[pyo3(
+        signature = (format, tools=None, *, reasoning=None, vocab=None, id_factory=None, tool_choice=None, parallel_tool_calls=Flag(true), max_call_bytes=None),
+        text_signature = "(format, tools=None, *, reasoning=None, vocab=None, id_factory=None, tool_choice=None, parallel_tool_calls=True, max_call_bytes=None)"
+    )]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        format: &str,
+        format: Text<'_>,
         tools: Option<&Bound<'_, PyAny>>,
         reasoning: Option<&Bound<'_, PyAny>>,
         vocab: Option<&Bound<'_, PyAny>>,
         id_factory: Option<Py<PyAny>>,
         tool_choice: Option<&Bound<'_, PyAny>>,
-        parallel_tool_calls: bool,
-        max_call_bytes: Option<usize>,
+        parallel_tool_calls: Flag,
+        max_call_bytes: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        if max_call_bytes == Some(0) {
-            return Err(ToolwireError::new_err(
-                "max_call_bytes must be positive or None",
-            ));
-        }
+        let max_call_bytes = positive(max_call_bytes, "max_call_bytes")?;
         let vocab = match vocab {
             Some(v) if !v.is_none() => Some(
                 v.downcast::<Vocab>()
@@ -111,10 +134,10 @@ impl ToolParser {
             _ => None,
         };
         let reasoning = reasoning_choice(reasoning)?;
-        let config = ParserConfig::new(format, ToolSet::empty(), reasoning.as_deref())
+        let config = ParserConfig::new(format.to_str()?, ToolSet::empty(), reasoning.as_deref())
             .map_err(to_py_err)?
             .with_tool_set(tool_set(tools)?)
-            .with_tool_choice(parse_tool_choice(tool_choice)?, parallel_tool_calls)
+            .with_tool_choice(parse_tool_choice(tool_choice)?, parallel_tool_calls.0)
             .map_err(to_py_err)?
             .with_max_call_bytes(max_call_bytes);
         Ok(Self {
@@ -131,7 +154,8 @@ impl ToolParser {
     }
 
     /// Parse a complete model output.
-    fn parse(&self, text: &str) -> PyResult<ParsedMessage> {
+    fn parse(&self, text: Text<'_>) -> PyResult<ParsedMessage> {
+        let text = text.to_str()?;
         let mut stream = self.stream()?;
         stream.run(|s| s.feed(text))?;
         stream.run(|s| s.finish(None))?;
@@ -161,14 +185,14 @@ impl ToolParser {
 
     fn __repr__(&self) -> String {
         format!(
-            "ToolParser(format={:?}, tools={})",
+            "ToolParser(format='{}', tools={})",
             self.config.spec.name,
             self.config.tools.tools().len()
         )
     }
 }
 
-/// The streaming state of one request.
+/// The parsing state of one request. Feed it text or token ids, never both.
 #[pyclass(name = "ToolStream", module = "toolwire._core")]
 pub struct ToolStream {
     inner: StreamParser,
@@ -191,13 +215,26 @@ impl ToolStream {
 
 #[pymethods]
 impl ToolStream {
-    /// Feed a text delta; returns only what is new.
-    fn feed(&mut self, text: &str) -> PyResult<Vec<Delta>> {
+    /// Feed a text delta; returns only what is new. Content is released as soon as it cannot
+    /// be the start of a marker.
+    fn feed(&mut self, text: Text<'_>) -> PyResult<Vec<Delta>> {
+        let text = text.to_str()?;
         self.run(|s| s.feed(text))
     }
 
-    /// Feed token ids (needs a parser built with a vocab).
-    fn feed_tokens(&mut self, token_ids: Vec<u32>) -> PyResult<Vec<Delta>> {
+    /// Feed sampled token ids; needs a parser built with ``vocab``. Markers that are special
+    /// tokens are recognised by id only.
+    ///
+    /// An id the vocabulary lacks raises before any of ``token_ids`` is fed, and the stream
+    /// stays usable: such an id means the engine's tokenizer and the parser's vocabulary
+    /// disagree (or a padded logits row was sampled), which a serving engine must see at once
+    /// rather than as U+FFFD in the content.
+    ///
+    /// Raises:
+    ///     ToolwireError: no vocab, the stream was fed text, or an id is not in the vocabulary.
+    ///     TypeError: ``token_ids`` is not a sequence of ints.
+    fn feed_tokens(&mut self, token_ids: &Bound<'_, PyAny>) -> PyResult<Vec<Delta>> {
+        let token_ids = crate::convert::token_ids(token_ids, "token_ids")?;
         let vocab = self
             .vocab
             .clone()
@@ -205,9 +242,11 @@ impl ToolStream {
         self.run(|s| s.feed_tokens(&vocab, &token_ids))
     }
 
-    /// End of output: flush held-back text and report the finish reason.
+    /// Flush held-back text; the last delta carries the finish reason (``tool_calls`` when
+    /// calls were made and the reason was None or ``stop``).
     #[pyo3(signature = (finish_reason=None))]
-    fn finish(&mut self, finish_reason: Option<&str>) -> PyResult<Vec<Delta>> {
+    fn finish(&mut self, finish_reason: Option<Text<'_>>) -> PyResult<Vec<Delta>> {
+        let finish_reason = finish_reason.as_ref().map(Text::to_str).transpose()?;
         self.run(|s| s.finish(finish_reason))
     }
 
@@ -222,22 +261,25 @@ impl ToolStream {
     }
 }
 
-/// One tool call, as returned in an assistant message.
+/// One complete tool call.
 #[pyclass(name = "ToolCall", module = "toolwire._core", frozen, eq)]
 #[derive(Clone, PartialEq, Eq)]
 pub struct ToolCall(core::ToolCall);
 
 #[pymethods]
 impl ToolCall {
+    /// Position of the call in the stream (as in the deltas).
     #[getter]
     fn index(&self) -> usize {
         self.0.index
     }
+    /// ``call_`` + 24 alphanumerics, the model's own id where the format carries one, or
+    /// what ``id_factory`` returned.
     #[getter]
     fn id(&self) -> &str {
         &self.0.id
     }
-    /// `"function"`, or `"custom"` for a call to a custom (freeform) tool.
+    /// ``"function"``, or ``"custom"`` for a call to a custom (freeform) tool.
     #[getter]
     fn r#type(&self) -> &'static str {
         if self.0.input.is_some() {
@@ -246,7 +288,8 @@ impl ToolCall {
             "function"
         }
     }
-    /// A custom tool call's raw input (None for function calls).
+    /// A custom tool call's raw input: a ``{"input": "..."}`` wrapper or JSON string is
+    /// unwrapped, anything else is the text the model wrote. None for function calls.
     #[getter]
     fn input(&self) -> Option<&str> {
         self.0.input.as_deref()
@@ -255,13 +298,13 @@ impl ToolCall {
     fn name(&self) -> &str {
         &self.0.name
     }
-    /// Arguments as JSON text.
+    /// Arguments as JSON text (the concatenation of the streamed fragments).
     #[getter]
     fn arguments(&self) -> &str {
         &self.0.arguments
     }
-    /// `{"id", "type": "function", "function": {"name", "arguments"}}`, or for a custom tool
-    /// `{"id", "type": "custom", "custom": {"name", "input"}}`.
+    /// ``{"id", "type": "function", "function": {"name", "arguments"}}`` or, for a custom
+    /// tool, ``{"id", "type": "custom", "custom": {"name", "input"}}``.
     fn to_openai<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         if let Some(input) = &self.0.input {
             let custom = dict(
@@ -294,10 +337,13 @@ impl ToolCall {
             ],
         )
     }
-    fn __repr__(&self) -> String {
+    fn __repr__(&self, py: Python<'_>) -> String {
         format!(
-            "ToolCall(index={}, id={:?}, name={:?}, arguments={:?})",
-            self.0.index, self.0.id, self.0.name, self.0.arguments
+            "ToolCall(index={}, id={}, name={}, arguments={})",
+            self.0.index,
+            repr(py, Some(&self.0.id)),
+            repr(py, Some(&self.0.name)),
+            repr(py, Some(&self.0.arguments))
         )
     }
 }
@@ -306,7 +352,14 @@ fn s<'py>(py: Python<'py>, text: &str) -> Bound<'py, PyAny> {
     PyString::new(py, text).into_any()
 }
 
-/// Something wrong with the model's output, reported as data.
+/// Something wrong in the model output, reported as data.
+///
+/// ``kind`` is one of ``malformed_json``, ``truncated``, ``missing_name``, ``unexpected_text``,
+/// ``unknown_tool``, ``schema_violation``, ``duplicate_call_id``, ``not_allowed_by_tool_choice``,
+/// ``missing_tool_call``, ``too_large``, ``unchecked_arguments`` (the tool's schema is invalid, so
+/// the arguments were not checked). Calls with ``unknown_tool``, ``schema_violation``,
+/// ``duplicate_call_id``, ``not_allowed_by_tool_choice`` or ``unchecked_arguments`` are still
+/// returned; the others are not.
 #[pyclass(name = "CallIssue", module = "toolwire._core", frozen)]
 #[derive(Clone)]
 pub struct CallIssue(core::Issue);
@@ -331,28 +384,30 @@ impl CallIssue {
     fn raw(&self) -> &str {
         &self.0.raw
     }
-    /// For `schema_violation`: JSON pointer into the arguments (`""` is the root).
+    /// For ``schema_violation``: JSON pointer into the arguments (``""`` is the root).
     #[getter]
     fn pointer(&self) -> Option<&str> {
         self.0.pointer.as_deref()
     }
-    /// For `schema_violation`: the failing schema keyword.
+    /// For ``schema_violation``: the failing schema keyword.
     #[getter]
     fn keyword(&self) -> Option<&str> {
         self.0.keyword.as_deref()
     }
-    fn __repr__(&self) -> String {
+    fn __repr__(&self, py: Python<'_>) -> String {
         format!(
-            "CallIssue(index={:?}, kind={:?}, detail={:?}, raw={:?})",
-            self.0.index,
+            "CallIssue(index={}, kind='{}', detail={}, raw={})",
+            self.0
+                .index
+                .map_or_else(|| "None".to_owned(), |i| i.to_string()),
             self.0.kind.as_str(),
-            self.0.detail,
-            self.0.raw
+            repr(py, Some(&self.0.detail)),
+            repr(py, Some(&self.0.raw))
         )
     }
 }
 
-/// The parsed assistant message.
+/// A parsed assistant message.
 #[pyclass(name = "ParsedMessage", module = "toolwire._core", frozen)]
 pub struct ParsedMessage(core::Message);
 
@@ -364,6 +419,7 @@ impl From<core::Message> for ParsedMessage {
 
 #[pymethods]
 impl ParsedMessage {
+    /// Text outside calls; None when empty (or only whitespace around calls).
     #[getter]
     fn content(&self) -> Option<&str> {
         self.0.content_or_none()
@@ -384,12 +440,12 @@ impl ParsedMessage {
     fn finish_reason(&self) -> Option<&str> {
         self.0.finish_reason.as_deref()
     }
-    /// True when parsing found no issue.
+    /// True when there are no issues.
     #[getter]
     fn valid(&self) -> bool {
         self.0.is_valid()
     }
-    /// The OpenAI assistant message dict.
+    /// The OpenAI assistant message (``role``, ``content``, ``tool_calls``, ``reasoning_content``).
     fn to_openai<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let out = dict(
             py,
@@ -410,18 +466,34 @@ impl ParsedMessage {
         }
         Ok(out)
     }
-    fn __repr__(&self) -> String {
+    /// The OpenAI Responses API ``output`` items: ``reasoning``, ``message`` (one
+    /// ``output_text``), then one ``function_call`` per call (``call_id`` = the call's id).
+    /// ``id_factory(prefix)`` makes item ids (``rs``/``msg``/``fc``/``ctc``). Written in Python,
+    /// as :func:`toolwire.openai.message_to_responses`.
+    #[pyo3(signature = (*, id_factory=None))]
+    fn to_responses<'py>(
+        slf: &Bound<'py, Self>,
+        id_factory: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let options = PyDict::new(py);
+        options.set_item("id_factory", id_factory)?;
+        py.import("toolwire.openai")?
+            .getattr("message_to_responses")?
+            .call((slf,), Some(&options))
+    }
+    fn __repr__(&self, py: Python<'_>) -> String {
         format!(
-            "ParsedMessage(content={:?}, reasoning_content={:?}, tool_calls={}, issues={})",
-            self.0.content_or_none(),
-            self.0.reasoning_or_none(),
+            "ParsedMessage(content={}, reasoning_content={}, tool_calls={}, issues={})",
+            repr(py, self.0.content_or_none()),
+            repr(py, self.0.reasoning_or_none()),
             self.0.tool_calls.len(),
             self.0.issues.len()
         )
     }
 }
 
-/// One entry of a streamed delta's `tool_calls`.
+/// One entry of a delta's ``tool_calls``: the first for a call carries ``id`` and ``name``.
 #[pyclass(name = "ToolCallDelta", module = "toolwire._core", frozen)]
 pub struct ToolCallDelta(core::CallDelta);
 
@@ -445,7 +517,7 @@ impl ToolCallDelta {
             }
         })
     }
-    /// A custom tool call's whole input (sent once, when the call completes).
+    /// A custom tool call's whole input, sent once when the call completes.
     #[getter]
     fn input(&self) -> Option<&str> {
         self.0.input.as_deref()
@@ -488,15 +560,18 @@ impl ToolCallDelta {
         out.set_item("function", function)?;
         Ok(out)
     }
-    fn __repr__(&self) -> String {
+    fn __repr__(&self, py: Python<'_>) -> String {
         format!(
-            "ToolCallDelta(index={}, id={:?}, name={:?}, arguments={:?})",
-            self.0.index, self.0.id, self.0.name, self.0.arguments
+            "ToolCallDelta(index={}, id={}, name={}, arguments={})",
+            self.0.index,
+            repr(py, self.0.id.as_deref()),
+            repr(py, self.0.name.as_deref()),
+            repr(py, Some(&self.0.arguments))
         )
     }
 }
 
-/// A streamed update: what `choices[0].delta` of an OpenAI chunk carries, plus the finish reason.
+/// A streamed update.
 #[pyclass(name = "Delta", module = "toolwire._core", frozen)]
 pub struct Delta(core::Delta);
 
@@ -519,11 +594,13 @@ impl Delta {
             .map(ToolCallDelta)
             .collect()
     }
+    /// Set on the last delta of a stream: ``tool_calls`` when calls were made.
     #[getter]
     fn finish_reason(&self) -> Option<&str> {
         self.0.finish_reason.as_deref()
     }
-    /// The `choices[0].delta` dict (without the finish reason, which belongs to the choice).
+    /// The ``choices[0].delta`` dict of an OpenAI chat completion chunk (without the finish
+    /// reason, which belongs to the choice).
     fn to_openai<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let out = PyDict::new(py);
         if let Some(reasoning) = &self.0.reasoning {
@@ -541,26 +618,37 @@ impl Delta {
         }
         Ok(out)
     }
-    fn __repr__(&self) -> String {
+    fn __repr__(&self, py: Python<'_>) -> String {
         format!(
-            "Delta(content={:?}, reasoning_content={:?}, tool_calls={}, finish_reason={:?})",
-            self.0.content,
-            self.0.reasoning,
+            "Delta(content={}, reasoning_content={}, tool_calls={}, finish_reason={})",
+            repr(py, self.0.content.as_deref()),
+            repr(py, self.0.reasoning.as_deref()),
             self.0.tool_calls.len(),
-            self.0.finish_reason
+            repr(py, self.0.finish_reason.as_deref())
         )
     }
 }
 
-/// Canonical names of every format.
+/// Canonical names of every supported wire format.
 #[pyfunction]
 pub fn formats() -> Vec<&'static str> {
     registry::names()
 }
 
-/// The format description as a dict.
+/// The format description: ``name``, ``aliases``, ``families``, ``description``, ``markers``
+/// (``role``, ``text``, ``special_token``), ``triggers``, ``name_encoding``,
+/// ``argument_encoding``, ``call_separator``, ``reasoning`` (``start``/``end`` or None),
+/// ``template`` (``begin``/``style``/``end``/``separator`` or None: one call, ``begin`` holding
+/// ``{name}`` and maybe ``{index}``), ``section``, ``content_block`` and ``reasoning_block``
+/// (``begin``/``end`` or None: what wraps a run of calls, content written as a block, the
+/// reasoning block a grammar writes), ``content_after_calls`` (the family writes text after its
+/// calls) and ``supports_structural_tag``.
+///
+/// Raises:
+///     ToolwireError: ``name`` is neither a format nor an alias.
 #[pyfunction]
-pub fn format_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
+pub fn format_info<'py>(py: Python<'py>, name: Text<'_>) -> PyResult<Bound<'py, PyDict>> {
+    let name = name.to_str()?;
     let spec =
         registry::lookup(name).ok_or_else(|| to_py_err(Error::UnknownFormat(name.to_owned())))?;
     let markers = PyList::empty(py);
@@ -650,7 +738,7 @@ pub fn format_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDi
     )
 }
 
-fn render_call(item: &Bound<'_, PyAny>) -> PyResult<RenderCall> {
+fn render_call(position: usize, item: &Bound<'_, PyAny>) -> PyResult<RenderCall> {
     if let Ok(call) = item.downcast::<ToolCall>() {
         let call = call.get();
         let arguments = match &call.0.input {
@@ -663,6 +751,10 @@ fn render_call(item: &Bound<'_, PyAny>) -> PyResult<RenderCall> {
             arguments,
             id: Some(call.0.id.clone()),
         });
+    }
+    if !item.is_instance_of::<PyDict>() {
+        let param = format!("tool_calls[{position}]");
+        return Err(wrong_type(&param, item, "a ToolCall or a dict"));
     }
     let value = to_value(item)?;
     let id = value.get("id").and_then(Value::as_str).map(str::to_owned);
@@ -697,19 +789,39 @@ fn render_call(item: &Bound<'_, PyAny>) -> PyResult<RenderCall> {
     })
 }
 
-/// The model-native text for `tool_calls` (and optional content before them).
+/// The model-native text for ``tool_calls`` (``ToolCall`` objects, ``{"name", "arguments"}``
+/// dicts with arguments as a dict or JSON text, or OpenAI ``{"type": "function", "function": {...}}``
+/// dicts), preceded by ``content``.
+///
+/// Raises:
+///     TypeError: ``tool_calls`` is one call (a dict or ``ToolCall``) rather than a list.
+///     ToolwireError: unknown format, or a call without a name or with non-JSON arguments.
 #[pyfunction]
 #[pyo3(signature = (format, tool_calls, content=None))]
 pub fn render(
-    format: &str,
+    format: Text<'_>,
     tool_calls: &Bound<'_, PyAny>,
-    content: Option<&str>,
+    content: Option<Text<'_>>,
 ) -> PyResult<String> {
+    let format = format.to_str()?;
+    let content = content.as_ref().map(Text::to_str).transpose()?;
     let spec = registry::lookup(format)
         .ok_or_else(|| to_py_err(Error::UnknownFormat(format.to_owned())))?;
-    let calls = tool_calls
-        .try_iter()?
-        .map(|item| render_call(&item?))
+    if tool_calls.is_instance_of::<PyDict>()
+        || tool_calls.is_instance_of::<PyString>()
+        || tool_calls.downcast::<ToolCall>().is_ok()
+    {
+        return Err(PyTypeError::new_err(format!(
+            "argument 'tool_calls': expected a list of tool calls, got one {}; wrap it in a list",
+            tool_calls.get_type().name()?
+        )));
+    }
+    let items = tool_calls
+        .try_iter()
+        .map_err(|_| wrong_type("tool_calls", tool_calls, "a list of tool calls"))?;
+    let calls = items
+        .enumerate()
+        .map(|(position, item)| render_call(position, &item?))
         .collect::<PyResult<Vec<_>>>()?;
     Ok((spec.render)(&calls, content))
 }

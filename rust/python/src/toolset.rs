@@ -1,6 +1,7 @@
 //! `ToolSet`: the request's tools compiled once, shared across requests with equal tools.
 
 use std::collections::HashMap;
+use std::ffi::CString;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use pyo3::intern;
@@ -9,8 +10,8 @@ use pyo3::types::{PyDict, PyList, PyString};
 use toolwire_core::schema::{NotJson, Validator, Violation};
 use toolwire_core::tools::{ToolKind, ToolSet as CoreToolSet};
 
-use crate::convert::to_value;
-use crate::to_py_err;
+use crate::convert::{to_value, wrong_type, Text};
+use crate::{to_py_err, SchemaWarning};
 
 /// Compiled tool sets by content digest; entries die with their last user.
 fn cache() -> &'static Mutex<HashMap<u64, Weak<CoreToolSet>>> {
@@ -18,11 +19,34 @@ fn cache() -> &'static Mutex<HashMap<u64, Weak<CoreToolSet>>> {
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
-/// Compile `tools` (a list of OpenAI tool dicts), reusing an equal set compiled before.
+/// Compile ``tools`` (a list of OpenAI tool dicts), reusing an equal set compiled before. A
+/// non-strict tool whose schema is invalid gets a ``SchemaWarning`` (each build, so a request that
+/// reuses a cached set is warned too); its calls then carry ``unchecked_arguments`` issues.
 pub fn compile(tools: &Bound<'_, PyAny>) -> PyResult<Arc<CoreToolSet>> {
     if let Ok(set) = tools.downcast::<ToolSet>() {
         return Ok(set.get().0.clone());
     }
+    let compiled = compile_value(tools)?;
+    warn_unchecked(tools.py(), &compiled)?;
+    Ok(compiled)
+}
+
+fn warn_unchecked(py: Python<'_>, set: &CoreToolSet) -> PyResult<()> {
+    for tool in set.tools() {
+        if let Some(error) = &tool.schema_error {
+            let message = format!(
+                "the parameters schema of tool {:?} is invalid, so its arguments will not be \
+                 checked (calls to it get an unchecked_arguments issue): {error}",
+                tool.name
+            );
+            let message = CString::new(message.replace('\0', "\\0"))?;
+            PyErr::warn(py, &py.get_type::<SchemaWarning>(), &message, 1)?;
+        }
+    }
+    Ok(())
+}
+
+fn compile_value(tools: &Bound<'_, PyAny>) -> PyResult<Arc<CoreToolSet>> {
     let value = to_value(tools)?;
     let compiled = CoreToolSet::from_json(&value).map_err(to_py_err)?;
     let mut cache = cache()
@@ -39,7 +63,22 @@ pub fn compile(tools: &Bound<'_, PyAny>) -> PyResult<Arc<CoreToolSet>> {
     Ok(shared)
 }
 
-/// The request's tools compiled once: names, kinds, strict flags, schema validators.
+/// The request's tools compiled once (names, kinds, strict flags, schema validators) and
+/// shared by parsers; equal tool lists share one compiled set (content-hashed).
+///
+/// A schema is invalid when it is not a JSON Schema (``"parameters": "nope"``), names an unknown
+/// type, holds a ``pattern`` that is not a regular expression, a ``$ref`` that resolves to
+/// nothing, or a keyword with a value of the wrong kind. Keywords toolwire does not implement
+/// are not errors: see :meth:`unsupported_keywords`.
+///
+/// Raises:
+///     ToolwireError: a custom tool with a grammar format, or a ``strict`` tool whose schema
+///         is invalid (the message names the tool and the problem).
+///
+/// Warns:
+///     SchemaWarning: a non-strict tool whose schema is invalid; its calls are then returned
+///         with an ``unchecked_arguments`` issue, and :meth:`validate` / :meth:`is_valid` for
+///         it raise.
 #[pyclass(name = "ToolSet", module = "toolwire._core", frozen)]
 pub struct ToolSet(pub Arc<CoreToolSet>);
 
@@ -61,7 +100,7 @@ impl ToolSet {
         format!("{:016x}", self.0.digest())
     }
 
-    /// `{name: "function" | "custom"}`.
+    /// ``{name: "function" | "custom"}``.
     #[getter]
     fn kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let out = PyDict::new(py);
@@ -78,7 +117,7 @@ impl ToolSet {
         Ok(out)
     }
 
-    /// `{name: strict}`.
+    /// ``{name: strict}``.
     #[getter]
     fn strict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let out = PyDict::new(py);
@@ -88,8 +127,8 @@ impl ToolSet {
         Ok(out)
     }
 
-    /// `{name: [keyword, ...]}` for schema keywords that are not checked (and, under the key
-    /// `"<error>"`, a schema that could not be compiled at all).
+    /// Schema keywords that are not checked, per tool (only tools that have some); an invalid
+    /// schema is listed as ``"<error> ..."`` with the problem.
     fn unsupported_keywords<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let out = PyDict::new(py);
         for t in self.0.tools() {
@@ -104,15 +143,14 @@ impl ToolSet {
         Ok(out)
     }
 
-    /// Check arguments (a dict or JSON text) against a tool's schema: a list of
-    /// `{"pointer", "keyword", "message"}` (empty when valid).
+    /// Schema violations of ``arguments`` for tool ``name``: ``pointer``, ``keyword``, ``message``.
     fn validate<'py>(
         &self,
         py: Python<'py>,
-        name: &str,
+        name: Text<'_>,
         arguments: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let validator = self.validator(name)?;
+        let validator = self.validator(name.to_str()?)?;
         match arguments.downcast::<PyString>() {
             Ok(text) => match validator {
                 Some(validator) => check_text(py, validator, text.to_str()?),
@@ -129,11 +167,9 @@ impl ToolSet {
         }
     }
 
-    /// Whether arguments (a dict or JSON text) satisfy a tool's schema: the question a server asks
-    /// before it executes a call, answered without building any violation report. Text that is
-    /// not JSON raises, as in `validate`.
-    fn is_valid(&self, name: &str, arguments: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let validator = self.validator(name)?;
+    /// Whether ``arguments`` satisfy tool ``name``'s schema (no report built); non-JSON text raises.
+    fn is_valid(&self, name: Text<'_>, arguments: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let validator = self.validator(name.to_str()?)?;
         match arguments.downcast::<PyString>() {
             Ok(text) => {
                 let text = text.to_str()?;
@@ -153,17 +189,23 @@ impl ToolSet {
         }
     }
 
-    /// Validate many `(name, arguments_json)` pairs in one call (e.g. a batch of RL rollouts):
-    /// one list of violations per pair, as `validate` returns them.
+    /// ``validate`` for many ``(name, arguments_json)`` pairs in one call.
     fn validate_many<'py>(
         &self,
         py: Python<'py>,
         calls: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
         let results = PyList::empty(py);
-        for call in calls.try_iter()? {
+        let pairs = calls.try_iter().map_err(|_| {
+            wrong_type("calls", calls, "a sequence of (name, arguments_json) pairs")
+        })?;
+        for (position, call) in pairs.enumerate() {
             let call = call?;
-            let (name, arguments): (Bound<'py, PyString>, Bound<'py, PyString>) = call.extract()?;
+            let (name, arguments): (Bound<'py, PyString>, Bound<'py, PyString>) =
+                call.extract().map_err(|_| {
+                    let param = format!("calls[{position}]");
+                    wrong_type(&param, &call, "a (name, arguments_json) pair of str")
+                })?;
             let text = arguments.to_str()?;
             let found = match self.validator(name.to_str()?)? {
                 Some(validator) => check_text(py, validator, text)?,
@@ -178,17 +220,27 @@ impl ToolSet {
         self.0.tools().len()
     }
 
-    fn __repr__(&self) -> String {
-        format!("ToolSet({:?})", self.names())
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!(
+            "ToolSet({})",
+            PyList::new(py, self.names())?.repr()?
+        ))
     }
 }
 
 impl ToolSet {
+    /// The tool's validator (``None`` for a custom tool); a tool whose schema is invalid raises, as
+    /// checking against it cannot be done.
     fn validator(&self, name: &str) -> PyResult<Option<&Validator>> {
         let tool = self
             .0
             .get(name)
             .ok_or_else(|| crate::ToolwireError::new_err(format!("no tool named {name:?}")))?;
+        if let Some(error) = &tool.schema_error {
+            return Err(crate::ToolwireError::new_err(format!(
+                "cannot check arguments of tool {name:?}: its parameters schema is invalid: {error}"
+            )));
+        }
         Ok(tool.validator.as_ref())
     }
 }

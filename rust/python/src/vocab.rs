@@ -5,8 +5,10 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use toolwire_core::vocab::Vocab as CoreVocab;
 
+use crate::convert::{unsigned, Text};
 use crate::ToolwireError;
 
+/// A tokenizer's id -> bytes table, for :meth:`ToolStream.feed_tokens`.
 #[pyclass(name = "Vocab", module = "toolwire._core", frozen)]
 pub struct Vocab(pub Arc<CoreVocab>);
 
@@ -24,13 +26,13 @@ fn wrap(result: Result<CoreVocab, toolwire_core::vocab::VocabError>) -> PyResult
 
 #[pymethods]
 impl Vocab {
-    /// From a Hugging Face `tokenizer.json` file.
+    /// From a Hugging Face ``tokenizer.json`` (ByteLevel or Metaspace/SentencePiece).
     #[staticmethod]
     fn from_tokenizer_json(path: &Bound<'_, PyAny>) -> PyResult<Self> {
         wrap(CoreVocab::from_tokenizer_json(&read(path)?))
     }
 
-    /// From a tiktoken rank file plus `{text: id}` special tokens.
+    /// From a tiktoken rank file plus ``{text: id}`` special tokens.
     #[staticmethod]
     #[pyo3(signature = (path, special_tokens=None))]
     fn from_tiktoken(
@@ -43,13 +45,13 @@ impl Vocab {
         wrap(CoreVocab::from_tiktoken(&read(path)?, &specials))
     }
 
-    /// From a Mistral Tekken `tekken*.json` file.
+    /// From a Mistral Tekken ``tekken*.json`` file.
     #[staticmethod]
     fn from_tekken_json(path: &Bound<'_, PyAny>) -> PyResult<Self> {
         wrap(CoreVocab::from_tekken_json(&read(path)?))
     }
 
-    /// From a SentencePiece model file (`tokenizer.model`, Mistral's `tokenizer.model.v3`, ...).
+    /// From a SentencePiece model file (``tokenizer.model``; Mistral's ``tokenizer.model.v3``).
     #[staticmethod]
     fn from_sentencepiece(path: &Bound<'_, PyAny>) -> PyResult<Self> {
         let path: std::path::PathBuf = path.extract()?;
@@ -58,8 +60,11 @@ impl Vocab {
         wrap(CoreVocab::from_sentencepiece_model(&data))
     }
 
-    /// From `(id, token, is_special)` triples, `token` being `bytes` (any bytes, partial UTF-8
-    /// included) or `str` (its UTF-8). Works for any tokenizer that can list its tokens.
+    /// From ``(id, token, is_special)`` triples, for any tokenizer that can list its tokens;
+    /// ``token`` is ``bytes`` (any bytes, partial UTF-8 included) or ``str`` (its UTF-8).
+    ///
+    /// Mark every control/added token that a format uses as a marker as special: those are
+    /// matched by id only.
     #[staticmethod]
     fn from_pieces(pieces: &Bound<'_, PyAny>) -> PyResult<Self> {
         let mut triples: Vec<(u32, Vec<u8>, bool)> = Vec::with_capacity(pieces.len().unwrap_or(0));
@@ -85,7 +90,7 @@ impl Vocab {
         wrap(CoreVocab::from_pieces(triples))
     }
 
-    /// From a transformers fast tokenizer (its `backend_tokenizer`).
+    /// From a transformers fast tokenizer (its ``backend_tokenizer``).
     #[staticmethod]
     fn from_hf(tokenizer: &Bound<'_, PyAny>) -> PyResult<Self> {
         let backend = tokenizer.getattr("backend_tokenizer").map_err(|_| {
@@ -99,20 +104,21 @@ impl Vocab {
         self.0.len()
     }
 
-    /// Id of a special (added) token with exactly this text.
-    fn special_id(&self, text: &str) -> Option<u32> {
-        self.0.special_id(text)
+    /// Id of the added/special token with exactly this text.
+    fn special_id(&self, text: Text<'_>) -> PyResult<Option<u32>> {
+        Ok(self.0.special_id(text.to_str()?))
     }
 
     /// The bytes of a token, or None for an unknown id.
     fn token_bytes<'py>(
         &self,
         py: Python<'py>,
-        id: u32,
-    ) -> Option<Bound<'py, pyo3::types::PyBytes>> {
-        self.0
-            .token_bytes(id)
-            .map(|b| pyo3::types::PyBytes::new(py, b))
+        id: &Bound<'py, PyAny>,
+    ) -> PyResult<Option<Bound<'py, pyo3::types::PyBytes>>> {
+        Ok(self
+            .0
+            .token_bytes(unsigned(id, "id")?)
+            .map(|b| pyo3::types::PyBytes::new(py, b)))
     }
 
     fn __repr__(&self) -> String {
