@@ -9,10 +9,12 @@ use toolwire_core::ids::{IdSource, RandomIds};
 use toolwire_core::message as core;
 use toolwire_core::render::RenderCall;
 use toolwire_core::stream::{ParserConfig, StreamParser};
-use toolwire_core::tools::{ToolChoice, ToolSet};
+use toolwire_core::request::{ReasoningMode, ToolChoice};
+use toolwire_core::tools::ToolSet;
 use toolwire_core::{formats as registry, Error};
 
 use crate::convert::{dict, opt_str, str_list, to_value};
+use crate::request::value_or_null;
 use crate::vocab::Vocab;
 use crate::{to_py_err, ToolwireError};
 
@@ -43,21 +45,6 @@ impl IdSource for PyIds {
     }
 }
 
-fn reasoning_choice(reasoning: Option<&Bound<'_, PyAny>>) -> PyResult<Option<String>> {
-    let Some(obj) = reasoning else {
-        return Ok(None);
-    };
-    if obj.is_none() {
-        return Ok(None);
-    }
-    if let Ok(flag) = obj.downcast::<PyBool>() {
-        return Ok(flag.is_true().then(|| "native".to_owned()));
-    }
-    obj.extract::<String>()
-        .map(Some)
-        .map_err(|_| ToolwireError::new_err("reasoning must be None, a bool, or a string"))
-}
-
 fn tool_set(tools: Option<&Bound<'_, PyAny>>) -> PyResult<Arc<ToolSet>> {
     match tools {
         Some(obj) if !obj.is_none() => crate::toolset::compile(obj),
@@ -65,9 +52,11 @@ fn tool_set(tools: Option<&Bound<'_, PyAny>>) -> PyResult<Arc<ToolSet>> {
     }
 }
 
-fn parse_tool_choice(choice: Option<&Bound<'_, PyAny>>) -> PyResult<ToolChoice> {
+/// The request's `tool_choice` read against the parser's tools; unset, calls to any tool are
+/// read (a parser without tools has no request to hold them to).
+fn read_tool_choice(choice: Option<&Bound<'_, PyAny>>, tools: &ToolSet) -> PyResult<ToolChoice> {
     match choice {
-        Some(obj) if !obj.is_none() => ToolChoice::from_json(&to_value(obj)?).map_err(to_py_err),
+        Some(obj) if !obj.is_none() => ToolChoice::read(&to_value(obj)?, tools).map_err(to_py_err),
         _ => Ok(ToolChoice::Auto),
     }
 }
@@ -110,11 +99,15 @@ impl ToolParser {
             ),
             _ => None,
         };
-        let reasoning = reasoning_choice(reasoning)?;
-        let config = ParserConfig::new(format, ToolSet::empty(), reasoning.as_deref())
+        let reasoning =
+            ReasoningMode::from_json(&value_or_null(reasoning)?).map_err(to_py_err)?;
+        let tools = tool_set(tools)?;
+        let tool_choice = read_tool_choice(tool_choice, &tools)?;
+        let config = ParserConfig::new(format, ToolSet::empty(), None)
             .map_err(to_py_err)?
-            .with_tool_set(tool_set(tools)?)
-            .with_tool_choice(parse_tool_choice(tool_choice)?, parallel_tool_calls)
+            .with_reasoning(reasoning)
+            .with_tool_set(tools)
+            .with_tool_choice(tool_choice, parallel_tool_calls)
             .map_err(to_py_err)?
             .with_max_call_bytes(max_call_bytes);
         Ok(Self {
