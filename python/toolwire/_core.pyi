@@ -89,6 +89,56 @@ class ToolSet:
         """``validate`` for many ``(name, arguments_json)`` pairs in one call."""
     def __len__(self) -> int: ...
 
+class Request:
+    """A request as toolwire reads it (:func:`read_request`): the rules ``ToolParser`` and
+    ``toolwire.grammar`` share."""
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        """``{"name", "kind" ("function" | "custom"), "strict", "description", "parameters"}``
+        per declared tool, in order (``parameters`` None when absent)."""
+    @property
+    def mode(self) -> Literal["none", "auto", "required", "named"]:
+        """How the choice holds the allowed tools (``allowed_tools`` reads as its mode)."""
+    @property
+    def allowed(self) -> list[str]:
+        """Names a call may take, in declared order (empty under ``none``)."""
+    @property
+    def reasoning(self) -> Literal["off", "think", "native", "optional", "closing_only"] | None:
+        """The reasoning mode (None: not said)."""
+    @property
+    def reasoning_delimiters(self) -> tuple[str, str] | None:
+        """``(open, close)`` of the block the parser reads for this format (None: no block)."""
+    @property
+    def schema(self) -> Literal["auto", "strict"]: ...
+
+def read_request(
+    format: str,
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    tool_choice: str | Mapping[str, Any] | None = None,
+    *,
+    reasoning: bool | str | None = None,
+    schema: str | None = None,
+) -> Request:
+    """Read a request's tools, ``tool_choice``, reasoning and grammar schema mode for ``format``
+    by the rules ``ToolParser`` and ``toolwire.grammar.plan`` both follow.
+
+    * tools: names non-empty and unique; ``type`` ``function`` or ``custom`` (custom tools with a
+      text format only); ``strict`` true, false or null.
+    * tool_choice: unset means ``auto`` with tools and ``none`` without; ``"required"``, a named
+      tool (``{"type": "function" | "custom", ...}``) and ``{"type": "allowed_tools",
+      "allowed_tools": {"mode": "auto" | "required", "tools": [...]}}`` must refer to declared
+      tools. ``"any"`` is refused (say ``"required"``), as vLLM and SGLang refuse it.
+    * reasoning: None (not said), False / ``"none"`` / ``"off"`` / ``"disabled"`` (off),
+      ``"think"`` / ``"paired"`` (a ``<think>`` block), True / ``"native"`` (the format's block;
+      required on per-turn formats), ``"auto"`` / ``"optional"`` (the format's block, optional
+      everywhere), ``"closing_only"`` / ``"enabled"`` (the prompt opened the block).
+    * schema: ``"auto"`` (None) or ``"strict"``.
+
+    Raises:
+        ToolwireError: what the request breaks, in that order (format first).
+    """
+
 class ToolCall:
     """One complete tool call."""
 
@@ -237,12 +287,16 @@ class ToolParser:
         Arguments:
             format: a name from :func:`formats` or an alias (``qwen25``, ``llama3``, ...).
             tools: OpenAI tool dicts; type XML parameter values and flag unknown tools.
-            reasoning: None (reasoning stays content), True (the format's own syntax),
-                ``"think"``/``"paired"`` (``<think>...</think>`` may open the output) or
-                ``"closing_only"`` (the prompt opened reasoning; text up to the close is reasoning).
+            reasoning: None or False (reasoning stays content), True / ``"native"`` (the
+                format's own block may open the output), ``"think"`` / ``"paired"``
+                (``<think>...</think>`` may), ``"closing_only"`` (the prompt opened reasoning;
+                text up to the close is reasoning); xgrammar's ``"disabled"`` / ``"auto"`` /
+                ``"enabled"`` mean off / native / closing_only (see :func:`read_request`).
             vocab: needed for :meth:`ToolStream.feed_tokens`.
             id_factory: ``(index, name) -> id`` for tool-call ids.
-            tool_choice: the request's ``tool_choice``; calls against it (and a second call when
+            tool_choice: the request's ``tool_choice`` (``"auto"``, ``"none"``, ``"required"``,
+                a named tool or ``allowed_tools``, read as :func:`read_request` does; unset:
+                calls to any tool are read); calls against it (and a second call when
                 ``parallel_tool_calls`` is false) are flagged ``not_allowed_by_tool_choice``, and
                 a missing call under ``required``/named is ``missing_tool_call``.
             max_call_bytes: the most bytes one tool call may take (None: no limit). A call
@@ -255,7 +309,9 @@ class ToolParser:
                 memory a runaway or hostile output can make the parser hold.
 
         Raises:
-            ToolwireError: unknown format, invalid tools, or a named choice not among the tools.
+            ToolwireError: unknown format, invalid tools (duplicate or empty names, ...), a
+                ``tool_choice`` the tools cannot satisfy, an unknown reasoning mode: the
+                requests :func:`read_request` refuses, with the same message.
         """
     @property
     def format(self) -> str: ...

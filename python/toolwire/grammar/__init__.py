@@ -29,8 +29,8 @@ Beam holds every turn instead (analysis, then calls or the final message, a ``re
 inside the final message): see :func:`structural_tag` and :func:`plan`, switch ``turn_grammar``.
 
 The package, one concern a module (import order, each reading only those before it):
-``format_view`` (the format as ``format_info`` describes it), ``tools`` (tools and
-``tool_choice``), ``subset`` (the JSON-schema subset a grammar enforces), ``cache`` (compiled
+``format_view`` (the format as ``format_info`` describes it), ``tools`` (tools,
+``tool_choice`` and reasoning, read by the core's rules), ``subset`` (the JSON-schema subset a grammar enforces), ``cache`` (compiled
 grammars and :func:`tag_json`), ``literal_values`` (Gemma 4 and Python literal arguments),
 ``xml_values`` (XML parameters), ``calls`` (one tool's call tag), ``confirm`` (text that never
 completes a confirm pattern), ``request`` (:class:`Plan`), ``beam`` (per-turn grammars), ``tags``

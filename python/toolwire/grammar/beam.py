@@ -30,10 +30,7 @@ from . import format_view
 from .calls import _run, _tool_tag
 from .format_view import _block_excludes, _Format
 from .request import Plan, _fallback_schema, _other_constraint, _tool_dicts
-from .tools import _choice, _Tool, _tools
-
-#: Reasoning settings that keep the analysis message required (the turn grammar's own shape).
-_TURN_ANALYSIS_REQUIRED = (None, True, "think", "paired", "native")
+from .tools import _read, _reasoning_mode, _Tool
 
 
 def _response_schema(response_format: Any) -> Any | None:
@@ -90,22 +87,21 @@ def _turn_text(fmt: _Format, end: str) -> list[str]:
 
 
 def _turn_analysis(fmt: _Format, reasoning: Any) -> Any | None:
-    """The analysis message that opens the turn, with non-empty text. ``reasoning``: None / True /
-    ``"think"`` / ``"paired"`` / ``"native"``: the whole message; ``"closing_only"`` /
-    ``"enabled"``: the prompt opened it, the turn starts inside it; ``"auto"`` / ``"optional"``:
-    the message may be left out; False / ``"none"`` / ``"disabled"``: no analysis."""
+    """The analysis message that opens the turn, with non-empty text. By the core's reasoning
+    mode: not said, ``think`` or ``native``: the whole message; ``closing_only``: the prompt opened
+    it, the turn starts inside it; ``optional``: the message may be left out; ``off``: no
+    analysis."""
     assert fmt.reasoning_block is not None
+    mode, _ = _reasoning_mode(fmt.name, reasoning)
     begin, end = fmt.reasoning_block
     message = TagFormat(begin=begin, content=_non_empty_text(_turn_text(fmt, end)), end=end)
-    if reasoning in _TURN_ANALYSIS_REQUIRED:
-        return message
-    if reasoning in ("closing_only", "enabled"):
+    if mode == "closing_only":
         return TagFormat(begin="", content=message.content, end=end)
-    if reasoning in ("auto", "optional"):
+    if mode == "optional":
         return OptionalFormat(content=message)
-    if reasoning in (False, "none", "disabled"):
+    if mode == "off":
         return None
-    raise ToolwireError(f"unknown reasoning {reasoning!r}: None, True, 'think', 'paired', 'closing_only' or 'optional'")
+    return message
 
 
 def _turn_final(fmt: _Format, final_schema: Any | None, ban_markers: bool) -> TagFormat:
@@ -189,15 +185,14 @@ def _turn_plan(
     turn_grammar: bool,
 ) -> Plan:
     """:func:`plan` for a per-turn format (see its docs, "Beam")."""
+    raw_tools = request.get("tools") or []
+    read = _read(fmt.name, raw_tools, request.get("tool_choice"), reasoning=reasoning, schema=schema)
     if scope not in ("auto", "always", "never"):
         raise ToolwireError(f"unknown scope {scope!r}")
-    if schema not in ("auto", "strict"):
-        raise ToolwireError(f"unknown schema mode {schema!r}")
     warnings: list[str] = []
-    raw_tools = request.get("tools") or []
-    declared = _tools(raw_tools)
+    declared = read.tools
     tool_list = _serve_strict(fmt, declared, warnings)
-    mode, allowed = _choice(request.get("tool_choice"), tool_list)
+    mode, allowed = read.mode, read.allowed_of(tool_list)
     parallel = request.get("parallel_tool_calls") is not False
     final_schema = _response_schema(request.get("response_format"))
     rf_name = f"response_format {request['response_format']['type']}" if final_schema is not None else None

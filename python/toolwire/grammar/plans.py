@@ -22,7 +22,7 @@ from .request import (
     _tool_dicts,
 )
 from .tags import _build, exclusion_tag
-from .tools import _choice, _tools
+from .tools import _read
 
 
 def plan(
@@ -67,9 +67,11 @@ def plan(
     warning) instead of raising. Other guided-decoding fields follow the rules above.
 
     Raises:
-        ToolwireError: a named tool not in tools, ``required`` without tools, a custom tool with a
-            grammar format, a ``strict`` tool whose schema is outside the enforceable subset, an
-            unknown format.
+        ToolwireError: what ``ToolParser`` refuses, with its message (an unknown format, invalid
+            tools such as duplicate or empty names or a custom tool with a grammar format, a
+            named tool not among the tools, ``required`` without tools, ``"any"``, an unknown
+            reasoning or schema mode), a ``strict`` tool whose schema is outside the enforceable
+            subset.
     """
     fmt = _format(format)
     if _turn_channels(fmt):
@@ -84,8 +86,8 @@ def plan(
             turn_grammar=turn_grammar,
         )
     raw_tools = request.get("tools") or []
-    tool_list = _tools(raw_tools)
-    mode, allowed = _choice(request.get("tool_choice"), tool_list)
+    read = _read(fmt.name, raw_tools, request.get("tool_choice"), reasoning=reasoning, schema=schema)
+    tool_list, mode, allowed = read.tools, read.mode, read.allowed_of(read.tools)
     parallel = request.get("parallel_tool_calls") is not False
     if scope not in ("auto", "always", "never"):
         raise ToolwireError(f"unknown scope {scope!r}")

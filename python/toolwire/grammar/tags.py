@@ -30,7 +30,7 @@ from .confirm import _avoiding
 from .format_view import LEAD_WS, _block_excludes, _Format, _format, _turn_channels
 from .literal_values import _or
 from .request import SchemaMode, Scope
-from .tools import _choice, _Tool, _tools
+from .tools import _read, _reasoning_mode, _Tool
 
 
 def _free_excludes(fmt: _Format, trigger: str | None) -> list[str]:
@@ -121,28 +121,27 @@ def _content_block(fmt: _Format) -> Any:
 
 
 def _reasoning(fmt: _Format, reasoning: Any) -> Any | None:
-    """The reasoning block before the rest: None, or a format."""
-    if reasoning is None and fmt.content_block is not None and fmt.reasoning_block is not None:
+    """The reasoning block before the rest: None, or a format. The block is the format's
+    reasoning channel where it has one, else the delimiters the parser reads for ``reasoning``."""
+    mode, delimiters = _reasoning_mode(fmt.name, reasoning)
+    if mode is None and fmt.content_block is not None and fmt.reasoning_block is not None:
         # Harmony-style messages: the analysis channel is the model's to write whatever the
         # setting. Where the next message opens with <|start|> (beam), the prompt's open message
         # must be the analysis one: the block is required.
         starts = [t for role, t, _ in fmt.markers if role == "message_start"]
-        reasoning = "closing_only_full" if any(fmt.begin.startswith(t) for t in starts) else "optional"
-    if reasoning in (None, False, "none", "disabled"):
+        mode = "closing_only_full" if any(fmt.begin.startswith(t) for t in starts) else "optional"
+        delimiters = fmt.reasoning_block
+    if mode is None or mode == "off":
         return None
-    block = fmt.reasoning_block or fmt.reasoning
-    if block is None:
-        raise ToolwireError(f"format {fmt.name!r} has no reasoning block")
-    begin, end = block
+    begin, end = fmt.reasoning_block or delimiters
     excludes = _block_excludes(fmt, end)
     lead = [] if fmt.content_block is not None else [RegexFormat(pattern=LEAD_WS)]
-    if reasoning in ("closing_only", "enabled"):
+    if mode == "closing_only":
         return SequenceFormat(elements=[TagFormat(begin="", content=AnyTextFormat(excludes=excludes), end=end), *lead])
-    if reasoning == "closing_only_full":
-        return SequenceFormat(elements=[TagFormat(begin=begin, content=AnyTextFormat(excludes=excludes), end=end), *lead])
-    if reasoning in (True, "think", "paired", "native", "auto", "optional"):
-        return OptionalFormat(content=SequenceFormat(elements=[TagFormat(begin=begin, content=AnyTextFormat(excludes=excludes), end=end), *lead]))
-    raise ToolwireError(f"unknown reasoning {reasoning!r}: None, True, 'think', 'paired' or 'closing_only'")
+    block = TagFormat(begin=begin, content=AnyTextFormat(excludes=excludes), end=end)
+    if mode == "closing_only_full":
+        return SequenceFormat(elements=[block, *lead])
+    return OptionalFormat(content=SequenceFormat(elements=[block, *lead]))
 
 
 def _with_reasoning(fmt: _Format, body: Any, reasoning: Any) -> StructuralTag:
@@ -182,8 +181,11 @@ def structural_tag(
         scope: ``auto``, ``always`` or ``never`` (see the module docs).
         schema: ``auto`` holds strict tools' arguments to their schema and others to any object;
             ``strict`` holds every tool to its schema.
-        reasoning: None (no block; harmony keeps its optional analysis channel), True /
-            ``"think"`` / ``"paired"`` (an optional complete block first), ``"closing_only"``
+        reasoning: ``ToolParser``'s vocabulary, xgrammar's included (``toolwire._core.read_request``):
+            None (no block; harmony keeps its optional analysis channel), False / ``"none"`` /
+            ``"disabled"`` (no block), True / ``"native"`` / ``"auto"`` (an optional complete
+            block of the format's own, or ``<think>`` where it has none), ``"think"`` /
+            ``"paired"`` (an optional ``<think>`` block), ``"closing_only"`` / ``"enabled"``
             (the prompt opened the block: the output starts inside it).
         ban_markers_in_strings: also ban the format's special-token markers inside JSON string
             values. A parser fed token ids ends a call at such a token even inside a string; a
@@ -209,9 +211,11 @@ def structural_tag(
             right after the trigger would let a listed tool's call be spelled through it.
 
     Raises:
-        ToolwireError: unknown format, a named tool not in ``tools``, a custom grammar tool, a
-            strict schema outside the subset a grammar enforces, a JSON ``response_format`` on a
-            format without per-turn channels.
+        ToolwireError: what ``ToolParser`` refuses, with its message (unknown format, invalid
+            tools such as duplicate or empty names or a custom grammar tool, a ``tool_choice``
+            the tools cannot satisfy, an unknown reasoning or schema mode), a strict schema
+            outside the subset a grammar enforces, a JSON ``response_format`` on a format
+            without per-turn channels.
     """
     fmt = _format(format)
     if _turn_channels(fmt):
@@ -222,8 +226,8 @@ def structural_tag(
         )
     if _response_schema(response_format) is not None:
         raise ToolwireError(f"format {fmt.name!r}: a response_format is held inside the tag only on per-turn formats (beam)")
-    tool_list = _tools(tools)
-    mode, allowed = _choice(tool_choice, tool_list)
+    read = _read(fmt.name, tools, tool_choice, reasoning=reasoning, schema=schema)
+    tool_list, mode, allowed = read.tools, read.mode, read.allowed_of(read.tools)
     if scope not in ("auto", "always", "never"):
         raise ToolwireError(f"unknown scope {scope!r}")
     parallel = parallel_tool_calls is not False

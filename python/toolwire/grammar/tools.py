@@ -1,4 +1,11 @@
-"""The request's tools and ``tool_choice``, read into the tools a constraint allows.
+"""The request's tools, ``tool_choice``, reasoning and schema mode, read by the core's rules.
+
+``ToolParser`` and the grammar must accept and refuse the same requests, so neither reads them
+itself: :func:`_read` asks ``toolwire._core.read_request`` (``rust/core/src/request.rs``), which
+checks the tool list (unique, non-empty names; text-only custom tools; boolean ``strict``), the
+choice against it (``allowed_tools`` included; ``"any"`` refused) and the reasoning vocabulary
+(the parser's ``think`` / ``closing_only`` / ... and xgrammar's ``enabled`` / ``auto`` /
+``disabled``), and raises the parser's own errors.
 """
 
 from __future__ import annotations
@@ -7,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toolwire import ToolwireError
+from toolwire import _core
 
 
 @dataclass(frozen=True)
@@ -18,77 +25,37 @@ class _Tool:
     custom: bool = False
 
 
-def _tools(tools: Sequence[Mapping[str, Any]] | None) -> list[_Tool]:
-    out: list[_Tool] = []
-    for i, entry in enumerate(tools or []):
-        if not isinstance(entry, Mapping):
-            raise ToolwireError(f"tools[{i}] is not an object")
-        kind = entry.get("type", "function")
-        if kind == "function":
-            fn = entry.get("function", entry)
-            name = fn.get("name")
-            if not isinstance(name, str) or not name:
-                raise ToolwireError(f"tools[{i}] has no function name")
-            params = fn.get("parameters")
-            out.append(_Tool(name, params, fn.get("strict") is True))
-        elif kind == "custom":
-            custom = entry.get("custom", entry)
-            name = custom.get("name")
-            if not isinstance(name, str) or not name:
-                raise ToolwireError(f"tools[{i}] has no custom tool name")
-            fmt = custom.get("format") or {"type": "text"}
-            if fmt.get("type") != "text":
-                raise ToolwireError(
-                    f"custom tool {name!r} has a {fmt.get('type')!r} format: custom grammar formats are not supported"
-                )
-            out.append(_Tool(name, None, False, custom=True))
-        else:
-            raise ToolwireError(f"tools[{i}] has unsupported type {kind!r}")
-    names = [t.name for t in out]
-    dup = {n for n in names if names.count(n) > 1}
-    if dup:
-        raise ToolwireError(f"tool names declared twice: {sorted(dup)}")
-    return out
+@dataclass(frozen=True)
+class _Request:
+    """A request as the core reads it: ``mode`` is ``none``, ``auto``, ``required`` or ``named``;
+    ``allowed`` the names a call may take."""
+
+    tools: list[_Tool]
+    mode: str
+    allowed: frozenset[str]
+    schema: str
+
+    def allowed_of(self, tools: list[_Tool]) -> list[_Tool]:
+        """The tools of ``tools`` (these or a changed copy) that the choice allows."""
+        return [t for t in tools if t.name in self.allowed]
 
 
-def _choice(tool_choice: Any, tools: list[_Tool]) -> tuple[str, list[_Tool]]:
-    """``(mode, tools)``: mode is ``none``, ``auto``, ``required`` or ``named``; tools are the ones
-    the constraint allows (one for ``named``)."""
-    if tool_choice is None:
-        tool_choice = "auto" if tools else "none"
-    if isinstance(tool_choice, str):
-        if tool_choice not in ("none", "auto", "required"):
-            raise ToolwireError(f"unknown tool_choice {tool_choice!r}")
-        if tool_choice == "required" and not tools:
-            raise ToolwireError('tool_choice "required" needs at least one tool')
-        return tool_choice, tools
-    if not isinstance(tool_choice, Mapping):
-        raise ToolwireError(f"unknown tool_choice {tool_choice!r}")
-    kind = tool_choice.get("type")
-    if kind == "allowed_tools":
-        allowed = tool_choice.get("allowed_tools", tool_choice)
-        mode = allowed.get("mode", "auto")
-        if mode not in ("auto", "required"):
-            raise ToolwireError(f"unknown allowed_tools mode {mode!r}")
-        wanted = [_ref_name(r) for r in allowed.get("tools", [])]
-        by_name = {t.name: t for t in tools}
-        missing = [n for n in wanted if n not in by_name]
-        if missing:
-            raise ToolwireError(f"allowed_tools names tools that are not declared: {missing}")
-        return _choice(mode, [by_name[n] for n in wanted])
-    if kind in ("function", "custom"):
-        name = _ref_name(tool_choice)
-        for t in tools:
-            if t.name == name:
-                return "named", [t]
-        raise ToolwireError(f"tool_choice names {name!r}, which is not in tools")
-    raise ToolwireError(f"unknown tool_choice {tool_choice!r}")
+def _read(
+    format: str,
+    tools: Sequence[Mapping[str, Any]] | None,
+    tool_choice: Any,
+    *,
+    reasoning: Any = None,
+    schema: Any = "auto",
+) -> _Request:
+    read = _core.read_request(format, tools, tool_choice, reasoning=reasoning, schema=schema)
+    declared = [_Tool(t["name"], t["parameters"], t["strict"], t["kind"] == "custom") for t in read.tools]
+    return _Request(declared, read.mode, frozenset(read.allowed), read.schema)
 
 
-def _ref_name(ref: Mapping[str, Any]) -> str:
-    kind = ref.get("type", "function")
-    inner = ref.get(kind) if isinstance(ref.get(kind), Mapping) else ref
-    name = inner.get("name")
-    if not isinstance(name, str):
-        raise ToolwireError(f"tool reference without a name: {ref!r}")
-    return name
+def _reasoning_mode(format: str, reasoning: Any) -> tuple[str | None, tuple[str, str] | None]:
+    """``(mode, (open, close))`` in the core's vocabulary: mode ``off``, ``think``, ``native``,
+    ``optional``, ``closing_only`` or None (not said); the delimiters the parser reads (None for
+    no block)."""
+    read = _core.read_request(format, reasoning=reasoning)
+    return read.reasoning, read.reasoning_delimiters

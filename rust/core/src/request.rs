@@ -165,9 +165,15 @@ pub enum ToolChoice {
     None,
     Required,
     /// Exactly this tool (`{"type": "function" | "custom", ...: {"name"}}`).
-    Named { kind: ToolKind, name: String },
+    Named {
+        kind: ToolKind,
+        name: String,
+    },
     /// `allowed_tools`: calls to these tools only, at least one when `required`.
-    Allowed { required: bool, names: Vec<String> },
+    Allowed {
+        required: bool,
+        names: Vec<String>,
+    },
 }
 
 /// The tools a choice is checked against: by name, their kind.
@@ -188,49 +194,48 @@ impl Declared for [ToolDecl] {
 impl ToolChoice {
     /// Read an OpenAI `tool_choice` (null: the default) and check it against the declared tools.
     pub fn read(value: &Value, tools: &(impl Declared + ?Sized)) -> Result<Self> {
-        let choice = match value {
-            Value::Null if tools.is_empty() => ToolChoice::None,
-            Value::Null => ToolChoice::Auto,
-            Value::String(s) => match s.as_str() {
-                "auto" => ToolChoice::Auto,
-                "none" => ToolChoice::None,
-                "required" => ToolChoice::Required,
-                "any" => {
-                    return Err(Error::InvalidArgument(
+        let choice =
+            match value {
+                Value::Null if tools.is_empty() => ToolChoice::None,
+                Value::Null => ToolChoice::Auto,
+                Value::String(s) => match s.as_str() {
+                    "auto" => ToolChoice::Auto,
+                    "none" => ToolChoice::None,
+                    "required" => ToolChoice::Required,
+                    "any" => return Err(Error::InvalidArgument(
                         "unknown tool_choice \"any\"; say \"required\" (\"any\" is Anthropic's \
                          and Mistral's word for it, which vLLM and SGLang refuse too)"
                             .into(),
-                    ))
-                }
-                other => {
-                    return Err(Error::InvalidArgument(format!(
+                    )),
+                    other => {
+                        return Err(Error::InvalidArgument(format!(
                         "unknown tool_choice {other:?}; expected \"auto\", \"none\", \"required\" \
                          or an object"
                     )))
-                }
-            },
-            Value::Object(map) => match map.get("type") {
-                None | Some(Value::Null) => named(ToolKind::Function, value)?,
-                Some(Value::String(t)) if t == "function" => named(ToolKind::Function, value)?,
-                Some(Value::String(t)) if t == "custom" => named(ToolKind::Custom, value)?,
-                Some(Value::String(t)) if t == "allowed_tools" => {
-                    allowed(map.get("allowed_tools").unwrap_or(value))?
-                }
-                Some(other) => {
-                    return Err(Error::InvalidArgument(format!(
-                        "unknown tool_choice type {}; expected \"function\", \"custom\" or \
+                    }
+                },
+                Value::Object(map) => match map.get("type") {
+                    None | Some(Value::Null) => named(ToolKind::Function, value)?,
+                    Some(Value::String(t)) if t == "function" => named(ToolKind::Function, value)?,
+                    Some(Value::String(t)) if t == "custom" => named(ToolKind::Custom, value)?,
+                    Some(Value::String(t)) if t == "allowed_tools" => {
+                        allowed(map.get("allowed_tools").unwrap_or(value))?
+                    }
+                    Some(other) => {
+                        return Err(Error::InvalidArgument(format!(
+                            "unknown tool_choice type {}; expected \"function\", \"custom\" or \
                          \"allowed_tools\"",
+                            short(other)
+                        )))
+                    }
+                },
+                other => {
+                    return Err(Error::InvalidArgument(format!(
+                        "tool_choice must be a string or an object, not {}",
                         short(other)
                     )))
                 }
-            },
-            other => {
-                return Err(Error::InvalidArgument(format!(
-                    "tool_choice must be a string or an object, not {}",
-                    short(other)
-                )))
-            }
-        };
+            };
         choice.check(tools)?;
         Ok(choice)
     }
@@ -253,8 +258,10 @@ impl ToolChoice {
                 Some(_) => Ok(()),
             },
             ToolChoice::Allowed { required, names } => {
-                let missing: Vec<&String> =
-                    names.iter().filter(|n| tools.kind_of(n).is_none()).collect();
+                let missing: Vec<&String> = names
+                    .iter()
+                    .filter(|n| tools.kind_of(n).is_none())
+                    .collect();
                 if !missing.is_empty() {
                     return Err(Error::InvalidArgument(format!(
                         "allowed_tools names tools that are not declared: {missing:?}"
@@ -276,7 +283,10 @@ impl ToolChoice {
     pub fn mode(&self) -> &'static str {
         match self {
             ToolChoice::None => "none",
-            ToolChoice::Auto | ToolChoice::Allowed { required: false, .. } => "auto",
+            ToolChoice::Auto
+            | ToolChoice::Allowed {
+                required: false, ..
+            } => "auto",
             ToolChoice::Required | ToolChoice::Allowed { required: true, .. } => "required",
             ToolChoice::Named { .. } => "named",
         }
@@ -512,7 +522,9 @@ mod tests {
     fn tool_lists_are_read_and_checked() {
         let t = tools();
         assert_eq!(
-            t.iter().map(|t| (t.name.as_str(), t.kind, t.strict)).collect::<Vec<_>>(),
+            t.iter()
+                .map(|t| (t.name.as_str(), t.kind, t.strict))
+                .collect::<Vec<_>>(),
             [
                 ("f", ToolKind::Function, true),
                 ("g", ToolKind::Function, false),
@@ -521,15 +533,18 @@ mod tests {
         );
         assert_eq!(t[0].parameters, None);
         assert_eq!(t[1].parameters, Some(json!({"type": "object"})));
-        assert!(refusal(json!([{"name": "f"}, {"type": "custom", "custom": {"name": "f"}}]))
-            .contains("tools[1] repeats the name \"f\" of tools[0]"));
+        assert!(
+            refusal(json!([{"name": "f"}, {"type": "custom", "custom": {"name": "f"}}]))
+                .contains("tools[1] repeats the name \"f\" of tools[0]")
+        );
         assert!(refusal(json!([{"name": ""}])).contains("tools[0] has an empty name"));
         assert!(refusal(json!([{"function": {}}])).contains("tools[0] has no name"));
         assert!(refusal(json!([{"name": "f", "strict": "true"}])).contains("strict \"true\""));
         assert!(refusal(json!([{"type": "web"}])).contains("unsupported type \"web\""));
         assert!(refusal(json!({"name": "f"})).contains("tools must be a list"));
         assert!(refusal(json!([3])).contains("tools[0] is not an object"));
-        let grammar = json!([{"type": "custom", "custom": {"name": "c", "format": {"type": "grammar"}}}]);
+        let grammar =
+            json!([{"type": "custom", "custom": {"name": "c", "format": {"type": "grammar"}}}]);
         assert!(refusal(grammar).contains("only text custom tools"));
     }
 
@@ -539,28 +554,53 @@ mod tests {
         let read = |v: serde_json::Value| ToolChoice::read(&v, t.as_slice());
         let err = |v: serde_json::Value| read(v).unwrap_err().to_string();
         assert_eq!(read(json!(null)).unwrap(), ToolChoice::Auto);
-        assert_eq!(ToolChoice::read(&json!(null), &[] as &[ToolDecl]).unwrap(), ToolChoice::None);
+        assert_eq!(
+            ToolChoice::read(&json!(null), &[] as &[ToolDecl]).unwrap(),
+            ToolChoice::None
+        );
         assert_eq!(read(json!("required")).unwrap().mode(), "required");
         let named = read(json!({"type": "function", "function": {"name": "g"}})).unwrap();
         assert!(named.allows("g") && !named.allows("f") && named.requires_call());
-        assert_eq!(read(json!({"type": "custom", "name": "c"})).unwrap().mode(), "named");
+        assert_eq!(
+            read(json!({"type": "custom", "name": "c"})).unwrap().mode(),
+            "named"
+        );
         let allowed = read(json!({"type": "allowed_tools", "allowed_tools": {"mode": "required",
             "tools": [{"type": "function", "function": {"name": "g"}}, {"type": "function", "name": "g"}]}}))
         .unwrap();
-        assert_eq!(allowed, ToolChoice::Allowed { required: true, names: vec!["g".into()] });
-        assert_eq!(allowed.refusal("f").unwrap(), "allowed_tools allows only [\"g\"]");
+        assert_eq!(
+            allowed,
+            ToolChoice::Allowed {
+                required: true,
+                names: vec!["g".into()]
+            }
+        );
+        assert_eq!(
+            allowed.refusal("f").unwrap(),
+            "allowed_tools allows only [\"g\"]"
+        );
         assert!(err(json!("any")).contains("say \"required\""));
         assert!(err(json!("sometimes")).contains("unknown tool_choice \"sometimes\""));
         assert!(err(json!(3)).contains("must be a string or an object"));
-        assert!(err(json!({"type": "function", "function": {"name": "zz"}})).contains("not among the tools"));
-        assert!(err(json!({"type": "custom", "custom": {"name": "g"}})).contains("is a function tool"));
+        assert!(err(json!({"type": "function", "function": {"name": "zz"}}))
+            .contains("not among the tools"));
+        assert!(
+            err(json!({"type": "custom", "custom": {"name": "g"}})).contains("is a function tool")
+        );
         assert!(err(json!({"type": "function", "function": {}})).contains("needs a non-empty name"));
-        assert!(err(json!({"type": "allowed_tools", "mode": "x", "tools": []})).contains("mode \"x\""));
-        assert!(err(json!({"type": "allowed_tools", "mode": "auto", "tools": [{"name": "q"}]}))
-            .contains("not declared: [\"q\"]"));
+        assert!(
+            err(json!({"type": "allowed_tools", "mode": "x", "tools": []})).contains("mode \"x\"")
+        );
+        assert!(
+            err(json!({"type": "allowed_tools", "mode": "auto", "tools": [{"name": "q"}]}))
+                .contains("not declared: [\"q\"]")
+        );
         assert!(err(json!({"type": "banana"})).contains("unknown tool_choice type \"banana\""));
         let none: &[ToolDecl] = &[];
-        assert!(ToolChoice::read(&json!("required"), none).unwrap_err().to_string().contains("at least one tool"));
+        assert!(ToolChoice::read(&json!("required"), none)
+            .unwrap_err()
+            .to_string()
+            .contains("at least one tool"));
     }
 
     #[test]
@@ -577,12 +617,27 @@ mod tests {
             assert_eq!(ReasoningMode::from_json(&value).unwrap(), mode, "{value}");
         }
         assert!(ReasoningMode::from_json(&json!(2)).is_err());
-        assert!(ReasoningMode::from_name("sometimes").unwrap_err().to_string().contains("'enabled'"));
+        assert!(ReasoningMode::from_name("sometimes")
+            .unwrap_err()
+            .to_string()
+            .contains("'enabled'"));
         let seed = Some(("<seed:think>", "</seed:think>"));
-        assert_eq!(ReasoningMode::Think.delimiters(seed), Some(("<think>", "</think>")));
+        assert_eq!(
+            ReasoningMode::Think.delimiters(seed),
+            Some(("<think>", "</think>"))
+        );
         assert_eq!(ReasoningMode::Optional.delimiters(seed), seed);
-        assert_eq!(ReasoningMode::Native.delimiters(None), Some(("<think>", "</think>")));
-        assert_eq!(SchemaMode::from_json(&json!("strict")).unwrap(), SchemaMode::Strict);
-        assert!(SchemaMode::from_json(&json!("lax")).unwrap_err().to_string().contains("\"lax\""));
+        assert_eq!(
+            ReasoningMode::Native.delimiters(None),
+            Some(("<think>", "</think>"))
+        );
+        assert_eq!(
+            SchemaMode::from_json(&json!("strict")).unwrap(),
+            SchemaMode::Strict
+        );
+        assert!(SchemaMode::from_json(&json!("lax"))
+            .unwrap_err()
+            .to_string()
+            .contains("\"lax\""));
     }
 }

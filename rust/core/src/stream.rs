@@ -12,9 +12,9 @@ use crate::formats;
 use crate::ids::{IdSource, RandomIds};
 use crate::message::{Delta, Message};
 use crate::region::{MarkerTable, RegionCtx, RegionParser, Sink, Status};
+use crate::request::{ReasoningMode, ToolChoice};
 use crate::spec::FormatSpec;
 use crate::text::{self, Scan};
-use crate::request::{ReasoningMode, ToolChoice};
 use crate::tools::ToolSet;
 use crate::vocab::{Piece, TokenDecoder, Vocab};
 

@@ -103,7 +103,6 @@ fn digest_of(tools: &Value) -> u64 {
     hasher.finish()
 }
 
-
 impl Declared for ToolSet {
     fn kind_of(&self, name: &str) -> Option<ToolKind> {
         self.get(name).map(|t| t.kind)

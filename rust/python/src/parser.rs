@@ -8,8 +8,8 @@ use serde_json::Value;
 use toolwire_core::ids::{IdSource, RandomIds};
 use toolwire_core::message as core;
 use toolwire_core::render::RenderCall;
-use toolwire_core::stream::{ParserConfig, StreamParser};
 use toolwire_core::request::{ReasoningMode, ToolChoice};
+use toolwire_core::stream::{ParserConfig, StreamParser};
 use toolwire_core::tools::ToolSet;
 use toolwire_core::{formats as registry, Error};
 
@@ -99,12 +99,12 @@ impl ToolParser {
             ),
             _ => None,
         };
-        let reasoning =
-            ReasoningMode::from_json(&value_or_null(reasoning)?).map_err(to_py_err)?;
+        // In `read_request`'s order, so that both raise the same error for the same request.
+        let config = ParserConfig::new(format, ToolSet::empty(), None).map_err(to_py_err)?;
         let tools = tool_set(tools)?;
         let tool_choice = read_tool_choice(tool_choice, &tools)?;
-        let config = ParserConfig::new(format, ToolSet::empty(), None)
-            .map_err(to_py_err)?
+        let reasoning = ReasoningMode::from_json(&value_or_null(reasoning)?).map_err(to_py_err)?;
+        let config = config
             .with_reasoning(reasoning)
             .with_tool_set(tools)
             .with_tool_choice(tool_choice, parallel_tool_calls)

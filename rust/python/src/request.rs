@@ -21,7 +21,8 @@ pub fn value_or_null(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Value> {
 
 /// A JSON value as a Python object (through `json`, as `to_value` goes the other way).
 fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
-    py.import("json")?.call_method1("loads", (value.to_string(),))
+    py.import("json")?
+        .call_method1("loads", (value.to_string(),))
 }
 
 /// One request read by the rules both the parser and the grammar follow.
@@ -116,7 +117,8 @@ pub fn read_request(
     let spec =
         registry::lookup(format).ok_or_else(|| to_py_err(Error::UnknownFormat(format.into())))?;
     let tools = read_tools(&value_or_null(tools)?).map_err(to_py_err)?;
-    let choice = ToolChoice::read(&value_or_null(tool_choice)?, tools.as_slice()).map_err(to_py_err)?;
+    let choice =
+        ToolChoice::read(&value_or_null(tool_choice)?, tools.as_slice()).map_err(to_py_err)?;
     let reasoning = ReasoningMode::from_json(&value_or_null(reasoning)?).map_err(to_py_err)?;
     let schema = match value_or_null(schema)? {
         Value::Null => SchemaMode::Auto,
