@@ -194,50 +194,35 @@ impl Declared for [ToolDecl] {
 impl ToolChoice {
     /// Read an OpenAI `tool_choice` (null: the default) and check it against the declared tools.
     pub fn read(value: &Value, tools: &(impl Declared + ?Sized)) -> Result<Self> {
-        let choice =
-            match value {
-                Value::Null if tools.is_empty() => ToolChoice::None,
-                Value::Null => ToolChoice::Auto,
-                Value::String(s) => match s.as_str() {
-                    "auto" => ToolChoice::Auto,
-                    "none" => ToolChoice::None,
-                    "required" => ToolChoice::Required,
-                    "any" => return Err(Error::InvalidArgument(
-                        "unknown tool_choice \"any\"; say \"required\" (\"any\" is Anthropic's \
-                         and Mistral's word for it, which vLLM and SGLang refuse too)"
-                            .into(),
-                    )),
-                    other => {
-                        return Err(Error::InvalidArgument(format!(
-                        "unknown tool_choice {other:?}; expected \"auto\", \"none\", \"required\" \
-                         or an object"
-                    )))
-                    }
-                },
-                Value::Object(map) => match map.get("type") {
-                    None | Some(Value::Null) => named(ToolKind::Function, value)?,
-                    Some(Value::String(t)) if t == "function" => named(ToolKind::Function, value)?,
-                    Some(Value::String(t)) if t == "custom" => named(ToolKind::Custom, value)?,
-                    Some(Value::String(t)) if t == "allowed_tools" => {
-                        allowed(map.get("allowed_tools").unwrap_or(value))?
-                    }
-                    Some(other) => {
-                        return Err(Error::InvalidArgument(format!(
-                            "unknown tool_choice type {}; expected \"function\", \"custom\" or \
-                         \"allowed_tools\"",
-                            short(other)
-                        )))
-                    }
-                },
-                other => {
-                    return Err(Error::InvalidArgument(format!(
-                        "tool_choice must be a string or an object, not {}",
-                        short(other)
-                    )))
+        let choice = match value {
+            Value::Null if tools.is_empty() => ToolChoice::None,
+            Value::Null => ToolChoice::Auto,
+            Value::String(word) => Self::from_word(word)?,
+            Value::Object(map) => match map.get("type") {
+                None | Some(Value::Null) => named(ToolKind::Function, value)?,
+                Some(Value::String(t)) if t == "function" => named(ToolKind::Function, value)?,
+                Some(Value::String(t)) if t == "custom" => named(ToolKind::Custom, value)?,
+                Some(Value::String(t)) if t == "allowed_tools" => {
+                    allowed(map.get("allowed_tools").unwrap_or(value))?
                 }
-            };
+                Some(other) => return Err(invalid(UNKNOWN_TYPE, other)),
+            },
+            other => return Err(invalid(NOT_A_CHOICE, other)),
+        };
         choice.check(tools)?;
         Ok(choice)
+    }
+
+    fn from_word(word: &str) -> Result<Self> {
+        match word {
+            "auto" => Ok(ToolChoice::Auto),
+            "none" => Ok(ToolChoice::None),
+            "required" => Ok(ToolChoice::Required),
+            "any" => Err(Error::InvalidArgument(ANY.into())),
+            other => Err(Error::InvalidArgument(format!(
+                "unknown tool_choice {other:?}; expected \"auto\", \"none\", \"required\" or an object"
+            ))),
+        }
     }
 
     /// Refuse a choice the declared tools cannot satisfy (see [`ToolChoice::read`]).
@@ -318,6 +303,17 @@ impl ToolChoice {
     pub fn requires_call(&self) -> bool {
         matches!(self.mode(), "required" | "named")
     }
+}
+
+const ANY: &str = "unknown tool_choice \"any\"; say \"required\" (\"any\" is Anthropic's and \
+                   Mistral's word for it, which vLLM and SGLang refuse too)";
+const UNKNOWN_TYPE: &str =
+    "unknown tool_choice type {}; expected \"function\", \"custom\" or \"allowed_tools\"";
+const NOT_A_CHOICE: &str = "tool_choice must be a string or an object, not {}";
+
+/// `why` (with one `{}`) about `value`.
+fn invalid(why: &str, value: &Value) -> Error {
+    Error::InvalidArgument(why.replacen("{}", &short(value), 1))
 }
 
 fn named(kind: ToolKind, choice: &Value) -> Result<ToolChoice> {
