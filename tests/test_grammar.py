@@ -613,7 +613,7 @@ def test_plan_named_choice_filters_tools():
     p = G.plan(req(tools=TOOLS, tool_choice=NAMED), "hermes")
     assert p.tools == [WEATHER] and p.constraint == "structural_tag"
     assert "search" not in p.payload_json()
-    with pytest.raises(ToolwireError, match="not in tools"):
+    with pytest.raises(ToolwireError, match="not among the tools"):
         G.plan(req(tools=TOOLS, tool_choice={"type": "function", "function": {"name": "nope"}}), "hermes")
     allowed = {"type": "allowed_tools", "allowed_tools": {"mode": "required", "tools": [{"type": "function", "name": "search"}]}}
     p = G.plan(req(tools=TOOLS, tool_choice=allowed), "hermes")

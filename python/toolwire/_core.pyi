@@ -121,6 +121,60 @@ class ToolSet:
     def __len__(self) -> int: ...
 
 @final
+class Request:
+    """One request read by the rules both the parser and the grammar follow."""
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        """`[{"name", "kind", "strict", "description", "parameters"}]` in declared order
+        (`parameters` None when absent).
+        """
+    @property
+    def mode(self) -> Literal["none", "auto", "required", "named"]:
+        """`"none"`, `"auto"`, `"required"` or `"named"` (`allowed_tools` reads as its mode)."""
+    @property
+    def allowed(self) -> list[str]:
+        """Names of the tools a call may name, in declared order (empty under `none`)."""
+    @property
+    def reasoning(self) -> Literal["off", "think", "native", "optional", "closing_only"] | None:
+        """The reasoning mode's canonical name: `"off"`, `"think"`, `"native"`, `"optional"`,
+        `"closing_only"`, or None when the request did not say.
+        """
+    @property
+    def reasoning_delimiters(self) -> tuple[str, str] | None:
+        """`(open, close)` of the reasoning block the parser reads for this format (None: no block)."""
+    @property
+    def schema(self) -> Literal["auto", "strict"]:
+        """`"auto"` or `"strict"`."""
+
+def read_request(
+    format: str,
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    tool_choice: str | Mapping[str, Any] | None = None,
+    *,
+    reasoning: bool | str | None = None,
+    schema: str | None = None,
+) -> Request:
+    """Read a request's tools, ``tool_choice``, reasoning and grammar schema mode for ``format``
+    by the rules ``ToolParser`` and ``toolwire.grammar.plan`` both follow.
+
+    * tools: names non-empty and unique; ``type`` ``function`` or ``custom`` (custom tools with a
+      text format only); ``strict`` true, false or null.
+    * tool_choice: unset means ``auto`` with tools and ``none`` without; ``"required"``, a named
+      tool (``{"type": "function" | "custom", ...}``) and ``{"type": "allowed_tools",
+      "allowed_tools": {"mode": "auto" | "required", "tools": [...]}}`` must refer to declared
+      tools. ``"any"`` is refused (say ``"required"``), as vLLM and SGLang refuse it.
+    * reasoning: None (not said), False / ``"none"`` / ``"off"`` / ``"disabled"`` (off),
+      ``"think"`` / ``"paired"`` (a ``<think>`` block), True / ``"native"`` (the format's block;
+      required on per-turn formats), ``"auto"`` / ``"optional"`` (the format's block, optional
+      everywhere), ``"closing_only"`` / ``"enabled"`` (the prompt opened the block).
+    * schema: ``"auto"`` (None) or ``"strict"``.
+
+    Raises:
+        ToolwireError: what the request breaks, in that order (format first).
+    """
+
+@final
 class ToolCall:
     """One complete tool call."""
 
@@ -273,12 +327,16 @@ class ToolParser:
     Arguments:
         format: a name from :func:`formats` or an alias (``qwen25``, ``llama3``, ...).
         tools: OpenAI tool dicts; type XML parameter values and flag unknown tools.
-        reasoning: None (reasoning stays content), True (the format's own syntax),
-            ``"think"``/``"paired"`` (``<think>...</think>`` may open the output) or
-            ``"closing_only"`` (the prompt opened reasoning; text up to the close is reasoning).
+        reasoning: None or False (reasoning stays content), True / ``"native"`` (the
+            format's own block may open the output), ``"think"`` / ``"paired"``
+            (``<think>...</think>`` may), ``"closing_only"`` (the prompt opened reasoning;
+            text up to the close is reasoning); xgrammar's ``"disabled"`` / ``"auto"`` /
+            ``"enabled"`` mean off / native / closing_only (see :func:`read_request`).
         vocab: needed for :meth:`ToolStream.feed_tokens`.
         id_factory: ``(index, name) -> id`` for tool-call ids.
-        tool_choice: the request's ``tool_choice``; calls against it (and a second call when
+        tool_choice: the request's ``tool_choice`` (``"auto"``, ``"none"``, ``"required"``,
+            a named tool or ``allowed_tools``, read as :func:`read_request` does; unset:
+            calls to any tool are read); calls against it (and a second call when
             ``parallel_tool_calls`` is false) are flagged ``not_allowed_by_tool_choice``, and
             a missing call under ``required``/named is ``missing_tool_call``.
         max_call_bytes: the most bytes one tool call may take (None: no limit). A call
@@ -291,7 +349,10 @@ class ToolParser:
             memory a runaway or hostile output can make the parser hold.
 
     Raises:
-        ToolwireError: unknown format, invalid tools, or a named choice not among the tools."""
+        ToolwireError: unknown format, invalid tools (duplicate or empty names, ...), a
+            ``tool_choice`` the tools cannot satisfy, an unknown reasoning mode: the
+            requests :func:`read_request` refuses, with the same message.
+    """
 
     def __new__(
         cls,

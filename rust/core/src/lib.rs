@@ -26,6 +26,7 @@ pub mod json;
 pub mod message;
 pub mod region;
 pub mod render;
+pub mod request;
 pub mod spec;
 pub mod stream;
 pub mod text;

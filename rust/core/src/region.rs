@@ -449,16 +449,10 @@ impl Sink {
 
     fn check_against_choice(&mut self, index: usize, raw: &str) {
         let name = &self.calls[index].call.name;
-        let why = match &self.tool_choice {
-            ToolChoice::None => Some("tool_choice is \"none\"".to_owned()),
-            ToolChoice::Named(wanted) if wanted != name => {
-                Some(format!("tool_choice names {wanted:?}"))
-            }
-            _ if !self.parallel_tool_calls && self.completed > 1 => {
-                Some("parallel_tool_calls is false: one call only".to_owned())
-            }
-            _ => None,
-        };
+        let why = self.tool_choice.refusal(name).or_else(|| {
+            (!self.parallel_tool_calls && self.completed > 1)
+                .then(|| "parallel_tool_calls is false: one call only".to_owned())
+        });
         if let Some(why) = why {
             self.push_issue(Some(index), IssueKind::NotAllowedByToolChoice, why, raw);
         }
@@ -491,12 +485,7 @@ impl Sink {
 
     pub(crate) fn finish(&mut self, finish_reason: Option<&str>) {
         let made_calls = self.calls.iter().any(|c| c.state == CallState::Complete);
-        if !made_calls
-            && matches!(
-                self.tool_choice,
-                ToolChoice::Required | ToolChoice::Named(_)
-            )
-        {
+        if !made_calls && self.tool_choice.requires_call() {
             self.push_issue(
                 None,
                 IssueKind::MissingToolCall,

@@ -12,9 +12,10 @@ use crate::formats;
 use crate::ids::{IdSource, RandomIds};
 use crate::message::{Delta, Message};
 use crate::region::{MarkerTable, RegionCtx, RegionParser, Sink, Status};
+use crate::request::{ReasoningMode, ToolChoice};
 use crate::spec::FormatSpec;
 use crate::text::{self, Scan};
-use crate::tools::{ToolChoice, ToolSet};
+use crate::tools::ToolSet;
 use crate::vocab::{Piece, TokenDecoder, Vocab};
 
 /// How reasoning is delimited in the output.
@@ -32,21 +33,13 @@ pub enum Reasoning {
 }
 
 impl Reasoning {
-    /// From the user's choice: `None`, `"think"`/`"paired"`, `"closing_only"`, or `"native"`
-    /// (the format's own syntax).
-    pub fn resolve(spec: &FormatSpec, choice: Option<&str>) -> Result<Self> {
-        let (open, close) = spec.reasoning.unwrap_or(("<think>", "</think>"));
-        Ok(match choice {
-            None | Some("none") | Some("off") => Reasoning::Off,
-            Some("think") | Some("paired") => Reasoning::Paired { open: "<think>", close: "</think>" },
-            Some("native") => Reasoning::Paired { open, close },
-            Some("closing_only") => Reasoning::ClosingOnly { close },
-            Some(other) => {
-                return Err(Error::InvalidArgument(format!(
-                    "reasoning must be None, True, 'think', 'paired', 'closing_only' or 'native', not {other:?}"
-                )))
-            }
-        })
+    /// How the request's reasoning mode delimits reasoning in this format's output.
+    pub fn resolve(spec: &FormatSpec, mode: ReasoningMode) -> Self {
+        match (mode, mode.delimiters(spec.reasoning)) {
+            (ReasoningMode::ClosingOnly, Some((_, close))) => Reasoning::ClosingOnly { close },
+            (_, Some((open, close))) => Reasoning::Paired { open, close },
+            (_, None) => Reasoning::Off,
+        }
     }
 }
 
@@ -66,10 +59,12 @@ pub struct ParserConfig {
 }
 
 impl ParserConfig {
+    /// `reasoning`: a [`ReasoningMode`] name (`None`: unset, no reasoning).
     pub fn new(format: &str, tools: ToolSet, reasoning: Option<&str>) -> Result<Self> {
         let spec =
             formats::lookup(format).ok_or_else(|| Error::UnknownFormat(format.to_owned()))?;
-        let reasoning = Reasoning::resolve(spec, reasoning)?;
+        let mode = reasoning.map_or(Ok(ReasoningMode::Unset), ReasoningMode::from_name)?;
+        let reasoning = Reasoning::resolve(spec, mode);
         Ok(Self {
             spec,
             tools: Arc::new(tools),
@@ -96,6 +91,12 @@ impl ParserConfig {
         self
     }
 
+    /// Delimit reasoning as `mode` says.
+    pub fn with_reasoning(mut self, mode: ReasoningMode) -> Self {
+        self.reasoning = Reasoning::resolve(self.spec, mode);
+        self
+    }
+
     /// Share an already compiled tool set.
     pub fn with_tool_set(mut self, tools: Arc<ToolSet>) -> Self {
         self.tools = tools;
@@ -103,19 +104,13 @@ impl ParserConfig {
     }
 
     /// Flag calls that break the request's `tool_choice` / `parallel_tool_calls`, and a missing
-    /// call when one was required. A named choice must name a declared tool.
+    /// call when one was required. The choice must fit the tools ([`ToolChoice::check`]).
     pub fn with_tool_choice(
         mut self,
         tool_choice: ToolChoice,
         parallel_tool_calls: bool,
     ) -> Result<Self> {
-        if let ToolChoice::Named(name) = &tool_choice {
-            if !self.tools.is_empty() && self.tools.get(name).is_none() {
-                return Err(Error::InvalidArgument(format!(
-                    "tool_choice names {name:?}, which is not among the tools"
-                )));
-            }
-        }
+        tool_choice.check(&*self.tools)?;
         self.tool_choice = tool_choice;
         self.parallel_tool_calls = parallel_tool_calls;
         Ok(self)

@@ -13,14 +13,10 @@ use std::hash::{Hash, Hasher};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::request::{read_tools, Declared, ToolDecl};
 use crate::schema::Validator;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolKind {
-    Function,
-    /// A freeform tool: the call carries raw text (`custom.input`), not JSON arguments.
-    Custom,
-}
+pub use crate::request::{ToolChoice, ToolKind};
 
 #[derive(Debug, Clone)]
 pub struct Tool {
@@ -53,52 +49,6 @@ impl Tool {
     }
 }
 
-/// What the request allows the model to call.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum ToolChoice {
-    #[default]
-    Auto,
-    None,
-    Required,
-    Named(String),
-}
-
-impl ToolChoice {
-    /// From an OpenAI `tool_choice` value: `"auto"`, `"none"`, `"required"`, or
-    /// `{"type": "function", "function": {"name": ...}}` (also `{"type": "custom", "custom": {...}}`).
-    pub fn from_json(value: &Value) -> Result<Self> {
-        match value {
-            Value::Null => Ok(ToolChoice::Auto),
-            Value::String(s) => match s.as_str() {
-                "auto" => Ok(ToolChoice::Auto),
-                "none" => Ok(ToolChoice::None),
-                "required" | "any" => Ok(ToolChoice::Required),
-                other => Err(Error::InvalidArgument(format!(
-                    "unknown tool_choice {other:?}"
-                ))),
-            },
-            Value::Object(map) => {
-                let kind = map
-                    .get("type")
-                    .and_then(Value::as_str)
-                    .unwrap_or("function");
-                let name = map
-                    .get(kind)
-                    .and_then(|f| f.get("name"))
-                    .or_else(|| map.get("name"))
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| {
-                        Error::InvalidArgument("a named tool_choice needs a name".into())
-                    })?;
-                Ok(ToolChoice::Named(name.to_owned()))
-            }
-            _ => Err(Error::InvalidArgument(
-                "tool_choice must be a string or an object".into(),
-            )),
-        }
-    }
-}
-
 #[derive(Debug, Clone, Default)]
 pub struct ToolSet {
     tools: Vec<Tool>,
@@ -114,28 +64,15 @@ impl ToolSet {
     /// From OpenAI tool dicts (`{"type": "function", "function": {...}}`, `{"type": "custom",
     /// "custom": {...}}`) or bare function dicts (`{"name", "parameters"}`), as a JSON array.
     ///
-    /// Fails for a custom tool with a grammar format (toolwire cannot constrain or check it) and
-    /// for a `strict` tool whose schema cannot be compiled.
+    /// Fails for a list [`read_tools`] refuses (duplicate or empty names, a custom tool with a
+    /// grammar format, ...) and for a `strict` tool whose schema cannot be compiled.
     pub fn from_json(tools: &Value) -> Result<Self> {
-        let list = tools
-            .as_array()
-            .ok_or_else(|| Error::InvalidTools("tools must be a list".into()))?;
         let mut set = ToolSet {
             digest: digest_of(tools),
             ..ToolSet::default()
         };
-        for (i, entry) in list.iter().enumerate() {
-            let tool = match entry.get("type").and_then(Value::as_str) {
-                Some("function") | None => {
-                    function_tool(i, entry.get("function").unwrap_or(entry))?
-                }
-                Some("custom") => custom_tool(i, entry.get("custom").unwrap_or(entry))?,
-                Some(other) => {
-                    return Err(Error::InvalidTools(format!(
-                        "tools[{i}] has unsupported type {other:?}"
-                    )));
-                }
-            };
+        for decl in read_tools(tools)? {
+            let tool = compile_tool(decl)?;
             set.by_name.insert(tool.name.clone(), set.tools.len());
             set.tools.push(tool);
         }
@@ -166,23 +103,37 @@ fn digest_of(tools: &Value) -> u64 {
     hasher.finish()
 }
 
-fn name_of(i: usize, spec: &Value) -> Result<String> {
-    spec.get("name")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-        .ok_or_else(|| Error::InvalidTools(format!("tools[{i}] has no name")))
+impl Declared for ToolSet {
+    fn kind_of(&self, name: &str) -> Option<ToolKind> {
+        self.get(name).map(|t| t.kind)
+    }
+    fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
 }
 
-fn function_tool(i: usize, function: &Value) -> Result<Tool> {
-    let name = name_of(i, function)?;
-    let parameters = function
-        .get("parameters")
-        .cloned()
-        .unwrap_or_else(|| Value::Object(Default::default()));
-    let strict = function
-        .get("strict")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
+/// A declared tool with its parameters schema compiled (a function tool without parameters
+/// takes any arguments).
+fn compile_tool(decl: ToolDecl) -> Result<Tool> {
+    let ToolDecl {
+        name,
+        kind,
+        description,
+        parameters,
+        strict,
+    } = decl;
+    let parameters = parameters.unwrap_or_else(|| Value::Object(Default::default()));
+    if kind == ToolKind::Custom {
+        return Ok(Tool {
+            name,
+            description,
+            kind,
+            parameters,
+            strict: false,
+            validator: None,
+            schema_error: None,
+        });
+    }
     let (validator, schema_error) = match Validator::compile(&parameters) {
         Ok(v) => (Some(v), None),
         Err(e) if strict => {
@@ -194,40 +145,12 @@ fn function_tool(i: usize, function: &Value) -> Result<Tool> {
     };
     Ok(Tool {
         name,
-        description: function
-            .get("description")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-        kind: ToolKind::Function,
+        description,
+        kind,
         parameters,
         strict,
         validator,
         schema_error,
-    })
-}
-
-fn custom_tool(i: usize, custom: &Value) -> Result<Tool> {
-    let name = name_of(i, custom)?;
-    if let Some(format) = custom.get("format") {
-        let kind = format.get("type").and_then(Value::as_str).unwrap_or("text");
-        if kind != "text" {
-            return Err(Error::InvalidTools(format!(
-                "custom tool {name:?} has a {kind:?} format; only text custom tools are supported \
-                 (a grammar-constrained custom tool cannot be enforced or checked)"
-            )));
-        }
-    }
-    Ok(Tool {
-        name,
-        description: custom
-            .get("description")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-        kind: ToolKind::Custom,
-        parameters: Value::Object(Default::default()),
-        strict: false,
-        validator: None,
-        schema_error: None,
     })
 }
 

@@ -9,11 +9,13 @@ use serde_json::Value;
 use toolwire_core::ids::{IdSource, RandomIds};
 use toolwire_core::message as core;
 use toolwire_core::render::RenderCall;
+use toolwire_core::request::{ReasoningMode, ToolChoice};
 use toolwire_core::stream::{ParserConfig, StreamParser};
-use toolwire_core::tools::{ToolChoice, ToolSet};
+use toolwire_core::tools::ToolSet;
 use toolwire_core::{formats as registry, Error};
 
 use crate::convert::{dict, opt_str, positive, repr, str_list, to_value, wrong_type, Flag, Text};
+use crate::request::value_or_null;
 use crate::vocab::Vocab;
 use crate::{to_py_err, ToolwireError};
 
@@ -44,21 +46,6 @@ impl IdSource for PyIds {
     }
 }
 
-fn reasoning_choice(reasoning: Option<&Bound<'_, PyAny>>) -> PyResult<Option<String>> {
-    let Some(obj) = reasoning else {
-        return Ok(None);
-    };
-    if obj.is_none() {
-        return Ok(None);
-    }
-    if let Ok(flag) = obj.downcast::<PyBool>() {
-        return Ok(flag.is_true().then(|| "native".to_owned()));
-    }
-    obj.extract::<String>()
-        .map(Some)
-        .map_err(|_| ToolwireError::new_err("reasoning must be None, a bool, or a string"))
-}
-
 fn tool_set(tools: Option<&Bound<'_, PyAny>>) -> PyResult<Arc<ToolSet>> {
     match tools {
         Some(obj) if !obj.is_none() => crate::toolset::compile(obj),
@@ -66,9 +53,11 @@ fn tool_set(tools: Option<&Bound<'_, PyAny>>) -> PyResult<Arc<ToolSet>> {
     }
 }
 
-fn parse_tool_choice(choice: Option<&Bound<'_, PyAny>>) -> PyResult<ToolChoice> {
+/// The request's `tool_choice` read against the parser's tools; unset, calls to any tool are
+/// read (a parser without tools has no request to hold them to).
+fn read_tool_choice(choice: Option<&Bound<'_, PyAny>>, tools: &ToolSet) -> PyResult<ToolChoice> {
     match choice {
-        Some(obj) if !obj.is_none() => ToolChoice::from_json(&to_value(obj)?).map_err(to_py_err),
+        Some(obj) if !obj.is_none() => ToolChoice::read(&to_value(obj)?, tools).map_err(to_py_err),
         _ => Ok(ToolChoice::Auto),
     }
 }
@@ -78,12 +67,16 @@ fn parse_tool_choice(choice: Option<&Bound<'_, PyAny>>) -> PyResult<ToolChoice> 
 /// Arguments:
 ///     format: a name from :func:`formats` or an alias (``qwen25``, ``llama3``, ...).
 ///     tools: OpenAI tool dicts; type XML parameter values and flag unknown tools.
-///     reasoning: None (reasoning stays content), True (the format's own syntax),
-///         ``"think"``/``"paired"`` (``<think>...</think>`` may open the output) or
-///         ``"closing_only"`` (the prompt opened reasoning; text up to the close is reasoning).
+///     reasoning: None or False (reasoning stays content), True / ``"native"`` (the
+///         format's own block may open the output), ``"think"`` / ``"paired"``
+///         (``<think>...</think>`` may), ``"closing_only"`` (the prompt opened reasoning;
+///         text up to the close is reasoning); xgrammar's ``"disabled"`` / ``"auto"`` /
+///         ``"enabled"`` mean off / native / closing_only (see :func:`read_request`).
 ///     vocab: needed for :meth:`ToolStream.feed_tokens`.
 ///     id_factory: ``(index, name) -> id`` for tool-call ids.
-///     tool_choice: the request's ``tool_choice``; calls against it (and a second call when
+///     tool_choice: the request's ``tool_choice`` (``"auto"``, ``"none"``, ``"required"``,
+///         a named tool or ``allowed_tools``, read as :func:`read_request` does; unset:
+///         calls to any tool are read); calls against it (and a second call when
 ///         ``parallel_tool_calls`` is false) are flagged ``not_allowed_by_tool_choice``, and
 ///         a missing call under ``required``/named is ``missing_tool_call``.
 ///     max_call_bytes: the most bytes one tool call may take (None: no limit). A call
@@ -96,7 +89,9 @@ fn parse_tool_choice(choice: Option<&Bound<'_, PyAny>>) -> PyResult<ToolChoice> 
 ///         memory a runaway or hostile output can make the parser hold.
 ///
 /// Raises:
-///     ToolwireError: unknown format, invalid tools, or a named choice not among the tools.
+///     ToolwireError: unknown format, invalid tools (duplicate or empty names, ...), a
+///         ``tool_choice`` the tools cannot satisfy, an unknown reasoning mode: the
+///         requests :func:`read_request` refuses, with the same message.
 #[pyclass(name = "ToolParser", module = "toolwire._core", frozen)]
 pub struct ToolParser {
     config: ParserConfig,
@@ -133,11 +128,16 @@ impl ToolParser {
             ),
             _ => None,
         };
-        let reasoning = reasoning_choice(reasoning)?;
-        let config = ParserConfig::new(format.to_str()?, ToolSet::empty(), reasoning.as_deref())
-            .map_err(to_py_err)?
-            .with_tool_set(tool_set(tools)?)
-            .with_tool_choice(parse_tool_choice(tool_choice)?, parallel_tool_calls.0)
+        // In `read_request`'s order, so that both raise the same error for the same request.
+        let config =
+            ParserConfig::new(format.to_str()?, ToolSet::empty(), None).map_err(to_py_err)?;
+        let tools = tool_set(tools)?;
+        let tool_choice = read_tool_choice(tool_choice, &tools)?;
+        let reasoning = ReasoningMode::from_json(&value_or_null(reasoning)?).map_err(to_py_err)?;
+        let config = config
+            .with_reasoning(reasoning)
+            .with_tool_set(tools)
+            .with_tool_choice(tool_choice, parallel_tool_calls.0)
             .map_err(to_py_err)?
             .with_max_call_bytes(max_call_bytes);
         Ok(Self {
