@@ -27,7 +27,7 @@ from xgrammar.structural_tag import (
 from toolwire import ToolwireError
 
 from . import format_view
-from .calls import _run, _tool_tag
+from .calls import _run, _ToolTags
 from .format_view import _block_excludes, _Format
 from .request import Plan, _fallback_schema, _other_constraint, _tool_dicts
 from .tools import _choice, _Tool, _tools
@@ -131,6 +131,7 @@ def _turn_tag(
     warnings: list[str] | None,
     ban_markers: bool = False,
     final_schema: Any | None = None,
+    tool_tags: _ToolTags | None = None,
 ) -> StructuralTag:
     """One turn: the analysis message, then tool calls (``required`` / named: only calls; one
     with ``parallel`` False) or, under ``auto``, calls or the final message; ``none`` or no tools:
@@ -142,14 +143,15 @@ def _turn_tag(
             raise ToolwireError(f"tool_choice {mode} needs at least one tool")
         body = final
     else:
-        tags = [_tool_tag(fmt, t, schema, warnings, ban_markers) for t in allowed]
+        tool_tag = tool_tags or _ToolTags(fmt, schema, warnings, ban_markers)
+        tags = [tool_tag(t) for t in allowed]
         calls = _run(fmt, tags, stop_after_first=not parallel)
         body = calls if mode in ("required", "named") else OrFormat(elements=[calls, final])
     analysis = _turn_analysis(fmt, reasoning)
     return StructuralTag(format=body if analysis is None else SequenceFormat(elements=[analysis, body]))
 
 
-def _serve_strict(fmt: _Format, tools: list[_Tool], warnings: list[str]) -> list[_Tool]:
+def _serve_strict(tools: list[_Tool], tool_tags: _ToolTags, warnings: list[str]) -> list[_Tool]:
     """Strict tools whose schema the grammar cannot hold exactly, served as non-strict (with a
     warning) instead of refused: a per-turn format constrains every request, so one such tool
     would otherwise fail them all."""
@@ -157,9 +159,9 @@ def _serve_strict(fmt: _Format, tools: list[_Tool], warnings: list[str]) -> list
     for t in tools:
         if t.strict:
             try:
-                _tool_tag(fmt, t, "auto", None)
+                tool_tags(t)
             except ToolwireError as e:
-                warnings.append(f"tool {t.name!r} is declared strict but {e}; it is served as non-strict on {fmt.name}")
+                warnings.append(f"tool {t.name!r} is declared strict but {e}; it is served as non-strict on {tool_tags.fmt.name}")
                 t = _Tool(t.name, t.parameters, False, t.custom)
         out.append(t)
     return out
@@ -196,7 +198,8 @@ def _turn_plan(
     warnings: list[str] = []
     raw_tools = request.get("tools") or []
     declared = _tools(raw_tools)
-    tool_list = _serve_strict(fmt, declared, warnings)
+    tool_tags = _ToolTags(fmt, schema, warnings, ban_markers)
+    tool_list = _serve_strict(declared, tool_tags, warnings)
     mode, allowed = _choice(request.get("tool_choice"), tool_list)
     parallel = request.get("parallel_tool_calls") is not False
     final_schema = _response_schema(request.get("response_format"))
@@ -227,7 +230,7 @@ def _turn_plan(
     tools_out = _unstrict([dict(t) for t in raw_tools] if whole else _tool_dicts(raw_tools, allowed), tool_list, declared)
     if mode == "auto":
         if held:
-            tag = _turn_tag(fmt, allowed, "auto", parallel, schema, reasoning, warnings, ban_markers, final_schema)
+            tag = _turn_tag(fmt, allowed, "auto", parallel, schema, reasoning, warnings, ban_markers, final_schema, tool_tags)
             return Plan(tools_out, tool_choice_out, "structural_tag", tag, parallel, warnings)
         if other:
             warnings.append(f"tool_choice auto: no tool constraint, the request's {other} is kept")
@@ -236,7 +239,7 @@ def _turn_plan(
             warnings.append(bare)
             return Plan(tools_out, tool_choice_out, None, None, parallel, warnings)
         if scope != "never" and (scope == "always" or not parallel or any(t.strict for t in allowed)):
-            tag = _turn_tag(fmt, allowed, "auto", parallel, schema, reasoning, warnings, ban_markers)
+            tag = _turn_tag(fmt, allowed, "auto", parallel, schema, reasoning, warnings, ban_markers, tool_tags=tool_tags)
             return Plan(tools_out, tool_choice_out, "structural_tag", tag, parallel, warnings)
         return Plan(tools_out, tool_choice_out, None, None, parallel, warnings)
 
@@ -247,7 +250,7 @@ def _turn_plan(
         warnings.append(f"tool_choice {mode}: the request's {other} is dropped; the tool-call constraint is kept")
     if scope == "never":
         return Plan(tools_out, tool_choice_out, "json_schema", _fallback_schema(allowed, schema, parallel, warnings), parallel, warnings)
-    tag = _turn_tag(fmt, allowed, mode, parallel, schema, reasoning, warnings, ban_markers)
+    tag = _turn_tag(fmt, allowed, mode, parallel, schema, reasoning, warnings, ban_markers, tool_tags=tool_tags)
     return Plan(tools_out, tool_choice_out, "structural_tag", tag, parallel, warnings)
 
 

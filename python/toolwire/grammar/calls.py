@@ -94,6 +94,26 @@ def _tool_tag(fmt: _Format, tool: _Tool, schema_mode: str, warnings: list[str] |
         return _call_tag(fmt, tool, ANY_OBJECT, ban_markers)
 
 
+class _ToolTags:
+    """Each tool's tag, built once for one plan: checking that the strict tools are enforceable
+    and assembling the tag then share one build per tool (a strict tool's tag is most of the
+    cost of a plan). A build that raises is not kept."""
+
+    def __init__(self, fmt: _Format, schema_mode: str, warnings: list[str] | None, ban_markers: bool = False):
+        self.fmt = fmt
+        self.schema_mode = schema_mode
+        self.warnings = warnings
+        self.ban_markers = ban_markers
+        self._built: dict[str, TagFormat] = {}
+
+    def __call__(self, tool: _Tool) -> TagFormat:
+        tag = self._built.get(tool.name)
+        if tag is None:
+            tag = _tool_tag(self.fmt, tool, self.schema_mode, self.warnings, self.ban_markers)
+            self._built[tool.name] = tag
+        return tag
+
+
 def _run(fmt: _Format, tags: list[TagFormat], *, stop_after_first: bool) -> Any:
     """One or more calls (one with ``stop_after_first``) and nothing else, in the format's
     section when it has one."""

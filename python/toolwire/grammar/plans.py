@@ -11,7 +11,7 @@ import xgrammar as xgr
 from toolwire import ToolwireError
 
 from .beam import _turn_plan
-from .calls import _tool_tag
+from .calls import _ToolTags
 from .format_view import _format, _turn_channels
 from .request import (
     Plan,
@@ -91,9 +91,10 @@ def plan(
         raise ToolwireError(f"unknown scope {scope!r}")
     warnings: list[str] = []
     # Strict tools must be enforceable whatever the choice (the tag is built only sometimes).
+    tool_tags = _ToolTags(fmt, schema, warnings, ban_markers_in_strings)
     for t in allowed:
         if t.strict:
-            _tool_tag(fmt, t, schema, None)
+            tool_tags(t)
     other = _other_constraint(request)
     tool_choice_out: Any = request.get("tool_choice") or ("auto" if tool_list else "none")
 
@@ -117,7 +118,7 @@ def plan(
     use_tag = scope != "never" and (forced or scope == "always" or not parallel or any(t.strict for t in allowed))
     if use_tag:
         try:
-            tag = _build(fmt, allowed, mode, parallel, schema, reasoning, warnings, ban_markers_in_strings)
+            tag = _build(fmt, allowed, mode, parallel, schema, reasoning, warnings, ban_markers_in_strings, tool_tags=tool_tags)
         except ToolwireError as e:
             if not forced or any(t.strict for t in allowed):
                 raise

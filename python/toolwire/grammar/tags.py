@@ -25,7 +25,7 @@ from toolwire import ToolwireError
 
 from .beam import _response_schema, _turn_structural_tag, _turn_tag
 from .cache import _vocab_index
-from .calls import _call_tag, _run, _tool_tag
+from .calls import _call_tag, _run, _ToolTags
 from .confirm import _avoiding
 from .format_view import LEAD_WS, _block_excludes, _Format, _format, _turn_channels
 from .literal_values import _or
@@ -252,12 +252,15 @@ def _build(
     warnings: list[str] | None,
     ban_markers: bool = False,
     constrained: frozenset[str] | None = None,
+    *,
+    tool_tags: _ToolTags | None = None,
 ) -> StructuralTag:
     if not allowed:
         # auto with no tools: nothing to call; keep the format's markers out of the text.
         return exclusion_tag(fmt.name, reasoning=reasoning)
+    tool_tag = tool_tags or _ToolTags(fmt, schema, warnings, ban_markers)
     tags = [
-        _tool_tag(fmt, t, schema, warnings, ban_markers)
+        tool_tag(t)
         if constrained is None or t.name in constrained
         else _call_tag(fmt, t, None, free=True)
         for t in allowed
