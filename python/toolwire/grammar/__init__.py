@@ -48,7 +48,15 @@ from .cache import GrammarCache, compile, default_cache, tag_json
 from .format_view import LEAD_WS, MARKUP_ROLES, _format  # noqa: F401 (re-exported)
 from .plans import plan
 from .request import Plan, SchemaMode, Scope  # noqa: F401 (re-exported)
-from .subset import ANNOTATIONS, ANY_OBJECT, FORMATS, NO_ARGUMENTS, SUPPORTED, UNSUPPORTED, check_schema  # noqa: F401 (re-exported)
+from .subset import (  # noqa: F401 (re-exported)
+    ANNOTATIONS,
+    ANY_OBJECT,
+    FORMATS,
+    NO_ARGUMENTS,
+    SUPPORTED,
+    UNSUPPORTED,
+    check_schema,
+)
 from .tags import exclusion_tag, structural_tag
 from .xml_values import XML_PARAMS, XML_STYLES  # noqa: F401 (re-exported)
 

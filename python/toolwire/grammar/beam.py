@@ -30,6 +30,7 @@ from . import format_view
 from .calls import _run, _ToolTags
 from .format_view import _block_excludes, _Format
 from .request import Plan, _fallback_schema, _other_constraint, _tool_dicts
+from .subset import _json_strings
 from .tools import _choice, _Tool, _tools
 
 #: Reasoning settings that keep the analysis message required (the turn grammar's own shape).
@@ -117,7 +118,7 @@ def _turn_final(fmt: _Format, final_schema: Any | None, ban_markers: bool) -> Ta
     if final_schema is None:
         return TagFormat(begin=begin, content=AnyTextFormat(excludes=_turn_text(fmt, end)), end=end)
     excludes = _turn_markers(fmt) if ban_markers else []
-    body = JSONSchemaFormat(json_schema=final_schema, style="json", max_whitespace_cnt=format_view.MAX_WHITESPACE, excludes=excludes)
+    body = JSONSchemaFormat(json_schema=_json_strings(final_schema), style="json", max_whitespace_cnt=format_view.MAX_WHITESPACE, excludes=excludes)
     return TagFormat(begin=begin, content=body, end=end)
 
 

@@ -25,7 +25,7 @@ from toolwire import ToolwireError
 from . import format_view
 from .format_view import MARKUP_ROLES, _Format
 from .literal_values import _IDENT, _PYTHON, _Gemma, _ValueBuilder
-from .subset import ANY_OBJECT, _arguments_schema
+from .subset import ANY_OBJECT, _arguments_schema, _json_strings
 from .tools import _Tool
 from .xml_values import XML_STYLES, _XmlBuilder
 
@@ -42,7 +42,7 @@ def _arguments(fmt: _Format, schema: Any, tool: _Tool, ban_markers: bool = False
     style = fmt.style
     if style == "json":
         excludes = _special_markers(fmt) if ban_markers else []
-        return JSONSchemaFormat(json_schema=schema, style="json", max_whitespace_cnt=format_view.MAX_WHITESPACE, excludes=excludes)
+        return JSONSchemaFormat(json_schema=_json_strings(schema), style="json", max_whitespace_cnt=format_view.MAX_WHITESPACE, excludes=excludes)
     if style in XML_STYLES:
         return _XmlBuilder(fmt, schema, tool.parameters).arguments(schema, f"tool {tool.name!r} parameters")
     if style == "gemma4":
