@@ -8,7 +8,7 @@ from typing import Any
 
 import xgrammar as xgr
 
-from toolwire import ToolwireError
+from toolwire import ToolwireError, Vocab
 
 from .beam import _turn_plan
 from .calls import _ToolTags
@@ -22,6 +22,7 @@ from .request import (
     _tool_dicts,
 )
 from .tags import _build, exclusion_tag
+from .tokens import token_markers
 from .tools import _choice, _tools
 
 
@@ -36,6 +37,7 @@ def plan(
     tokenizer_info: xgr.TokenizerInfo | None = None,
     ban_markers_in_strings: bool = False,
     turn_grammar: bool = True,
+    vocab: Vocab | None = None,
 ) -> Plan:
     """Decide the constraint for an OpenAI chat request (``tools``, ``tool_choice``,
     ``parallel_tool_calls``, ``response_format``, guided-decoding fields).
@@ -66,11 +68,34 @@ def plan(
     the enforceable subset is served as non-strict (``strict: false`` in ``Plan.tools``, a
     warning) instead of raising. Other guided-decoding fields follow the rules above.
 
+    ``vocab`` (a :class:`toolwire.Vocab`, the one the parser is fed token ids with): the tag
+    writes the format's markers that are special tokens of it as token ids, so the sampler cannot
+    spell a call start in ordinary tokens that the id-fed parser would read as text (see
+    :mod:`toolwire.grammar.tokens`). Use it whenever the output goes to ``feed_tokens``.
+
     Raises:
         ToolwireError: a named tool not in tools, ``required`` without tools, a custom tool with a
             grammar format, a ``strict`` tool whose schema is outside the enforceable subset, an
             unknown format.
     """
+    result = _plan(request, format, scope=scope, schema=schema, exclude_tools_when_tool_choice_none=exclude_tools_when_tool_choice_none, reasoning=reasoning, tokenizer_info=tokenizer_info, ban_markers_in_strings=ban_markers_in_strings, turn_grammar=turn_grammar)
+    if vocab is not None and result.constraint == "structural_tag":
+        result.payload = token_markers(result.payload, _format(format), vocab)
+    return result
+
+
+def _plan(
+    request: Mapping[str, Any],
+    format: str,
+    *,
+    scope: Scope,
+    schema: SchemaMode,
+    exclude_tools_when_tool_choice_none: bool,
+    reasoning: Any,
+    tokenizer_info: xgr.TokenizerInfo | None,
+    ban_markers_in_strings: bool,
+    turn_grammar: bool,
+) -> Plan:
     fmt = _format(format)
     if _turn_channels(fmt):
         return _turn_plan(
