@@ -33,8 +33,12 @@ The package, one concern a module (import order, each reading only those before 
 ``tool_choice``), ``subset`` (the JSON-schema subset a grammar enforces), ``cache`` (compiled
 grammars and :func:`tag_json`), ``literal_values`` (Gemma 4 and Python literal arguments),
 ``xml_values`` (XML parameters), ``calls`` (one tool's call tag), ``confirm`` (text that never
-completes a confirm pattern), ``request`` (:class:`Plan`), ``beam`` (per-turn grammars), ``tags``
-(:func:`structural_tag`, :func:`exclusion_tag`), ``plans`` (:func:`plan`).
+completes a confirm pattern), ``request`` (:class:`Plan`), ``beam`` (per-turn grammars), ``tokens``
+(markers as token ids, for ``vocab=``), ``tags`` (:func:`structural_tag`, :func:`exclusion_tag`),
+``plans`` (:func:`plan`).
+
+A decode loop that feeds the parser token ids passes the same vocabulary to the plan
+(``grammar.plan(request, fmt, vocab=vocab)``): see ``examples/decode_loop.py``.
 """
 
 from __future__ import annotations
