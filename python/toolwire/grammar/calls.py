@@ -97,7 +97,7 @@ def _tool_tag(fmt: _Format, tool: _Tool, schema_mode: str, warnings: list[str] |
 class _ToolTags:
     """Each tool's tag, built once for one plan: checking that the strict tools are enforceable
     and assembling the tag then share one build per tool (a strict tool's tag is most of the
-    cost of a plan). A build that raises is not kept."""
+    cost of a plan). A build that raises is not kept, nor its warnings."""
 
     def __init__(self, fmt: _Format, schema_mode: str, warnings: list[str] | None, ban_markers: bool = False):
         self.fmt = fmt
@@ -109,8 +109,11 @@ class _ToolTags:
     def __call__(self, tool: _Tool) -> TagFormat:
         tag = self._built.get(tool.name)
         if tag is None:
-            tag = _tool_tag(self.fmt, tool, self.schema_mode, self.warnings, self.ban_markers)
+            notes: list[str] = []  # kept only if the build succeeds: a failure is its own report
+            tag = _tool_tag(self.fmt, tool, self.schema_mode, notes, self.ban_markers)
             self._built[tool.name] = tag
+            if self.warnings is not None:
+                self.warnings.extend(n for n in notes if n not in self.warnings)
         return tag
 
 
