@@ -596,6 +596,25 @@ def req(**kw):
     return {"messages": [{"role": "user", "content": "hi"}], **kw}
 
 
+@pytest.mark.parametrize("fmt", ["hermes", "qwen3_coder", "beam"])
+def test_plan_builds_each_strict_tool_tag_once(monkeypatch, fmt):
+    """The strict-tool check and the tag share one build per tool."""
+    from toolwire.grammar import calls
+
+    built = []
+    real = calls._call_tag
+
+    def counting(fmt_, tool, *args, **kw):
+        built.append(tool.name)
+        return real(fmt_, tool, *args, **kw)
+
+    monkeypatch.setattr(calls, "_call_tag", counting)
+    other = {"type": "function", "function": {**WEATHER["function"], "name": "other"}}
+    plan = G.plan({"tools": [WEATHER, other], "tool_choice": "required"}, fmt, ban_markers_in_strings=True)
+    assert plan.constraint == "structural_tag"
+    assert sorted(built) == ["get_weather", "other"]
+
+
 def test_plan_tool_choice_defaults():
     p = G.plan(req(), "hermes")
     assert (p.tool_choice, p.constraint, p.tools) == ("none", None, [])

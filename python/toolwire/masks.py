@@ -9,7 +9,6 @@ next into token ids; ``BatchMasker`` fills a batch's bitmask per step through a
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from operator import attrgetter
 from collections.abc import Callable, Sequence
@@ -195,19 +194,6 @@ def jump_forward(
     return JumpForward(text, ids)
 
 
-def _tag_json(tag: Any) -> str:
-    """A structural tag as canonical JSON text (from a dict, JSON text or an xgrammar StructuralTag)."""
-    if isinstance(tag, (str, bytes)):
-        value = json.loads(tag)
-    elif isinstance(tag, dict):
-        value = tag
-    elif hasattr(tag, "model_dump_json"):
-        value = json.loads(tag.model_dump_json())
-    else:
-        raise ToolwireError(f"cannot read a structural tag from {type(tag).__name__}")
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
 def _digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
@@ -364,7 +350,9 @@ class BatchMasker:
             if seen is not None and seen[0] is tag:
                 gid = seen[1]
             else:
-                text = _tag_json(tag)
+                from toolwire.grammar import tag_json
+
+                text = tag_json(tag)
                 gid = _digest(b"tag:" + text.encode())
                 if isinstance(tag, (str, bytes)):  # immutable: the same object is the same tag
                     if len(self._tag_ids) >= 64:

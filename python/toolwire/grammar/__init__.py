@@ -33,8 +33,12 @@ The package, one concern a module (import order, each reading only those before 
 ``tool_choice`` and reasoning, read by the core's rules), ``subset`` (the JSON-schema subset a grammar enforces), ``cache`` (compiled
 grammars and :func:`tag_json`), ``literal_values`` (Gemma 4 and Python literal arguments),
 ``xml_values`` (XML parameters), ``calls`` (one tool's call tag), ``confirm`` (text that never
-completes a confirm pattern), ``request`` (:class:`Plan`), ``beam`` (per-turn grammars), ``tags``
-(:func:`structural_tag`, :func:`exclusion_tag`), ``plans`` (:func:`plan`).
+completes a confirm pattern), ``request`` (:class:`Plan`), ``beam`` (per-turn grammars), ``tokens``
+(markers as token ids, for ``vocab=``), ``tags`` (:func:`structural_tag`, :func:`exclusion_tag`),
+``plans`` (:func:`plan`).
+
+A decode loop that feeds the parser token ids passes the same vocabulary to the plan
+(``grammar.plan(request, fmt, vocab=vocab)``): see ``examples/decode_loop.py``.
 """
 
 from __future__ import annotations
@@ -48,7 +52,15 @@ from .cache import GrammarCache, compile, default_cache, tag_json
 from .format_view import LEAD_WS, MARKUP_ROLES, _format  # noqa: F401 (re-exported)
 from .plans import plan
 from .request import Plan, SchemaMode, Scope  # noqa: F401 (re-exported)
-from .subset import ANNOTATIONS, ANY_OBJECT, FORMATS, NO_ARGUMENTS, SUPPORTED, UNSUPPORTED, check_schema  # noqa: F401 (re-exported)
+from .subset import (  # noqa: F401 (re-exported)
+    ANNOTATIONS,
+    ANY_OBJECT,
+    FORMATS,
+    NO_ARGUMENTS,
+    SUPPORTED,
+    UNSUPPORTED,
+    check_schema,
+)
 from .tags import exclusion_tag, structural_tag
 from .xml_values import XML_PARAMS, XML_STYLES  # noqa: F401 (re-exported)
 

@@ -27,9 +27,10 @@ from xgrammar.structural_tag import (
 from toolwire import ToolwireError
 
 from . import format_view
-from .calls import _run, _tool_tag
+from .calls import _run, _ToolTags
 from .format_view import _block_excludes, _Format
 from .request import Plan, _fallback_schema, _other_constraint, _tool_dicts
+from .subset import _json_strings
 from .tools import _read, _reasoning_mode, _Tool
 
 
@@ -113,7 +114,7 @@ def _turn_final(fmt: _Format, final_schema: Any | None, ban_markers: bool) -> Ta
     if final_schema is None:
         return TagFormat(begin=begin, content=AnyTextFormat(excludes=_turn_text(fmt, end)), end=end)
     excludes = _turn_markers(fmt) if ban_markers else []
-    body = JSONSchemaFormat(json_schema=final_schema, style="json", max_whitespace_cnt=format_view.MAX_WHITESPACE, excludes=excludes)
+    body = JSONSchemaFormat(json_schema=_json_strings(final_schema), style="json", max_whitespace_cnt=format_view.MAX_WHITESPACE, excludes=excludes)
     return TagFormat(begin=begin, content=body, end=end)
 
 
@@ -127,6 +128,7 @@ def _turn_tag(
     warnings: list[str] | None,
     ban_markers: bool = False,
     final_schema: Any | None = None,
+    tool_tags: _ToolTags | None = None,
 ) -> StructuralTag:
     """One turn: the analysis message, then tool calls (``required`` / named: only calls; one
     with ``parallel`` False) or, under ``auto``, calls or the final message; ``none`` or no tools:
@@ -138,14 +140,15 @@ def _turn_tag(
             raise ToolwireError(f"tool_choice {mode} needs at least one tool")
         body = final
     else:
-        tags = [_tool_tag(fmt, t, schema, warnings, ban_markers) for t in allowed]
+        tool_tag = tool_tags or _ToolTags(fmt, schema, warnings, ban_markers)
+        tags = [tool_tag(t) for t in allowed]
         calls = _run(fmt, tags, stop_after_first=not parallel)
         body = calls if mode in ("required", "named") else OrFormat(elements=[calls, final])
     analysis = _turn_analysis(fmt, reasoning)
     return StructuralTag(format=body if analysis is None else SequenceFormat(elements=[analysis, body]))
 
 
-def _serve_strict(fmt: _Format, tools: list[_Tool], warnings: list[str]) -> list[_Tool]:
+def _serve_strict(tools: list[_Tool], tool_tags: _ToolTags, warnings: list[str]) -> list[_Tool]:
     """Strict tools whose schema the grammar cannot hold exactly, served as non-strict (with a
     warning) instead of refused: a per-turn format constrains every request, so one such tool
     would otherwise fail them all."""
@@ -153,9 +156,9 @@ def _serve_strict(fmt: _Format, tools: list[_Tool], warnings: list[str]) -> list
     for t in tools:
         if t.strict:
             try:
-                _tool_tag(fmt, t, "auto", None)
+                tool_tags(t)
             except ToolwireError as e:
-                warnings.append(f"tool {t.name!r} is declared strict but {e}; it is served as non-strict on {fmt.name}")
+                warnings.append(f"tool {t.name!r} is declared strict but {e}; it is served as non-strict on {tool_tags.fmt.name}")
                 t = _Tool(t.name, t.parameters, False, t.custom)
         out.append(t)
     return out
@@ -191,7 +194,8 @@ def _turn_plan(
         raise ToolwireError(f"unknown scope {scope!r}")
     warnings: list[str] = []
     declared = read.tools
-    tool_list = _serve_strict(fmt, declared, warnings)
+    tool_tags = _ToolTags(fmt, schema, warnings, ban_markers)
+    tool_list = _serve_strict(declared, tool_tags, warnings)
     mode, allowed = read.mode, read.allowed_of(tool_list)
     parallel = request.get("parallel_tool_calls") is not False
     final_schema = _response_schema(request.get("response_format"))
@@ -222,7 +226,7 @@ def _turn_plan(
     tools_out = _unstrict([dict(t) for t in raw_tools] if whole else _tool_dicts(raw_tools, allowed), tool_list, declared)
     if mode == "auto":
         if held:
-            tag = _turn_tag(fmt, allowed, "auto", parallel, schema, reasoning, warnings, ban_markers, final_schema)
+            tag = _turn_tag(fmt, allowed, "auto", parallel, schema, reasoning, warnings, ban_markers, final_schema, tool_tags)
             return Plan(tools_out, tool_choice_out, "structural_tag", tag, parallel, warnings)
         if other:
             warnings.append(f"tool_choice auto: no tool constraint, the request's {other} is kept")
@@ -231,7 +235,7 @@ def _turn_plan(
             warnings.append(bare)
             return Plan(tools_out, tool_choice_out, None, None, parallel, warnings)
         if scope != "never" and (scope == "always" or not parallel or any(t.strict for t in allowed)):
-            tag = _turn_tag(fmt, allowed, "auto", parallel, schema, reasoning, warnings, ban_markers)
+            tag = _turn_tag(fmt, allowed, "auto", parallel, schema, reasoning, warnings, ban_markers, tool_tags=tool_tags)
             return Plan(tools_out, tool_choice_out, "structural_tag", tag, parallel, warnings)
         return Plan(tools_out, tool_choice_out, None, None, parallel, warnings)
 
@@ -242,7 +246,7 @@ def _turn_plan(
         warnings.append(f"tool_choice {mode}: the request's {other} is dropped; the tool-call constraint is kept")
     if scope == "never":
         return Plan(tools_out, tool_choice_out, "json_schema", _fallback_schema(allowed, schema, parallel, warnings), parallel, warnings)
-    tag = _turn_tag(fmt, allowed, mode, parallel, schema, reasoning, warnings, ban_markers)
+    tag = _turn_tag(fmt, allowed, mode, parallel, schema, reasoning, warnings, ban_markers, tool_tags=tool_tags)
     return Plan(tools_out, tool_choice_out, "structural_tag", tag, parallel, warnings)
 
 

@@ -42,12 +42,24 @@ def _vocab_index(info: xgr.TokenizerInfo) -> dict[str, int]:
     return index
 
 
-def tag_json(tag: StructuralTag | Mapping[str, Any] | str) -> str:
-    """The canonical JSON text of a tag (the cache key): pydantic's field order, dict order kept
-    (property order matters to the grammar)."""
+def tag_json(tag: StructuralTag | Mapping[str, Any] | str | bytes) -> str:
+    """The canonical JSON text of a tag: pydantic's field order, dict order kept (property order
+    matters to the grammar: xgrammar writes an object's properties in schema order). The one
+    identity of a tag: the grammar cache keys compiled grammars by it and
+    :class:`toolwire.masks.BatchMasker` derives the mask cache's grammar id from it, so two tags
+    differing only in property order never share cached grammars or masks.
+
+    Raises:
+        ToolwireError: ``tag`` is not a structural tag (a dict, JSON text or ``StructuralTag``).
+    """
     if isinstance(tag, StructuralTag):
         return tag.model_dump_json()
-    return StructuralTag.from_json(tag if isinstance(tag, (str, dict)) else dict(tag)).model_dump_json()
+    try:
+        if isinstance(tag, bytes):
+            tag = tag.decode("utf-8")
+        return StructuralTag.from_json(tag if isinstance(tag, (str, dict)) else dict(tag)).model_dump_json()
+    except (TypeError, ValueError) as e:  # pydantic's ValidationError is a ValueError
+        raise ToolwireError(f"not a structural tag: {_first_line(e)}") from None
 
 
 class GrammarCache:

@@ -25,7 +25,7 @@ from toolwire import ToolwireError
 from . import format_view
 from .format_view import MARKUP_ROLES, _Format
 from .literal_values import _IDENT, _PYTHON, _Gemma, _ValueBuilder
-from .subset import ANY_OBJECT, _arguments_schema
+from .subset import ANY_OBJECT, _arguments_schema, _json_strings
 from .tools import _Tool
 from .xml_values import XML_STYLES, _XmlBuilder
 
@@ -42,7 +42,7 @@ def _arguments(fmt: _Format, schema: Any, tool: _Tool, ban_markers: bool = False
     style = fmt.style
     if style == "json":
         excludes = _special_markers(fmt) if ban_markers else []
-        return JSONSchemaFormat(json_schema=schema, style="json", max_whitespace_cnt=format_view.MAX_WHITESPACE, excludes=excludes)
+        return JSONSchemaFormat(json_schema=_json_strings(schema), style="json", max_whitespace_cnt=format_view.MAX_WHITESPACE, excludes=excludes)
     if style in XML_STYLES:
         return _XmlBuilder(fmt, schema, tool.parameters).arguments(schema, f"tool {tool.name!r} parameters")
     if style == "gemma4":
@@ -92,6 +92,29 @@ def _tool_tag(fmt: _Format, tool: _Tool, schema_mode: str, warnings: list[str] |
         if warnings is not None:
             warnings.append(f"tool {tool.name!r}: {e}; its arguments are held to any object")
         return _call_tag(fmt, tool, ANY_OBJECT, ban_markers)
+
+
+class _ToolTags:
+    """Each tool's tag, built once for one plan: checking that the strict tools are enforceable
+    and assembling the tag then share one build per tool (a strict tool's tag is most of the
+    cost of a plan). A build that raises is not kept, nor its warnings."""
+
+    def __init__(self, fmt: _Format, schema_mode: str, warnings: list[str] | None, ban_markers: bool = False):
+        self.fmt = fmt
+        self.schema_mode = schema_mode
+        self.warnings = warnings
+        self.ban_markers = ban_markers
+        self._built: dict[str, TagFormat] = {}
+
+    def __call__(self, tool: _Tool) -> TagFormat:
+        tag = self._built.get(tool.name)
+        if tag is None:
+            notes: list[str] = []  # kept only if the build succeeds: a failure is its own report
+            tag = _tool_tag(self.fmt, tool, self.schema_mode, notes, self.ban_markers)
+            self._built[tool.name] = tag
+            if self.warnings is not None:
+                self.warnings.extend(n for n in notes if n not in self.warnings)
+        return tag
 
 
 def _run(fmt: _Format, tags: list[TagFormat], *, stop_after_first: bool) -> Any:

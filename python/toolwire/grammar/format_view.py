@@ -43,6 +43,9 @@ class _Format:
     triggers: tuple[tuple[str, bool, bool], ...]
     #: (text, at_output_start, soft, confirm pattern) of every trigger
     confirms: tuple[tuple[str, bool, bool, str | None], ...]
+    #: XML parameter values other than strings are Python literals (``True``, ``None``,
+    #: ``{'a': 1}``), not JSON: seed_oss, whose chat template writes them with ``| string``.
+    python_values: bool = False
 
     def marker_roles(self, text: str) -> set[str]:
         return {role for role, t, _ in self.markers if t == text}
@@ -89,6 +92,18 @@ def _pair(d: Any) -> tuple[str, str] | None:
 
 
 @lru_cache(maxsize=None)
+def _renders_python_literals(name: str) -> bool:
+    """Whether the format's renderer writes a boolean XML value as Python's ``True``. The grammar
+    reads the spelling from the renderer (the format's one description, in Rust) so that the two
+    cannot disagree."""
+    try:
+        text = toolwire.render(name, [{"name": "f", "arguments": {"b": True}}])
+    except ToolwireError:
+        return False
+    return "True" in text and "true" not in text
+
+
+@lru_cache(maxsize=None)
 def _format(name: str) -> _Format:
     info = toolwire.format_info(name)
     t = info.get("template")
@@ -107,6 +122,7 @@ def _format(name: str) -> _Format:
         reasoning=(info["reasoning"]["start"], info["reasoning"]["end"]) if info.get("reasoning") else None,
         markers=tuple((m["role"], m["text"], bool(m["special_token"])) for m in info["markers"]),
         triggers=tuple((t["text"], bool(t["at_output_start"]), bool(t["soft"])) for t in info["triggers"]),
+        python_values=t["style"].endswith("_xml") and _renders_python_literals(info["name"]),
         confirms=tuple(
             (t["text"], bool(t["at_output_start"]), bool(t["soft"]), t.get("confirm")) for t in info["triggers"]
         ),

@@ -113,13 +113,17 @@ class _Python(_Syntax):
     key_sep, item_sep = ": ", ", "
     #: A double-quoted Python string with JSON-compatible escapes (no lone surrogates), written
     #: right-recursively with a lookahead as xgrammar's own JSON strings are: a ``( ... )*`` loop
-    #: made every mask inside a string cost ~50 ms.
-    STRING_RULES = r"""g_string ::= "\"" g_dchars | "'" g_schars
-g_dchars ::= ("\"" | [^"\\\0-\x1f\x7f] g_dchars | "\\" ["'\\bfnrt] g_dchars | "\\u" g_uesc g_dchars) (= [ ,)\]}:])
-g_schars ::= ("'" | [^'\\\0-\x1f\x7f] g_schars | "\\" ["'\\bfnrt] g_schars | "\\u" g_uesc g_schars) (= [ ,)\]}:])
+    #: made every mask inside a string cost ~50 ms. ``{forbid}``: characters a string may not
+    #: hold raw (inside an XML value, the first characters of the format's markers).
+    RULES = r"""g_string ::= "\"" g_dchars | "'" g_schars
+g_dchars ::= ("\"" | [^"\\\0-\x1f\x7f{forbid}] g_dchars | "\\" ["'\\bfnrt] g_dchars | "\\u" g_uesc g_dchars) (= [ ,)\]}}:])
+g_schars ::= ("'" | [^'\\\0-\x1f\x7f{forbid}] g_schars | "\\" ["'\\bfnrt] g_schars | "\\u" g_uesc g_schars) (= [ ,)\]}}:])
 g_uesc ::= [0-9a-cA-Ce-fE-F] g_hex g_hex g_hex | [dD] [0-7] g_hex g_hex | [dD] [89abAB] g_hex g_hex "\\u" [dD] [c-fC-F] g_hex g_hex
 g_hex ::= [0-9a-fA-F]
 """
+
+    def __init__(self, forbid: str = ""):
+        self.STRING_RULES = self.RULES.format(forbid="".join("\\" + c if c in "]\\^-" else c for c in forbid))
 
     def key(self, k: str) -> str:
         return self.string_const(k)
@@ -283,7 +287,7 @@ class _ValueBuilder:
         if not props:
             if extra is False or "properties" in schema:
                 return ConstStringFormat(value=open_ + close)
-            if self.s is _PYTHON and open_ == "":
+            if isinstance(self.s, _Python) and open_ == "":
                 return GrammarFormat(grammar=self.s.generic_ebnf("g_kwargs"))
             if open_ == "{":
                 return GrammarFormat(grammar=self.s.generic_ebnf(self._generic_object_rule()))
@@ -296,8 +300,14 @@ class _ValueBuilder:
         unknown = required - set(props)
         if unknown:
             raise ToolwireError(f"{path}: required properties without a schema: {sorted(unknown)}")
-        members = [(k, SequenceFormat(elements=[ConstStringFormat(value=key(k) + kv_sep), self.value(v, f"{path}.{k}")])) for k, v in props.items()]
+        members = [(k, SequenceFormat(elements=[self.key_format(k, key, kv_sep), self.value(v, f"{path}.{k}")])) for k, v in props.items()]
         return SequenceFormat(elements=[ConstStringFormat(value=open_), self.members(members, required), ConstStringFormat(value=close)])
+
+    def key_format(self, k: str, key, kv_sep: str) -> Any:
+        """A member's key and separator; a Python dict key in either quote style."""
+        if key == self.s.key and isinstance(self.s, _Python):
+            return SequenceFormat(elements=[_or(self.spellings(k, k)), ConstStringFormat(value=kv_sep)])
+        return ConstStringFormat(value=key(k) + kv_sep)
 
     def _generic_object_rule(self) -> str:
         return "g_object" if self.s.name == "gemma4" else "g_dict"
@@ -325,7 +335,7 @@ class _ValueBuilder:
     def spellings(self, v: Any, path: str) -> list[Any]:
         """``v`` as constant formats: a Python string in either quote style."""
         text = self.literal(v, path)
-        if isinstance(v, str) and self.s is _PYTHON:
+        if isinstance(v, str) and isinstance(self.s, _Python):
             single = "'" + json.dumps(v, ensure_ascii=False)[1:-1].replace('\\"', '"').replace("'", "\\'") + "'"
             return [ConstStringFormat(value=text), ConstStringFormat(value=single)]
         return [ConstStringFormat(value=text)]

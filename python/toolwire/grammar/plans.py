@@ -8,10 +8,10 @@ from typing import Any
 
 import xgrammar as xgr
 
-from toolwire import ToolwireError
+from toolwire import ToolwireError, Vocab
 
 from .beam import _turn_plan
-from .calls import _tool_tag
+from .calls import _ToolTags
 from .format_view import _format, _turn_channels
 from .request import (
     Plan,
@@ -22,6 +22,7 @@ from .request import (
     _tool_dicts,
 )
 from .tags import _build, exclusion_tag
+from .tokens import token_markers
 from .tools import _read
 
 
@@ -36,6 +37,7 @@ def plan(
     tokenizer_info: xgr.TokenizerInfo | None = None,
     ban_markers_in_strings: bool = False,
     turn_grammar: bool = True,
+    vocab: Vocab | None = None,
 ) -> Plan:
     """Decide the constraint for an OpenAI chat request (``tools``, ``tool_choice``,
     ``parallel_tool_calls``, ``response_format``, guided-decoding fields).
@@ -66,6 +68,11 @@ def plan(
     the enforceable subset is served as non-strict (``strict: false`` in ``Plan.tools``, a
     warning) instead of raising. Other guided-decoding fields follow the rules above.
 
+    ``vocab`` (a :class:`toolwire.Vocab`, the one the parser is fed token ids with): the tag
+    writes the format's markers that are special tokens of it as token ids, so the sampler cannot
+    spell a call start in ordinary tokens that the id-fed parser would read as text (see
+    :mod:`toolwire.grammar.tokens`). Use it whenever the output goes to ``feed_tokens``.
+
     Raises:
         ToolwireError: what ``ToolParser`` refuses, with its message (an unknown format, invalid
             tools such as duplicate or empty names or a custom tool with a grammar format, a
@@ -73,6 +80,24 @@ def plan(
             reasoning or schema mode), a ``strict`` tool whose schema is outside the enforceable
             subset.
     """
+    result = _plan(request, format, scope=scope, schema=schema, exclude_tools_when_tool_choice_none=exclude_tools_when_tool_choice_none, reasoning=reasoning, tokenizer_info=tokenizer_info, ban_markers_in_strings=ban_markers_in_strings, turn_grammar=turn_grammar)
+    if vocab is not None and result.constraint == "structural_tag":
+        result.payload = token_markers(result.payload, _format(format), vocab)
+    return result
+
+
+def _plan(
+    request: Mapping[str, Any],
+    format: str,
+    *,
+    scope: Scope,
+    schema: SchemaMode,
+    exclude_tools_when_tool_choice_none: bool,
+    reasoning: Any,
+    tokenizer_info: xgr.TokenizerInfo | None,
+    ban_markers_in_strings: bool,
+    turn_grammar: bool,
+) -> Plan:
     fmt = _format(format)
     if _turn_channels(fmt):
         return _turn_plan(
@@ -93,9 +118,10 @@ def plan(
         raise ToolwireError(f"unknown scope {scope!r}")
     warnings: list[str] = []
     # Strict tools must be enforceable whatever the choice (the tag is built only sometimes).
+    tool_tags = _ToolTags(fmt, schema, warnings, ban_markers_in_strings)
     for t in allowed:
         if t.strict:
-            _tool_tag(fmt, t, schema, None)
+            tool_tags(t)
     other = _other_constraint(request)
     tool_choice_out: Any = request.get("tool_choice") or ("auto" if tool_list else "none")
 
@@ -119,7 +145,7 @@ def plan(
     use_tag = scope != "never" and (forced or scope == "always" or not parallel or any(t.strict for t in allowed))
     if use_tag:
         try:
-            tag = _build(fmt, allowed, mode, parallel, schema, reasoning, warnings, ban_markers_in_strings)
+            tag = _build(fmt, allowed, mode, parallel, schema, reasoning, warnings, ban_markers_in_strings, tool_tags=tool_tags)
         except ToolwireError as e:
             if not forced or any(t.strict for t in allowed):
                 raise

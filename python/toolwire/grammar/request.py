@@ -15,7 +15,7 @@ from xgrammar.structural_tag import (
 )
 
 from .cache import GrammarCache, compile
-from .subset import _arguments_schema
+from .subset import _arguments_schema, _json_strings
 from .tools import _Tool
 
 Scope = Literal["auto", "always", "never"]
@@ -80,7 +80,7 @@ def _fallback_schema(fmt_allowed: list[_Tool], schema: str, parallel: bool, warn
         items.append(
             {
                 "type": "object",
-                "properties": {"name": {"const": t.name}, "parameters": _arguments_schema(t, schema, warnings)},
+                "properties": {"name": {"const": t.name}, "parameters": _json_strings(_arguments_schema(t, schema, warnings))},
                 "required": ["name", "parameters"],
                 "additionalProperties": False,
             }

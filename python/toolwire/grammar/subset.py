@@ -107,17 +107,30 @@ _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SCHEMA_ONE = ("items", "additionalProperties", "unevaluatedProperties")
 
 
-def check_schema(schema: Any, *, where: str = "schema") -> None:
+#: String length bounds the grammar does not hold JSON text to. xgrammar 0.2.8's length-bounded
+#: string admits raw control characters (which JSON, and so the parser, refuses) and no escapes,
+#: and it drops the bounds beside a ``pattern`` or string exclusions; a counted regex costs
+#: seconds of compile time past a few hundred characters. So a JSON string value is written as
+#: any JSON string and its length is checked by the parser's schema validation (an issue on the
+#: call, never a malformed one). XML raw-text values keep ``maxLength`` (a character budget).
+STRING_LENGTHS = ("minLength", "maxLength")
+
+
+def check_schema(schema: Any, *, where: str = "schema", warnings: list[str] | None = None) -> None:
     """Raise :class:`ToolwireError` unless a grammar can enforce ``schema`` exactly: the keywords
     xgrammar honours (see ``SUPPORTED``), local ``$ref`` only, ``oneOf`` only over branches of
     disjoint types or with a distinct ``const`` discriminator, ``allOf`` with one member,
-    ``multipleOf`` on integers, the string formats in ``FORMATS``."""
+    ``multipleOf`` on integers, the string formats in ``FORMATS``.
+
+    String ``minLength`` / ``maxLength`` are accepted but not enforced in JSON text (see
+    ``STRING_LENGTHS``): ``warnings``, when given, gets a line naming them."""
     if isinstance(schema, bool):
         return
     if not isinstance(schema, Mapping):
         raise ToolwireError(f"{where}: a schema must be an object or a boolean")
     stack: list[tuple[Any, str]] = [(schema, where)]
     seen = 0
+    lengths: list[str] = []
     while stack:
         node, path = stack.pop()
         seen += 1
@@ -132,6 +145,8 @@ def check_schema(schema: Any, *, where: str = "schema") -> None:
                 if key == "uniqueItems" and value is False:
                     continue
                 raise ToolwireError(f"{path}: {key!r} is outside the subset a grammar can enforce")
+            if key in STRING_LENGTHS and "string" in (_types(node) or {"string"}):
+                lengths.append(f"{path}.{key}")
             if key == "$ref" and not (isinstance(value, str) and value.startswith("#")):
                 raise ToolwireError(f"{path}: only local $ref ('#...') is supported, not {value!r}")
             if key == "format" and value not in FORMATS:
@@ -157,6 +172,39 @@ def check_schema(schema: Any, *, where: str = "schema") -> None:
         xgr.Grammar.from_json_schema(json.dumps(schema), any_whitespace=True)
     except Exception as e:  # xgrammar raises RuntimeError / its own errors
         raise ToolwireError(f"{where}: xgrammar cannot compile this schema: {_first_line(e)}") from None
+    if lengths and warnings is not None:
+        note = (
+            f"{where}: string length bounds are not enforced in JSON text ({', '.join(sorted(lengths))}): "
+            "xgrammar's bounded strings admit raw control characters; the parser's validation checks them"
+        )
+        if note not in warnings:
+            warnings.append(note)
+
+
+def _json_strings(schema: Any) -> Any:
+    """``schema`` as the grammar holds JSON text to it: without string length bounds (see
+    ``STRING_LENGTHS``). The same object when it has none."""
+    if isinstance(schema, list):
+        out = [_json_strings(v) for v in schema]
+        return schema if all(a is b for a, b in zip(out, schema)) else out
+    if not isinstance(schema, Mapping):
+        return schema
+    changed = False
+    node: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in STRING_LENGTHS and "string" in (_types(schema) or {"string"}):
+            changed = True
+            continue
+        if key in _SCHEMA_MAPS and isinstance(value, Mapping):
+            new: Any = {k: _json_strings(v) for k, v in value.items()}
+            new = value if all(new[k] is value[k] for k in value) else new
+        elif key in _SCHEMA_LISTS or key in _SCHEMA_ONE:
+            new = _json_strings(value)
+        else:
+            new = value
+        changed = changed or new is not value
+        node[key] = new
+    return node if changed else schema
 
 
 def _first_line(e: BaseException) -> str:
@@ -243,7 +291,7 @@ def _arguments_schema(tool: _Tool, schema_mode: str, warnings: list[str] | None 
     if params is None:
         return NO_ARGUMENTS
     try:
-        check_schema(params, where=f"tool {tool.name!r} parameters")
+        check_schema(params, where=f"tool {tool.name!r} parameters", warnings=warnings)
     except ToolwireError:
         if tool.strict:
             raise

@@ -21,15 +21,16 @@ from xgrammar.structural_tag import (
     TriggeredTagsFormat,
 )
 
-from toolwire import ToolwireError
+from toolwire import ToolwireError, Vocab
 
 from .beam import _response_schema, _turn_structural_tag, _turn_tag
 from .cache import _vocab_index
-from .calls import _call_tag, _run, _tool_tag
+from .calls import _call_tag, _run, _ToolTags
 from .confirm import _avoiding
 from .format_view import LEAD_WS, _block_excludes, _Format, _format, _turn_channels
 from .literal_values import _or
 from .request import SchemaMode, Scope
+from .tokens import token_markers
 from .tools import _read, _reasoning_mode, _Tool
 
 
@@ -164,6 +165,7 @@ def structural_tag(
     response_format: Mapping[str, Any] | None = None,
     turn_grammar: bool = True,
     constrained_tools: Sequence[str] | None = None,
+    vocab: Vocab | None = None,
 ) -> StructuralTag | None:
     """The xgrammar structural tag for ``tools`` in ``format``.
 
@@ -210,6 +212,9 @@ def structural_tag(
             ``never``). The other tools keep named headers because a free branch that starts
             right after the trigger would let a listed tool's call be spelled through it.
 
+        vocab: the :class:`toolwire.Vocab` the parser is fed token ids with: the format's
+            markers that are special tokens of it are written as token ids (see :func:`plan`).
+
     Raises:
         ToolwireError: what ``ToolParser`` refuses, with its message (unknown format, invalid
             tools such as duplicate or empty names or a custom grammar tool, a ``tool_choice``
@@ -217,6 +222,23 @@ def structural_tag(
             outside the subset a grammar enforces, a JSON ``response_format`` on a format
             without per-turn channels.
     """
+    tag = _structural_tag(format, tools, tool_choice, parallel_tool_calls, scope, schema, reasoning, ban_markers_in_strings, response_format, turn_grammar, constrained_tools)
+    return tag if vocab is None or tag is None else token_markers(tag, _format(format), vocab)
+
+
+def _structural_tag(
+    format: str,
+    tools: Sequence[Mapping[str, Any]] | None,
+    tool_choice: Any,
+    parallel_tool_calls: bool | None,
+    scope: Scope,
+    schema: SchemaMode,
+    reasoning: Any,
+    ban_markers_in_strings: bool,
+    response_format: Mapping[str, Any] | None,
+    turn_grammar: bool,
+    constrained_tools: Sequence[str] | None,
+) -> StructuralTag | None:
     fmt = _format(format)
     if _turn_channels(fmt):
         if constrained_tools is not None:
@@ -256,12 +278,15 @@ def _build(
     warnings: list[str] | None,
     ban_markers: bool = False,
     constrained: frozenset[str] | None = None,
+    *,
+    tool_tags: _ToolTags | None = None,
 ) -> StructuralTag:
     if not allowed:
         # auto with no tools: nothing to call; keep the format's markers out of the text.
         return exclusion_tag(fmt.name, reasoning=reasoning)
+    tool_tag = tool_tags or _ToolTags(fmt, schema, warnings, ban_markers)
     tags = [
-        _tool_tag(fmt, t, schema, warnings, ban_markers)
+        tool_tag(t)
         if constrained is None or t.name in constrained
         else _call_tag(fmt, t, None, free=True)
         for t in allowed

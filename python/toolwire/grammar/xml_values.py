@@ -25,8 +25,8 @@ from toolwire import ToolwireError
 
 from . import format_view
 from .format_view import MARKUP_ROLES, _Format
-from .literal_values import _PYTHON, _or, _unanchor, _ValueBuilder
-from .subset import ANNOTATIONS, ANY_OBJECT, _types
+from .literal_values import _PYTHON, _or, _Python, _unanchor, _ValueBuilder
+from .subset import ANNOTATIONS, ANY_OBJECT, _json_strings, _types
 
 
 def _xml_excludes(fmt: _Format) -> list[str]:
@@ -92,6 +92,9 @@ class _XmlBuilder:
         self.ex = _xml_excludes(fmt)
         self.root = root
         self.depth = 0
+        #: Python literal values (``fmt.python_values``), whose strings may not hold the markers'
+        #: first characters raw, as JSON strings may not (see :meth:`json`).
+        self.literals = _Python(forbid="".join(sorted({t[0] for t in self.ex}))) if fmt.python_values else None
 
     def ws(self) -> list[Any]:
         return [RegexFormat(pattern=_WS)] if self.style.between else []
@@ -171,10 +174,30 @@ class _XmlBuilder:
         for key, sub in props.items():
             value, raw = self.value(sub, f"{path}.{key}")
             p = self.param(key, value, raw=raw)
+            typed = self.typed_side(sub, f"{path}.{key}") if raw and "{string}" in self.style.open else None
+            if typed is not None:
+                p = _or([p, self.param(key, typed, raw=False)])
             elements.append(p if key in required else OptionalFormat(content=p))
         if not elements:
             return ConstStringFormat(value="")
         return elements[0] if len(elements) == 1 else SequenceFormat(elements=elements)
+
+    def typed_side(self, sub: Any, path: str) -> Any | None:
+        """The non-string branches of a union with strings, for a style that declares each value
+        raw or typed (DSML's ``string="true|false"``): the renderer writes ``None`` of a
+        ``["string", "null"]`` value as ``string="false">null``. None without such branches."""
+        sub = self.resolve(sub, path)
+        if not isinstance(sub, Mapping):
+            return None
+        branches = sub.get("anyOf") or sub.get("oneOf")
+        if branches:
+            rest = [b for b in branches if not (isinstance(b, Mapping) and "string" in _types(self.resolve(b, path)))]
+            return self.padded(self.structured({"anyOf": rest}, path)) if rest and len(rest) < len(branches) else None
+        types = _types(sub)
+        if "string" not in types or len(types) < 2:
+            return None
+        numeric = {k: v for k, v in sub.items() if k not in ("type", "pattern", "minLength", "maxLength", "format", "enum", "const")}
+        return self._value({**numeric, "type": sorted(types - {"string"})}, path)[0]
 
     def padded(self, v: Any) -> Any:
         if not self.style.pad:
@@ -200,7 +223,7 @@ class _XmlBuilder:
         if "const" in sub or "enum" in sub:
             values = [sub["const"]] if "const" in sub else list(sub["enum"])
             raw = all(isinstance(v, str) for v in values)
-            return self.padded(_or([ConstStringFormat(value=v if isinstance(v, str) else json.dumps(v)) for v in values])), raw
+            return self.padded(_or([ConstStringFormat(value=v if isinstance(v, str) else self.literal(v, path)) for v in values])), raw
         branches = sub.get("anyOf") or sub.get("oneOf")
         if branches:
             for b in branches:
@@ -221,7 +244,7 @@ class _XmlBuilder:
         if not types or branches:
             if not types:
                 return self.text(), True
-            return self.padded(self.json(sub)), False
+            return self.padded(self.structured(sub, path)), False
         if self.style.nested and types & {"object", "array"}:
             if len(types) > 1:
                 raise ToolwireError(f"{path}: a union with objects or arrays is not supported for {self.fmt.name}")
@@ -237,14 +260,26 @@ class _XmlBuilder:
             if t in ("integer", "number"):
                 pieces.append(JSONSchemaFormat(json_schema={"type": t, **scalar}))
             elif t == "boolean":
-                pieces += [ConstStringFormat(value="true"), ConstStringFormat(value="false")]
+                pieces += [ConstStringFormat(value=self.literal(True, path)), ConstStringFormat(value=self.literal(False, path))]
             elif t == "null":
-                pieces.append(ConstStringFormat(value="null"))
+                pieces.append(ConstStringFormat(value=self.literal(None, path)))
             elif t in ("object", "array"):
-                pieces.append(self.json({**sub, "type": t}))
+                pieces.append(self.structured({**sub, "type": t}, path))
         if sub.get("nullable") is True and "null" not in types:
-            pieces.append(ConstStringFormat(value="null"))
+            pieces.append(ConstStringFormat(value=self.literal(None, path)))
         return self.padded(_or(pieces)), False
+
+    def literal(self, v: Any, path: str) -> str:
+        """A non-string constant as the format writes it: JSON, or a Python literal."""
+        if self.literals is None:
+            return json.dumps(v)
+        return _ValueBuilder(self.literals, self.root).literal(v, path)
+
+    def structured(self, sub: Mapping[str, Any], path: str) -> Any:
+        """An object, array or union value: JSON, or a Python literal."""
+        if self.literals is None:
+            return self.json(sub)
+        return _ValueBuilder(self.literals, self.root).value(sub, path)
 
     def json(self, sub: Mapping[str, Any]) -> Any:
         """A JSON value. The parser ends the value at the format's next marker even inside a JSON
@@ -253,4 +288,4 @@ class _XmlBuilder:
         0.3 s of compile time per value."""
         defs = {k: self.root[k] for k in ("$defs", "definitions") if isinstance(self.root, Mapping) and k in self.root}
         firsts = sorted({t[0] for t in self.ex})
-        return JSONSchemaFormat(json_schema={**defs, **sub}, max_whitespace_cnt=format_view.MAX_WHITESPACE, excludes=firsts)
+        return JSONSchemaFormat(json_schema=_json_strings({**defs, **sub}), max_whitespace_cnt=format_view.MAX_WHITESPACE, excludes=firsts)
