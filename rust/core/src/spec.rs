@@ -8,6 +8,171 @@
 
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
+use serde::Serialize;
+
+/// What a marker does in its format. Serialised in `snake_case` (`call_start`, `param_end`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    SectionStart,
+    SectionEnd,
+    CallStart,
+    CallEnd,
+    /// A per-call wrapper around a call's own tags (Step3's `<｜tool_call_begin｜>`).
+    CallWrapperStart,
+    CallWrapperEnd,
+    /// What kind of call follows (Step3's `function`).
+    CallKind,
+    CallId,
+    /// Ends the function name (Hunyuan's `<tool_sep>`).
+    NameEnd,
+    FunctionStart,
+    FunctionEnd,
+    ArgsStart,
+    /// Between a call's type and its name (DeepSeek V3's `<｜tool▁sep｜>`).
+    TypeSeparator,
+    ParamStart,
+    ParamEnd,
+    KeyStart,
+    KeyEnd,
+    ValueStart,
+    ValueEnd,
+    /// The delimiter of a string value (Gemma's `<|"|>`).
+    StringDelimiter,
+    /// A special token that prefixes tag names (DSML's `｜DSML｜`, MiniMax M3's namespace).
+    Namespace,
+    ReasoningStart,
+    ReasoningEnd,
+    /// A marker that also ends reasoning when it appears there (a model that goes from thinking
+    /// straight into a tool call); the engine leaves it in the input.
+    ReasoningExit,
+    /// The label that opens reasoning inside the reasoning block (Gemma's `thought\n`).
+    ReasoningLabel,
+    /// Chat markup around a response or answer, kept out of content.
+    ResponseStart,
+    ResponseEnd,
+    AnswerStart,
+    AnswerEnd,
+    MessageStart,
+    MessageEnd,
+    TurnEnd,
+    EndOfSequence,
+    /// Harmony's header markers.
+    Channel,
+    Constrain,
+    HeaderEnd,
+    RoleSeparator,
+    Return,
+}
+
+/// How a value's type is decided in an XML parameter format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Typing {
+    /// By the tool's JSON schema for the parameter (see [`crate::xml_value`]).
+    Schema,
+    /// By a `string="true|false"` attribute (DSML, `{string}` in the opening tag): `true` is the
+    /// raw string; otherwise a JSON value, or the raw string when the value is not JSON.
+    StringAttribute,
+}
+
+/// How an XML-parameter format writes one parameter. The parser, the renderer and the grammar all
+/// read their tag texts from here.
+///
+/// `open` holds `{key}` (the parameter name) and may hold `{ws}` (optional whitespace, GLM's
+/// newline between `</arg_key>` and `<arg_value>`) and `{string}` (DSML's `true`/`false`);
+/// `close` may hold `{key}` (MiniMax M3 repeats the name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ParamTags {
+    pub open: &'static str,
+    pub close: &'static str,
+    /// One `\n` after the opening tag and one before the closing tag are formatting, not value.
+    pub pad: bool,
+    /// Whitespace may stand between parameters.
+    pub between: bool,
+    /// Objects and arrays are written as nested parameter tags (`item` for array elements), not
+    /// as JSON.
+    pub nested: bool,
+    pub typing: Typing,
+}
+
+impl ParamTags {
+    /// Unpadded, whitespace between parameters, JSON objects and arrays, typed by the schema.
+    pub const fn new(open: &'static str, close: &'static str) -> Self {
+        Self {
+            open,
+            close,
+            pad: false,
+            between: true,
+            nested: false,
+            typing: Typing::Schema,
+        }
+    }
+    pub const fn padded(self) -> Self {
+        Self { pad: true, ..self }
+    }
+    /// Nothing between parameters.
+    pub const fn tight(self) -> Self {
+        Self {
+            between: false,
+            ..self
+        }
+    }
+    pub const fn nested(self) -> Self {
+        Self {
+            nested: true,
+            ..self
+        }
+    }
+    pub const fn string_attribute(self) -> Self {
+        Self {
+            typing: Typing::StringAttribute,
+            ..self
+        }
+    }
+
+    /// The opening tag up to the name: `<parameter=`, `<arg_key>`, `<parameter name="`.
+    pub fn key_open(&self) -> &'static str {
+        self.open.split_once("{key}").map_or(self.open, |(head, _)| head)
+    }
+
+    /// For a tag whose name is an attribute (`<parameter name="{key}">`): the tag up to its
+    /// attributes, `<parameter`, `<｜DSML｜ parameter`.
+    pub fn tag_head(&self) -> &'static str {
+        let open = self.key_open();
+        open.rsplit_once(' ').map_or(open, |(head, _)| head)
+    }
+
+    /// What follows the name, up to the value (`</arg_key>`, `<arg_value>`, with `{ws}` between
+    /// them): `(key_close, value_open)`; `("", ">")` for `<parameter={key}>`.
+    pub fn after_key(&self) -> (&'static str, &'static str) {
+        let rest = self.open.split_once("{key}").map_or("", |(_, rest)| rest);
+        rest.split_once("{ws}").unwrap_or(("", rest))
+    }
+}
+
+/// How a format writes a call's arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ArgSyntax {
+    /// A JSON object.
+    Json,
+    /// One tag per parameter.
+    XmlParams(ParamTags),
+    /// Gemma's `{key:<Q>text<Q>,n:2}`, `<Q>` the string delimiter.
+    Gemma { string_delimiter: &'static str },
+    /// `key="text", n=2` inside the call's parentheses.
+    PythonKwargs,
+}
+
+impl ArgSyntax {
+    pub fn params(&self) -> Option<&ParamTags> {
+        match self {
+            ArgSyntax::XmlParams(tags) => Some(tags),
+            _ => None,
+        }
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Marker {
