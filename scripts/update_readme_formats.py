@@ -52,6 +52,13 @@ LIMITS = {
 }
 
 
+def arguments(syntax: dict) -> str:
+    """How a format writes arguments, from its ``ArgSyntax``: the kind, and an XML format's tag."""
+    if syntax["kind"] == "xml_params":
+        return "XML `%s`" % syntax["open"].replace("|", "\\|")
+    return {"json": "JSON", "gemma": "Gemma literals", "python_kwargs": "Python kwargs"}[syntax["kind"]]
+
+
 def table() -> str:
     rows = [
         "| format | aliases | families | markers (special tokens in **bold**) | arguments | known limits |",
@@ -67,7 +74,7 @@ def table() -> str:
         families = ", ".join(info["families"]).replace("|", "\\|").replace("<", "&lt;")
         rows.append(
             f"| `{name}` | {', '.join(info['aliases'])} | {families} | {markers or '(none)'} "
-            f"| {info['argument_encoding']} | {LIMITS.get(name, '')} |"
+            f"| {arguments(info['arguments'])} | {LIMITS.get(name, '')} |"
         )
     return "\n".join(rows)
 

@@ -9,7 +9,8 @@ Needs the ``grammar`` extra (``pip install toolwire[grammar]``, xgrammar 0.2.8):
         compiled = grammar.compile(plan.payload, tokenizer_info)   # cached per (tokenizer, tag)
 
 Everything here is derived from :func:`toolwire.format_info`: the call template (``begin`` with
-``{name}``/``{index}``, the argument ``style``, ``end``, ``separator``), the layout (a section
+``{name}``/``{index}``, ``end``, ``separator``), how arguments are written (``arguments``: JSON,
+XML parameter tags, Gemma or Python literals), the layout (a section
 around the calls, a content or reasoning block), the markers and the triggers. The grammar writes
 one canonical shape of each format; the parser reads that shape (and more) back as the same calls.
 
@@ -62,7 +63,6 @@ from .subset import (  # noqa: F401 (re-exported)
     check_schema,
 )
 from .tags import exclusion_tag, structural_tag
-from .xml_values import XML_PARAMS, XML_STYLES  # noqa: F401 (re-exported)
 
 __all__ = [
     "GrammarCache",

@@ -27,7 +27,7 @@ from .format_view import MARKUP_ROLES, _Format
 from .literal_values import _IDENT, _PYTHON, _Gemma, _ValueBuilder
 from .subset import ANY_OBJECT, _arguments_schema, _json_strings
 from .tools import _Tool
-from .xml_values import XML_STYLES, _XmlBuilder
+from .xml_values import _XmlBuilder
 
 
 def _special_markers(fmt: _Format) -> list[str]:
@@ -39,19 +39,19 @@ def _special_markers(fmt: _Format) -> list[str]:
 
 
 def _arguments(fmt: _Format, schema: Any, tool: _Tool, ban_markers: bool = False) -> Any:
-    style = fmt.style
-    if style == "json":
+    kind = fmt.arguments
+    if kind == "json":
         excludes = _special_markers(fmt) if ban_markers else []
         return JSONSchemaFormat(json_schema=_json_strings(schema), style="json", max_whitespace_cnt=format_view.MAX_WHITESPACE, excludes=excludes)
-    if style in XML_STYLES:
+    if kind == "xml_params":
         return _XmlBuilder(fmt, schema, tool.parameters).arguments(schema, f"tool {tool.name!r} parameters")
-    if style == "gemma4":
+    if kind == "gemma":
         syntax = _Gemma(fmt)
         b = _ValueBuilder(syntax, schema)
         if schema is ANY_OBJECT:
             return GrammarFormat(grammar=syntax.generic_ebnf("g_object"))
         return b.object(b.resolve(schema, f"tool {tool.name!r}"), f"tool {tool.name!r} parameters", "{", "}", syntax.key, ":")
-    if style == "python_kwargs":
+    if kind == "python_kwargs":
         b = _ValueBuilder(_PYTHON, schema)
         if schema is ANY_OBJECT:
             return GrammarFormat(grammar=_PYTHON.generic_ebnf("g_kwargs"))
@@ -60,7 +60,7 @@ def _arguments(fmt: _Format, schema: Any, tool: _Tool, ban_markers: bool = False
             if not _IDENT.match(k):
                 raise ToolwireError(f"tool {tool.name!r}: {k!r} cannot be a Python keyword argument")
         return b.object(resolved, f"tool {tool.name!r} parameters", "", "", lambda k: k, "=")
-    raise ToolwireError(f"format {fmt.name!r}: argument style {style!r} has no grammar")
+    raise ToolwireError(f"format {fmt.name!r}: arguments of kind {kind!r} have no grammar")
 
 
 def _call_tag(fmt: _Format, tool: _Tool, schema: Any, ban_markers: bool = False, *, free: bool = False) -> TagFormat:

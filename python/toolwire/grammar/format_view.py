@@ -28,10 +28,32 @@ MAX_WHITESPACE: int | None = None
 
 
 @dataclass(frozen=True)
+class _ParamTags:
+    """How an XML-parameter format writes one parameter: ``format_info(name)["arguments"]`` of
+    kind ``xml_params`` (the Rust spec's ``ParamTags``, which the parser and renderer read too).
+    ``open`` holds ``{key}`` (the name), may hold ``{string}`` (``true`` for a raw-text value,
+    ``false`` for JSON: DSML) and ``{ws}`` (optional whitespace); ``close`` may hold ``{key}``
+    (MiniMax M3 names the closing tag). ``pad``: the parser drops one newline on each side of a
+    value (qwen3_coder, beam). ``between``: whitespace is allowed around parameters. ``nested``:
+    objects and arrays are written as nested tags (``item`` for array elements) instead of JSON."""
+
+    open: str
+    close: str
+    pad: bool
+    between: bool
+    nested: bool
+
+
+@dataclass(frozen=True)
 class _Format:
     name: str
     begin: str
-    style: str
+    #: How arguments are written: ``json``, ``xml_params``, ``gemma`` or ``python_kwargs``
+    arguments: str
+    #: The parameter tags, for ``xml_params``
+    params: _ParamTags | None
+    #: The string delimiter, for ``gemma``
+    string_delimiter: str | None
     end: str
     separator: str
     section: tuple[str, str] | None
@@ -109,10 +131,15 @@ def _format(name: str) -> _Format:
     t = info.get("template")
     if t is None:
         raise ToolwireError(f"format {info['name']!r} has no call template: no structural tag")
+    args = info["arguments"]
     return _Format(
         name=info["name"],
         begin=t["begin"],
-        style=t["style"],
+        arguments=args["kind"],
+        params=_ParamTags(args["open"], args["close"], args["pad"], args["between"], args["nested"])
+        if args["kind"] == "xml_params"
+        else None,
+        string_delimiter=args.get("string_delimiter"),
         end=t["end"],
         separator=t["separator"],
         section=_pair(info.get("section")),
@@ -122,7 +149,7 @@ def _format(name: str) -> _Format:
         reasoning=(info["reasoning"]["start"], info["reasoning"]["end"]) if info.get("reasoning") else None,
         markers=tuple((m["role"], m["text"], bool(m["special_token"])) for m in info["markers"]),
         triggers=tuple((t["text"], bool(t["at_output_start"]), bool(t["soft"])) for t in info["triggers"]),
-        python_values=t["style"].endswith("_xml") and _renders_python_literals(info["name"]),
+        python_values=args["kind"] == "xml_params" and _renders_python_literals(info["name"]),
         confirms=tuple(
             (t["text"], bool(t["at_output_start"]), bool(t["soft"]), t.get("confirm")) for t in info["triggers"]
         ),

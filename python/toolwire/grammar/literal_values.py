@@ -66,8 +66,7 @@ class _Gemma(_Syntax):
     key_sep, item_sep = ":", ","
 
     def __init__(self, fmt: _Format):
-        quotes = [t for role, t, _ in fmt.markers if role == "string_delimiter"]
-        self.Q = quotes[0] if quotes else '<|"|>'
+        self.Q = fmt.string_delimiter or '<|"|>'
         self.string_excludes = tuple(t for role, t, _ in fmt.markers if t != self.Q and not role.startswith("reasoning"))
 
     def key(self, k: str) -> str:

@@ -1,5 +1,7 @@
-"""XML parameters (qwen3_coder, GLM, MiniMax, DSML, Beam, ...): the per-style tag texts in
-``XML_PARAMS`` and the builder that writes each parameter as the format's parser reads it.
+"""XML parameters (qwen3_coder, GLM, MiniMax, DSML, Beam, ...): the builder that writes each
+parameter as the format's parser reads it, from the tags the format's spec gives
+(``format_info(name)["arguments"]``, read into ``_Format.params``): no table of styles here, so a
+new XML-parameter format needs nothing in this package.
 """
 
 from __future__ import annotations
@@ -7,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from xgrammar.structural_tag import (
@@ -38,38 +39,6 @@ def _xml_excludes(fmt: _Format) -> list[str]:
     return sorted(t for t in out if t and t == t.strip())
 
 
-@dataclass(frozen=True)
-class _XmlStyle:
-    """How an XML style writes one parameter. ``open`` holds ``{key}`` (the name), may hold
-    ``{string}`` (``true`` for a raw-text value, ``false`` for JSON: DSML) and ``{ws}`` (optional
-    whitespace); ``close`` may hold ``{key}`` (MiniMax M3 names the closing tag). ``pad``: the
-    parser drops one newline on each side of a string value (qwen3_coder, beam). ``between``:
-    whitespace is allowed around parameters. ``nested``: objects and arrays are written as nested
-    tags (``item`` for array elements) instead of JSON."""
-
-    open: str
-    close: str
-    pad: bool = False
-    between: bool = True
-    nested: bool = False
-
-
-XML_PARAMS: dict[str, _XmlStyle] = {
-    "qwen_xml": _XmlStyle("<parameter={key}>", "</parameter>", pad=True),
-    "glm_xml": _XmlStyle("<arg_key>{key}</arg_key>{ws}<arg_value>", "</arg_value>"),
-    "hy4_xml": _XmlStyle("<arg_key:opensource>{key}</arg_key:opensource>{ws}<arg_value:opensource>", "</arg_value:opensource>"),
-    "minimax_xml": _XmlStyle('<parameter name="{key}">', "</parameter>"),
-    "steptml_xml": _XmlStyle('<steptml:parameter name="{key}">', "</steptml:parameter>"),
-    "deepseek_xml": _XmlStyle('<｜DSML｜parameter name="{key}" string="{string}">', "</｜DSML｜parameter>"),
-    "deepseek_v4_1_xml": _XmlStyle('<｜DSML｜ parameter name="{key}" string="{string}">', "</｜DSML｜ parameter>"),
-    "beam_xml": _XmlStyle('<rfl:parameter name="{key}">', "</rfl:parameter>", pad=True, between=False),
-    "minimax_m3_xml": _XmlStyle("]<]minimax[>[<{key}>", "]<]minimax[>[</{key}>", nested=True),
-}
-
-
-XML_STYLES = frozenset(XML_PARAMS)
-
-
 _WS = r"[ \t\r\n]*"
 
 
@@ -88,7 +57,9 @@ class _XmlBuilder:
     def __init__(self, fmt: _Format, root: Any, declared: Any = None):
         self.fmt = fmt
         self.declared = declared if isinstance(declared, Mapping) else {}
-        self.style = XML_PARAMS[fmt.style]
+        if fmt.params is None:
+            raise ToolwireError(f"format {fmt.name!r} does not write XML parameters")
+        self.style = fmt.params
         self.ex = _xml_excludes(fmt)
         self.root = root
         self.depth = 0

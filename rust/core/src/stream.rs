@@ -9,11 +9,12 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::formats;
+use crate::formats::Format;
 use crate::ids::{IdSource, RandomIds};
 use crate::message::{Delta, Message};
 use crate::region::{MarkerTable, RegionCtx, RegionParser, Sink, Status};
 use crate::request::{ReasoningMode, ToolChoice};
-use crate::spec::FormatSpec;
+use crate::spec::{Role, Syntax};
 use crate::text::{self, Scan};
 use crate::tools::ToolSet;
 use crate::vocab::{Piece, TokenDecoder, Vocab};
@@ -34,8 +35,8 @@ pub enum Reasoning {
 
 impl Reasoning {
     /// How the request's reasoning mode delimits reasoning in this format's output.
-    pub fn resolve(spec: &FormatSpec, mode: ReasoningMode) -> Self {
-        match (mode, mode.delimiters(spec.reasoning)) {
+    pub fn resolve(syntax: &Syntax, mode: ReasoningMode) -> Self {
+        match (mode, mode.delimiters(syntax.reasoning)) {
             (ReasoningMode::ClosingOnly, Some((_, close))) => Reasoning::ClosingOnly { close },
             (_, Some((open, close))) => Reasoning::Paired { open, close },
             (_, None) => Reasoning::Off,
@@ -46,7 +47,7 @@ impl Reasoning {
 /// Everything a stream needs that does not change between requests with the same tools.
 #[derive(Debug, Clone)]
 pub struct ParserConfig {
-    pub spec: &'static FormatSpec,
+    pub spec: &'static Format,
     pub tools: Arc<ToolSet>,
     pub reasoning: Reasoning,
     /// What the request allows; calls against it are flagged, not dropped.
@@ -64,7 +65,7 @@ impl ParserConfig {
         let spec =
             formats::lookup(format).ok_or_else(|| Error::UnknownFormat(format.to_owned()))?;
         let mode = reasoning.map_or(Ok(ReasoningMode::Unset), ReasoningMode::from_name)?;
-        let reasoning = Reasoning::resolve(spec, mode);
+        let reasoning = Reasoning::resolve(&spec.syntax, mode);
         Ok(Self {
             spec,
             tools: Arc::new(tools),
@@ -93,7 +94,7 @@ impl ParserConfig {
 
     /// Delimit reasoning as `mode` says.
     pub fn with_reasoning(mut self, mode: ReasoningMode) -> Self {
-        self.reasoning = Reasoning::resolve(self.spec, mode);
+        self.reasoning = Reasoning::resolve(&self.spec.syntax, mode);
         self
     }
 
@@ -120,6 +121,7 @@ impl ParserConfig {
     pub fn special_marker_texts(&self) -> Vec<&'static str> {
         let mut texts: Vec<&'static str> = self
             .spec
+            .syntax
             .markers
             .iter()
             .filter(|m| m.special_token)
@@ -286,7 +288,7 @@ impl StreamParser {
     }
 
     fn refresh_trigger_lits(&mut self) {
-        let spec = self.config.spec;
+        let spec = &self.config.spec.syntax;
         self.trigger_lits = spec
             .triggers
             .iter()
@@ -295,7 +297,7 @@ impl StreamParser {
         self.stray_lits = spec
             .markers
             .iter()
-            .filter(|m| matches!(m.role, "call_end" | "section_end"))
+            .filter(|m| matches!(m.role, Role::CallEnd | Role::SectionEnd))
             .filter(|m| !spec.triggers.iter().any(|t| t.text == m.text))
             .map(|m| self.markers.lit_text(m.text))
             .collect();
@@ -315,13 +317,13 @@ impl StreamParser {
             .collect();
         // A cut region ends at the end of its section where the format has sections (the rest
         // of the section goes with the cut call), else at the end of the call or message.
-        let has_sections = spec.markers.iter().any(|m| m.role == "section_end");
+        let has_sections = spec.markers.iter().any(|m| m.role == Role::SectionEnd);
         self.discard_lits = spec
             .markers
             .iter()
             .filter(|m| match m.role {
-                "section_end" => true,
-                "call_end" | "message_end" => !has_sections,
+                Role::SectionEnd => true,
+                Role::CallEnd | Role::MessageEnd => !has_sections,
                 _ => false,
             })
             .map(|m| self.markers.lit_text(m.text))
@@ -507,9 +509,10 @@ impl StreamParser {
         lits.extend(
             self.config
                 .spec
+                .syntax
                 .markers
                 .iter()
-                .filter(|m| m.role == "reasoning_exit")
+                .filter(|m| m.role == Role::ReasoningExit)
                 .map(|m| self.markers.lit_text(m.text)),
         );
         let lits: Vec<&str> = lits.iter().map(String::as_str).collect();
@@ -532,7 +535,7 @@ impl StreamParser {
     }
 
     fn step_content(&mut self, eof: bool) -> bool {
-        let spec = self.config.spec;
+        let spec = &self.config.spec.syntax;
         if self.at_output_start {
             let ws = self.pending.skip_ws();
             let rest = &self.pending[ws..];
@@ -630,7 +633,7 @@ impl StreamParser {
 
     fn open_region(&mut self, trigger: usize) {
         let ctx = RegionCtx {
-            spec: self.config.spec,
+            syntax: &self.config.spec.syntax,
             tools: &self.config.tools,
             markers: &self.markers,
             trigger,
@@ -787,11 +790,15 @@ impl StreamParser {
 /// The label a format writes after its native reasoning opener (a `reasoning_label` marker),
 /// when reasoning was opened by that native opener (`None`: opened by the prompt).
 fn reasoning_label(config: &ParserConfig, opened_by: Option<&str>) -> Option<&'static str> {
-    let (native_open, _) = config.spec.reasoning?;
+    let (native_open, _) = config.spec.syntax.reasoning?;
     if opened_by.is_some_and(|open| open != native_open) {
         return None;
     }
-    config.spec.marker("reasoning_label").map(|m| m.text)
+    config
+        .spec
+        .syntax
+        .marker(Role::ReasoningLabel)
+        .map(|m| m.text)
 }
 
 /// One-shot parse: the same engine, fed everything at once.

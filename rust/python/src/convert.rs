@@ -6,7 +6,7 @@
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList, PyString};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyString};
 use serde_json::Value;
 
 use crate::ToolwireError;
@@ -34,10 +34,6 @@ pub fn opt_str<'py>(py: Python<'py>, s: Option<&str>) -> Bound<'py, PyAny> {
         Some(s) => PyString::new(py, s).into_any(),
         None => py.None().into_bound(py),
     }
-}
-
-pub fn str_list<'py>(py: Python<'py>, items: &[&str]) -> PyResult<Bound<'py, PyList>> {
-    PyList::new(py, items)
 }
 
 /// A `str` argument. Anything else is a `TypeError` naming the type it got, which PyO3 prefixes

@@ -140,7 +140,7 @@ pub fn read_request(
         value => SchemaMode::from_json(&value).map_err(to_py_err)?,
     };
     Ok(Request {
-        delimiters: reasoning.delimiters(spec.reasoning),
+        delimiters: reasoning.delimiters(spec.syntax.reasoning),
         tools,
         choice,
         reasoning,
