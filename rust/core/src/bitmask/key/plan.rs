@@ -485,6 +485,39 @@ impl KeyPlan {
         self.text_level
     }
 
+    /// The kinds of anchor the keyer can reach in this plan, sorted: `free` (free text of
+    /// `triggered_tags`), `after` (between the calls of `tags_with_separator`), `json`, `xml`
+    /// and `section` (inside calls and call sections), and `unfollowed` when some call's content
+    /// is not followed (keys there cover the text since its begin). Empty: whole-output keys.
+    /// For tests that pin down what the keyer follows in the tags the builder makes.
+    pub fn anchors(&self) -> Vec<&'static str> {
+        fn content_anchors(tags: &[TagSpec], out: &mut Vec<&'static str>) {
+            for tag in tags {
+                match &tag.content {
+                    Some(Content::Json { .. }) => out.push("json"),
+                    Some(Content::Xml(_)) => out.push("xml"),
+                    Some(Content::Section(section)) => {
+                        out.push("section");
+                        content_anchors(&section.tags, out);
+                    }
+                    Some(Content::AnyText | Content::Const(_)) => {}
+                    None => out.push("unfollowed"),
+                }
+            }
+        }
+        let Some(plan) = &self.plan else {
+            return Vec::new();
+        };
+        let mut out = vec![match plan.dispatch {
+            Dispatch::Triggered { .. } => "free",
+            Dispatch::Separator { .. } => "after",
+        }];
+        content_anchors(&plan.tags, &mut out);
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     /// A short description for tests and debugging: `triggered(2 tags)`, `separator(...)`, or
     /// `whole output (text|tokens)`.
     pub fn describe(&self) -> String {

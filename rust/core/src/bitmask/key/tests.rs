@@ -59,6 +59,20 @@ fn plans() {
         KeyPlan::from_tag(GID, &or).describe(),
         "whole output (text)"
     );
+    assert_eq!(plan.anchors(), ["free", "json"]);
+    assert_eq!(KeyPlan::from_tag(GID, &seq).anchors(), ["after", "json"]);
+    assert!(KeyPlan::from_tag(GID, &or).anchors().is_empty());
+    let mut text_call = hermes(json!({}));
+    text_call["format"]["tags"][1]["content"] = json!({"type": "any_text"});
+    assert_eq!(
+        KeyPlan::from_tag(GID, &text_call).anchors(),
+        ["free", "json"]
+    );
+    text_call["format"]["tags"][1]["content"] = json!({"type": "or", "elements": []});
+    assert_eq!(
+        KeyPlan::from_tag(GID, &text_call).anchors(),
+        ["free", "json", "unfollowed"]
+    );
     for (p, ok) in [
         ("[ \\t\\n]{0,3}", true),
         ("\\s*", true),
@@ -262,8 +276,13 @@ fn weather(location: &str, unit: Option<&str>, days: Option<u32>) -> String {
 fn xml_plans_need_a_provable_value_end() {
     let plan = KeyPlan::from_tag(GID, &qwen_xml(raw_text()));
     assert_eq!(plan.describe(), "triggered(prefix=[], tags=[xml])");
+    assert_eq!(plan.anchors(), ["free", "xml"]);
     // a regex value may hold the close: not followed
     let regex = qwen_xml(json!({"type": "regex", "pattern": ".*"}));
+    assert_eq!(
+        KeyPlan::from_tag(GID, &regex).anchors(),
+        ["free", "unfollowed"]
+    );
     assert_eq!(
         KeyPlan::from_tag(GID, &regex).describe(),
         "triggered(prefix=[], tags=[unknown])"
@@ -533,6 +552,10 @@ fn section_tag() -> Value {
 
 #[test]
 fn sections_of_calls_anchor_between_their_calls() {
+    assert_eq!(
+        KeyPlan::from_tag(GID, &section_tag()).anchors(),
+        ["free", "json", "section"]
+    );
     let plan = KeyPlan::from_tag(GID, &section_tag());
     assert_eq!(plan.describe(), "triggered(prefix=[], tags=[section])");
     let call = |name: &str, args: &str| {
