@@ -33,9 +33,20 @@ def test_format_info_describes_markers():
     markers = {m["text"]: m for m in info["markers"]}
     assert markers["<tool_call>"]["special_token"] is True
     assert markers["<tool_call>"]["role"] == "call_start"
-    assert info["argument_encoding"] == "json_object"
+    assert info["arguments"] == {"kind": "json"}
     assert info["reasoning"] == {"start": "<think>", "end": "</think>"}
-    assert info["template"]["style"] == "json"
+    assert info["template"] == {"begin": "<tool_call>\n{\"name\": \"{name}\", \"arguments\": ", "end": "}\n</tool_call>", "separator": "\n"}
+
+
+def test_format_info_gives_xml_parameter_tags():
+    qwen = toolwire.format_info("qwen3_coder")["arguments"]
+    assert qwen == {"kind": "xml_params", "open": "<parameter={key}>", "close": "</parameter>", "pad": True,
+                    "between": True, "nested": False, "typing": "schema"}
+    dsml = toolwire.format_info("deepseek_v3_2")["arguments"]
+    assert dsml["typing"] == "string_attribute" and "{string}" in dsml["open"]
+    assert toolwire.format_info("minimax_m3")["arguments"]["nested"] is True
+    assert toolwire.format_info("gemma4")["arguments"] == {"kind": "gemma", "string_delimiter": '<|"|>'}
+    assert toolwire.format_info("pythonic")["arguments"] == {"kind": "python_kwargs"}
 
 
 def test_misuse_raises_toolwire_error_which_is_a_value_error():

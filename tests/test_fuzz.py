@@ -66,8 +66,6 @@ def spec_strings(name):
     if info.get("reasoning"):
         out |= {info["reasoning"]["start"], info["reasoning"]["end"]}
     out |= {"<think>", "</think>"}
-    if info.get("call_separator"):
-        out.add(info["call_separator"])
     template = info.get("template")
     if template:
         out |= {template["begin"].replace("{name}", "get_weather"), template["end"], template["separator"]}

@@ -194,8 +194,8 @@ def test_rejections(fmt, compiled):
 def _foreign_arguments(fmt: str) -> str:
     """A call to a declared tool whose arguments are written in a syntax the format does not use."""
     f = G._format(fmt)
-    foreign = "city=Paris" if f.style != "python_kwargs" else '{"city": "Paris"}'
-    if f.style in G.XML_STYLES or f.style == "gemma4":
+    foreign = "city=Paris" if f.arguments != "python_kwargs" else '{"city": "Paris"}'
+    if f.arguments in ("xml_params", "gemma"):
         foreign = '{"city": "Paris"}'
     call = f.begin.replace("{name}", "get_weather").replace("{index}", "0") + foreign + f.end
     if f.section:

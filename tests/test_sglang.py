@@ -143,7 +143,7 @@ def test_structure_info_writes_what_the_parser_reads(fmt):
     template = info["template"]
     # SGLang's legacy tag writes one call alone: JSON arguments, no section, no content block.
     standalone = info["section"] is None and info["content_block"] is None
-    if template is None or template["style"] != "json" or not standalone or "{index}" in template["begin"]:
+    if template is None or info["arguments"]["kind"] != "json" or not standalone or "{index}" in template["begin"]:
         with pytest.raises(NotImplementedError):
             detector.structure_info()
         if tw_sglang._grammar_structural_tag() is None:

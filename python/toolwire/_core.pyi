@@ -2,7 +2,70 @@
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from os import PathLike
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
+
+class MarkerInfo(TypedDict):
+    role: str
+    text: str
+    special_token: bool
+
+class TriggerInfo(TypedDict):
+    text: str
+    at_output_start: bool
+    soft: bool
+    confirm: str | None
+
+class StartEnd(TypedDict):
+    start: str
+    end: str
+
+class BeginEnd(TypedDict):
+    begin: str
+    end: str
+
+class TemplateInfo(TypedDict):
+    begin: str
+    end: str
+    separator: str
+
+class JsonArguments(TypedDict):
+    kind: Literal["json"]
+
+class XmlParamArguments(TypedDict):
+    kind: Literal["xml_params"]
+    open: str
+    close: str
+    pad: bool
+    between: bool
+    nested: bool
+    typing: Literal["schema", "string_attribute"]
+
+class GemmaArguments(TypedDict):
+    kind: Literal["gemma"]
+    string_delimiter: str
+
+class PythonKwargsArguments(TypedDict):
+    kind: Literal["python_kwargs"]
+
+ArgumentsInfo = JsonArguments | XmlParamArguments | GemmaArguments | PythonKwargsArguments
+
+class FormatInfo(TypedDict):
+    """A format's ``Syntax`` (``rust/core/src/spec.rs``), serialised."""
+
+    name: str
+    aliases: list[str]
+    families: list[str]
+    description: str
+    markers: list[MarkerInfo]
+    triggers: list[TriggerInfo]
+    reasoning: StartEnd | None
+    template: TemplateInfo | None
+    arguments: ArgumentsInfo
+    section: BeginEnd | None
+    content_block: BeginEnd | None
+    reasoning_block: BeginEnd | None
+    content_after_calls: bool
+    supports_structural_tag: bool
 
 __version__: str
 
@@ -12,12 +75,14 @@ class ToolwireError(ValueError):
 def formats() -> list[str]:
     """Canonical names of every supported wire format."""
 
-def format_info(name: str) -> dict[str, Any]:
-    """The format description: ``name``, ``aliases``, ``families``, ``description``, ``markers``
-    (``role``, ``text``, ``special_token``), ``triggers``, ``name_encoding``,
-    ``argument_encoding``, ``call_separator``, ``reasoning`` (``start``/``end`` or None),
-    ``template`` (``begin``/``style``/``end``/``separator`` or None: one call, ``begin`` holding
-    ``{name}`` and maybe ``{index}``), ``section``, ``content_block`` and ``reasoning_block``
+def format_info(name: str) -> FormatInfo:
+    """The format description, the one the parser, the renderer and the grammar read: ``name``,
+    ``aliases``, ``families``, ``description``, ``markers`` (``role``, ``text``,
+    ``special_token``), ``triggers``, ``reasoning`` (``start``/``end`` or None), ``template``
+    (``begin``/``end``/``separator`` or None: one call, ``begin`` holding ``{name}`` and maybe
+    ``{index}``), ``arguments`` (how they are written: ``kind`` ``json``, ``xml_params`` with the
+    parameter tags, ``gemma`` with the string delimiter, or ``python_kwargs``), ``section``,
+    ``content_block`` and ``reasoning_block``
     (``begin``/``end`` or None: what wraps a run of calls, content written as a block, the
     reasoning block a grammar writes), ``content_after_calls`` (the family writes text after its
     calls) and ``supports_structural_tag``.

@@ -97,7 +97,7 @@ class ToolwireDetector(BaseFormatDetector):
         # SGLang reads these in a few generic code paths (partial-marker holding, separators).
         self.bot_token = markers.get("call_start") or markers.get("section_start") or (hard[0] if hard else "")
         self.eot_token = markers.get("call_end") or markers.get("section_end") or ""
-        self.tool_call_separator = self.info["call_separator"] or ""
+        self.tool_call_separator = self.info["template"]["separator"] if self.info["template"] else ""
         self._parsers: dict[str, toolwire.ToolParser] = {}
         self._feeder: StreamFeeder | None = None
         self._names: dict[str, int] = {}
@@ -195,7 +195,7 @@ class ToolwireDetector(BaseFormatDetector):
         JSON arguments, and calls that stand alone (no section around them, no content block, no
         ``{index}`` in the begin)."""
         template = self.info["template"]
-        if template is None or template["style"] != "json" or "{index}" in template["begin"]:
+        if template is None or self.info["arguments"]["kind"] != "json" or "{index}" in template["begin"]:
             return None
         if self.info.get("section") is not None or self.info.get("content_block") is not None:
             return None

@@ -12,14 +12,14 @@ use std::sync::Arc;
 
 use crate::ids::IdSource;
 use crate::message::{DeltaBuffer, Issue, IssueKind, Message, ToolCall};
-use crate::spec::FormatSpec;
+use crate::spec::Syntax;
 use crate::tools::{ToolChoice, ToolKind, ToolSet};
 
 pub struct RegionCtx<'a> {
-    pub spec: &'static FormatSpec,
+    pub syntax: &'static Syntax,
     pub tools: &'a Arc<ToolSet>,
     pub markers: &'a MarkerTable,
-    /// Index into `spec.triggers` of the trigger that opened the region.
+    /// Index into `syntax.triggers` of the trigger that opened the region.
     pub trigger: usize,
 }
 
@@ -30,11 +30,11 @@ impl RegionCtx<'_> {
     }
 
     pub fn trigger_lit(&self) -> String {
-        self.lit(self.spec.triggers[self.trigger].text)
+        self.lit(self.syntax.triggers[self.trigger].text)
     }
 
     pub fn soft(&self) -> bool {
-        self.spec.triggers[self.trigger].soft
+        self.syntax.triggers[self.trigger].soft
     }
 }
 

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::spec::CallTemplate;
+use crate::spec::{ArgSyntax, Syntax};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct RenderCall {
@@ -19,18 +19,18 @@ impl RenderCall {
     }
 }
 
-/// Content first, then each call as `begin` + arguments + `end`, joined by the separator.
-pub fn with_template(
-    template: &CallTemplate,
-    calls: &[RenderCall],
-    content: Option<&str>,
-) -> String {
+/// Content first, then each call as the syntax's template writes it: `begin` + arguments as JSON +
+/// `end`, joined by the separator.
+pub fn with_template(syntax: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     let mut out = String::from(content.unwrap_or(""));
+    let Some(template) = &syntax.template else {
+        return out;
+    };
     for (i, call) in calls.iter().enumerate() {
         if i > 0 {
             out.push_str(template.separator);
         }
-        let name = if template.style == "json" {
+        let name = if syntax.arguments == ArgSyntax::Json {
             let quoted = crate::json::quote(&call.name);
             quoted[1..quoted.len() - 1].to_owned()
         } else {

@@ -1,28 +1,211 @@
-//! The format description: one static `FormatSpec` per wire format.
+//! The format description as plain data: one [`Syntax`] per wire format.
 //!
-//! A spec names the markers a format uses (and whether each is a single special token in the
-//! family's vocabulary), what opens a call region in content, how names and arguments are
-//! encoded, and the native reasoning delimiters. The streaming parser, the renderer and the
-//! structural-tag builder (through `format_info`) all read the same spec, so the grammar cannot
-//! accept what the parser cannot read.
+//! A syntax names the markers a format uses (and whether each is a single special token in the
+//! family's vocabulary), what opens a call region in content, how a call and its arguments are
+//! written, where calls sit in the output, and the native reasoning delimiters. The streaming
+//! parser, the renderer and the structural-tag builder (through `format_info`, which is this data
+//! serialised) all read the same syntax, so the grammar cannot accept what the parser cannot read.
+//! What binds a syntax to its region parser and renderer is [`crate::formats::Format`]; this module
+//! depends on nothing else in the crate.
 
-use crate::region::{RegionCtx, RegionParser};
-use crate::render::RenderCall;
+use serde::{Serialize, Serializer};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a marker does in its format. Serialised in `snake_case` (`call_start`, `param_end`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    SectionStart,
+    SectionEnd,
+    CallStart,
+    CallEnd,
+    /// A per-call wrapper around a call's own tags (Step3's `<｜tool_call_begin｜>`).
+    CallWrapperStart,
+    CallWrapperEnd,
+    /// What kind of call follows (Step3's `function`).
+    CallKind,
+    CallId,
+    /// Ends the function name (Hunyuan's `<tool_sep>`).
+    NameEnd,
+    FunctionStart,
+    FunctionEnd,
+    ArgsStart,
+    /// Between a call's type and its name (DeepSeek V3's `<｜tool▁sep｜>`).
+    TypeSeparator,
+    ParamStart,
+    ParamEnd,
+    KeyStart,
+    KeyEnd,
+    ValueStart,
+    ValueEnd,
+    /// The delimiter of a string value (Gemma's `<|"|>`).
+    StringDelimiter,
+    /// A special token that prefixes tag names (DSML's `｜DSML｜`, MiniMax M3's namespace).
+    Namespace,
+    ReasoningStart,
+    ReasoningEnd,
+    /// A marker that also ends reasoning when it appears there (a model that goes from thinking
+    /// straight into a tool call); the engine leaves it in the input.
+    ReasoningExit,
+    /// The label that opens reasoning inside the reasoning block (Gemma's `thought\n`).
+    ReasoningLabel,
+    /// Chat markup around a response or answer, kept out of content.
+    ResponseStart,
+    ResponseEnd,
+    AnswerStart,
+    AnswerEnd,
+    MessageStart,
+    MessageEnd,
+    TurnEnd,
+    EndOfSequence,
+    /// Harmony's header markers.
+    Channel,
+    Constrain,
+    HeaderEnd,
+    RoleSeparator,
+    Return,
+}
+
+/// How a value's type is decided in an XML parameter format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Typing {
+    /// By the tool's JSON schema for the parameter (see [`crate::xml_value`]).
+    Schema,
+    /// By a `string="true|false"` attribute (DSML, `{string}` in the opening tag): `true` is the
+    /// raw string; otherwise a JSON value, or the raw string when the value is not JSON.
+    StringAttribute,
+}
+
+/// How an XML-parameter format writes one parameter. The parser, the renderer and the grammar all
+/// read their tag texts from here.
+///
+/// `open` holds `{key}` (the parameter name) and may hold `{ws}` (optional whitespace, GLM's
+/// newline between `</arg_key>` and `<arg_value>`) and `{string}` (DSML's `true`/`false`);
+/// `close` may hold `{key}` (MiniMax M3 repeats the name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ParamTags {
+    pub open: &'static str,
+    pub close: &'static str,
+    /// One `\n` after the opening tag and one before the closing tag are formatting, not value.
+    pub pad: bool,
+    /// Whitespace may stand between parameters.
+    pub between: bool,
+    /// Objects and arrays are written as nested parameter tags (`item` for array elements), not
+    /// as JSON.
+    pub nested: bool,
+    pub typing: Typing,
+}
+
+impl ParamTags {
+    /// Unpadded, whitespace between parameters, JSON objects and arrays, typed by the schema.
+    pub const fn new(open: &'static str, close: &'static str) -> Self {
+        Self {
+            open,
+            close,
+            pad: false,
+            between: true,
+            nested: false,
+            typing: Typing::Schema,
+        }
+    }
+    pub const fn padded(self) -> Self {
+        Self { pad: true, ..self }
+    }
+    /// Nothing between parameters.
+    pub const fn tight(self) -> Self {
+        Self {
+            between: false,
+            ..self
+        }
+    }
+    pub const fn nested(self) -> Self {
+        Self {
+            nested: true,
+            ..self
+        }
+    }
+    pub const fn string_attribute(self) -> Self {
+        Self {
+            typing: Typing::StringAttribute,
+            ..self
+        }
+    }
+
+    /// The opening tag up to the name: `<parameter=`, `<arg_key>`, `<parameter name="`.
+    pub fn key_open(&self) -> &'static str {
+        self.open
+            .split_once("{key}")
+            .map_or(self.open, |(head, _)| head)
+    }
+
+    /// For a tag whose name is an attribute (`<parameter name="{key}">`): the tag up to its
+    /// attributes, `<parameter`, `<｜DSML｜ parameter`.
+    pub fn tag_head(&self) -> &'static str {
+        let open = self.key_open();
+        open.rsplit_once(' ').map_or(open, |(head, _)| head)
+    }
+
+    /// What follows the name, up to the value (`</arg_key>`, `<arg_value>`, with `{ws}` between
+    /// them): `(key_close, value_open)`; `("", ">")` for `<parameter={key}>`.
+    pub fn after_key(&self) -> (&'static str, &'static str) {
+        let rest = self.open.split_once("{key}").map_or("", |(_, rest)| rest);
+        rest.split_once("{ws}").unwrap_or(("", rest))
+    }
+}
+
+/// How a format writes a call's arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ArgSyntax {
+    /// A JSON object.
+    Json,
+    /// One tag per parameter.
+    XmlParams(ParamTags),
+    /// Gemma's `{key:<Q>text<Q>,n:2}`, `<Q>` the string delimiter.
+    Gemma { string_delimiter: &'static str },
+    /// `key="text", n=2` inside the call's parentheses.
+    PythonKwargs,
+}
+
+impl ArgSyntax {
+    pub fn params(&self) -> Option<&ParamTags> {
+        match self {
+            ArgSyntax::XmlParams(tags) => Some(tags),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Marker {
-    /// What the marker does: `call_start`, `call_end`, `section_start`, `args_start`, ...
-    /// `reasoning_exit`: a marker that also ends reasoning when it appears there (a model that
-    /// goes from thinking straight into a tool call); the engine leaves it in the input.
-    pub role: &'static str,
+    pub role: Role,
     pub text: &'static str,
     /// Whether the family's tokenizer has this marker as one special token. With token-id input
     /// such a marker is recognised by id only, so the same characters typed as text are content.
     pub special_token: bool,
 }
 
+impl Marker {
+    /// A marker that is one special token of the family's vocabulary.
+    pub const fn special(role: Role, text: &'static str) -> Self {
+        Self {
+            role,
+            text,
+            special_token: true,
+        }
+    }
+    /// A marker written as ordinary text.
+    pub const fn plain(role: Role, text: &'static str) -> Self {
+        Self {
+            role,
+            text,
+            special_token: false,
+        }
+    }
+}
+
 /// Something that opens a call region when it appears in content.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Trigger {
     pub text: &'static str,
     /// Only at the very start of the output (after whitespace), e.g. bare JSON.
@@ -70,51 +253,50 @@ impl Trigger {
     }
 }
 
-/// The shape of one call, for renderers and structural tags: `begin`, the arguments in `style`,
-/// then `end`; parallel calls joined by `separator`.
+/// The shape of one call, for renderers and structural tags: `begin`, the arguments (as the
+/// syntax's [`ArgSyntax`] writes them), then `end`; parallel calls joined by `separator`.
 ///
-/// `begin` holds `{name}` (the function name, JSON-escaped when `style` is `json`) and may hold
-/// `{index}` (the call's position in the output, `0`, `1`, ...; a grammar allows any digits).
-/// `style` names how the arguments object is written: `json`; an XML parameter style
-/// (`qwen_xml` `<parameter=K>V</parameter>`, `glm_xml` `<arg_key>K</arg_key><arg_value>V</arg_value>`,
-/// `hy4_xml`, `minimax_xml` `<parameter name="K">V</parameter>`, `steptml_xml`, `deepseek_xml` /
-/// `deepseek_v4_1_xml` (DSML, `string="true|false"`), `beam_xml`, `minimax_m3_xml` (nested
-/// tags); the grammar module holds how each writes a parameter); `gemma4` (`{key:<Q>text<Q>,n:2}`,
-/// `<Q>` the format's `string_delimiter` marker); `python_kwargs` (`key="text", n=2` inside the
-/// call's parentheses).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// `begin` holds `{name}` (the function name, JSON-escaped when the arguments are JSON) and may
+/// hold `{index}` (the call's position in the output, `0`, `1`, ...; a grammar allows any digits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct CallTemplate {
     pub begin: &'static str,
-    pub style: &'static str,
     pub end: &'static str,
     pub separator: &'static str,
 }
 
 impl CallTemplate {
+    pub const fn new(begin: &'static str, end: &'static str, separator: &'static str) -> Self {
+        Self {
+            begin,
+            end,
+            separator,
+        }
+    }
+
     /// `{"name": "NAME", "arguments": {...}}`, parallel calls joined by `, ` (in a JSON array, the
     /// formats' layout says where).
-    pub const JSON_OBJECT: CallTemplate = CallTemplate {
-        begin: "{\"name\": \"{name}\", \"arguments\": ",
-        style: "json",
-        end: "}",
-        separator: ", ",
-    };
+    pub const JSON_OBJECT: CallTemplate =
+        CallTemplate::new("{\"name\": \"{name}\", \"arguments\": ", "}", ", ");
 }
 
 /// Where calls sit in the output, for structural tags (the parser reads more than this; a grammar
-/// writes only this shape).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// writes only this shape). Serialised as `{"begin", "end"}` objects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Layout {
     /// What wraps a run of calls, `(begin, end)`: `<｜tool▁calls▁begin｜>` ... `<｜tool▁calls▁end｜>`,
     /// `<TOOLCALL>[` ... `]</TOOLCALL>`. `None`: each call stands alone (`template.begin` opens it).
     /// When the only trigger that opens the section is an `at_output_start` one, the section may
     /// only open the output.
+    #[serde(serialize_with = "begin_end")]
     pub section: Option<(&'static str, &'static str)>,
     /// Content written as a block instead of bare text, `(begin, end)` (harmony's final channel).
+    #[serde(serialize_with = "begin_end")]
     pub content_block: Option<(&'static str, &'static str)>,
     /// The reasoning block before calls, `(begin, end)`, when `reasoning` alone does not say how
     /// a grammar writes it (harmony's analysis channel and the next message's start; gemma4's
     /// `thought` label).
+    #[serde(serialize_with = "begin_end")]
     pub reasoning_block: Option<(&'static str, &'static str)>,
     /// The family writes content after its calls (gemma4's chat template: the calls, then the
     /// text), so a grammar that requires calls still allows text after them.
@@ -141,38 +323,63 @@ impl Layout {
     }
 }
 
-pub struct FormatSpec {
+/// One wire format, as data. Serialised, it is `toolwire.format_info(name)`.
+#[derive(Debug, Serialize)]
+pub struct Syntax {
     pub name: &'static str,
     pub aliases: &'static [&'static str],
     pub families: &'static [&'static str],
     pub description: &'static str,
     pub markers: &'static [Marker],
     pub triggers: &'static [Trigger],
-    /// How the function name is written: `json_field`, `tag_attribute`, `python_call`, ...
-    pub name_encoding: &'static str,
-    /// How arguments are written: `json_object`, `xml_parameters`, `python_kwargs`, ...
-    pub argument_encoding: &'static str,
-    /// Between parallel calls, when the format has a separator.
-    pub call_separator: Option<&'static str>,
-    /// Native reasoning delimiters, e.g. `<think>` / `</think>`.
+    /// Native reasoning delimiters, e.g. `<think>` / `</think>`; serialised as `{"start", "end"}`.
+    #[serde(serialize_with = "start_end")]
     pub reasoning: Option<(&'static str, &'static str)>,
     pub template: Option<CallTemplate>,
+    pub arguments: ArgSyntax,
     /// Section, content and reasoning blocks around the calls, for structural tags.
+    #[serde(flatten)]
     pub layout: Layout,
-    pub new_region: fn(&RegionCtx<'_>) -> Box<dyn RegionParser>,
-    pub render: fn(&[RenderCall], Option<&str>) -> String,
 }
 
-impl FormatSpec {
-    pub fn marker(&self, role: &str) -> Option<&'static Marker> {
+impl Syntax {
+    pub fn marker(&self, role: Role) -> Option<&'static Marker> {
         self.markers.iter().find(|m| m.role == role)
     }
+
+    /// The text of the first marker with `role`, or `""`.
+    pub fn marker_text(&self, role: Role) -> &'static str {
+        self.marker(role).map_or("", |m| m.text)
+    }
 }
 
-impl std::fmt::Debug for FormatSpec {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FormatSpec")
-            .field("name", &self.name)
-            .finish_non_exhaustive()
+fn pair<S: Serializer>(
+    pair: &Option<(&'static str, &'static str)>,
+    keys: [&'static str; 2],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    match pair {
+        None => serializer.serialize_none(),
+        Some((a, b)) => {
+            let mut map = serializer.serialize_map(Some(2))?;
+            map.serialize_entry(keys[0], a)?;
+            map.serialize_entry(keys[1], b)?;
+            map.end()
+        }
     }
+}
+
+fn begin_end<S: Serializer>(
+    p: &Option<(&'static str, &'static str)>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    pair(p, ["begin", "end"], serializer)
+}
+
+fn start_end<S: Serializer>(
+    p: &Option<(&'static str, &'static str)>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    pair(p, ["start", "end"], serializer)
 }

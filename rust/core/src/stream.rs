@@ -9,10 +9,11 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::formats;
+use crate::formats::Format;
 use crate::ids::{IdSource, RandomIds};
 use crate::message::{Delta, Message};
 use crate::region::{MarkerTable, RegionCtx, RegionParser, Sink, Status};
-use crate::spec::FormatSpec;
+use crate::spec::{Role, Syntax};
 use crate::text::{self, Scan};
 use crate::tools::{ToolChoice, ToolSet};
 use crate::vocab::{Piece, TokenDecoder, Vocab};
@@ -34,8 +35,8 @@ pub enum Reasoning {
 impl Reasoning {
     /// From the user's choice: `None`, `"think"`/`"paired"`, `"closing_only"`, or `"native"`
     /// (the format's own syntax).
-    pub fn resolve(spec: &FormatSpec, choice: Option<&str>) -> Result<Self> {
-        let (open, close) = spec.reasoning.unwrap_or(("<think>", "</think>"));
+    pub fn resolve(syntax: &Syntax, choice: Option<&str>) -> Result<Self> {
+        let (open, close) = syntax.reasoning.unwrap_or(("<think>", "</think>"));
         Ok(match choice {
             None | Some("none") | Some("off") => Reasoning::Off,
             Some("think") | Some("paired") => Reasoning::Paired { open: "<think>", close: "</think>" },
@@ -53,7 +54,7 @@ impl Reasoning {
 /// Everything a stream needs that does not change between requests with the same tools.
 #[derive(Debug, Clone)]
 pub struct ParserConfig {
-    pub spec: &'static FormatSpec,
+    pub spec: &'static Format,
     pub tools: Arc<ToolSet>,
     pub reasoning: Reasoning,
     /// What the request allows; calls against it are flagged, not dropped.
@@ -69,7 +70,7 @@ impl ParserConfig {
     pub fn new(format: &str, tools: ToolSet, reasoning: Option<&str>) -> Result<Self> {
         let spec =
             formats::lookup(format).ok_or_else(|| Error::UnknownFormat(format.to_owned()))?;
-        let reasoning = Reasoning::resolve(spec, reasoning)?;
+        let reasoning = Reasoning::resolve(&spec.syntax, reasoning)?;
         Ok(Self {
             spec,
             tools: Arc::new(tools),
@@ -125,6 +126,7 @@ impl ParserConfig {
     pub fn special_marker_texts(&self) -> Vec<&'static str> {
         let mut texts: Vec<&'static str> = self
             .spec
+            .syntax
             .markers
             .iter()
             .filter(|m| m.special_token)
@@ -291,7 +293,7 @@ impl StreamParser {
     }
 
     fn refresh_trigger_lits(&mut self) {
-        let spec = self.config.spec;
+        let spec = &self.config.spec.syntax;
         self.trigger_lits = spec
             .triggers
             .iter()
@@ -300,7 +302,7 @@ impl StreamParser {
         self.stray_lits = spec
             .markers
             .iter()
-            .filter(|m| matches!(m.role, "call_end" | "section_end"))
+            .filter(|m| matches!(m.role, Role::CallEnd | Role::SectionEnd))
             .filter(|m| !spec.triggers.iter().any(|t| t.text == m.text))
             .map(|m| self.markers.lit_text(m.text))
             .collect();
@@ -320,13 +322,13 @@ impl StreamParser {
             .collect();
         // A cut region ends at the end of its section where the format has sections (the rest
         // of the section goes with the cut call), else at the end of the call or message.
-        let has_sections = spec.markers.iter().any(|m| m.role == "section_end");
+        let has_sections = spec.markers.iter().any(|m| m.role == Role::SectionEnd);
         self.discard_lits = spec
             .markers
             .iter()
             .filter(|m| match m.role {
-                "section_end" => true,
-                "call_end" | "message_end" => !has_sections,
+                Role::SectionEnd => true,
+                Role::CallEnd | Role::MessageEnd => !has_sections,
                 _ => false,
             })
             .map(|m| self.markers.lit_text(m.text))
@@ -499,9 +501,10 @@ impl StreamParser {
         lits.extend(
             self.config
                 .spec
+                .syntax
                 .markers
                 .iter()
-                .filter(|m| m.role == "reasoning_exit")
+                .filter(|m| m.role == Role::ReasoningExit)
                 .map(|m| self.markers.lit_text(m.text)),
         );
         let lits: Vec<&str> = lits.iter().map(String::as_str).collect();
@@ -524,7 +527,7 @@ impl StreamParser {
     }
 
     fn step_content(&mut self, eof: bool) -> bool {
-        let spec = self.config.spec;
+        let spec = &self.config.spec.syntax;
         if self.at_output_start {
             let ws = self.pending.skip_ws();
             let rest = &self.pending[ws..];
@@ -622,7 +625,7 @@ impl StreamParser {
 
     fn open_region(&mut self, trigger: usize) {
         let ctx = RegionCtx {
-            spec: self.config.spec,
+            syntax: &self.config.spec.syntax,
             tools: &self.config.tools,
             markers: &self.markers,
             trigger,
@@ -779,11 +782,15 @@ impl StreamParser {
 /// The label a format writes after its native reasoning opener (a `reasoning_label` marker),
 /// when reasoning was opened by that native opener (`None`: opened by the prompt).
 fn reasoning_label(config: &ParserConfig, opened_by: Option<&str>) -> Option<&'static str> {
-    let (native_open, _) = config.spec.reasoning?;
+    let (native_open, _) = config.spec.syntax.reasoning?;
     if opened_by.is_some_and(|open| open != native_open) {
         return None;
     }
-    config.spec.marker("reasoning_label").map(|m| m.text)
+    config
+        .spec
+        .syntax
+        .marker(Role::ReasoningLabel)
+        .map(|m| m.text)
 }
 
 /// One-shot parse: the same engine, fed everything at once.

@@ -34,7 +34,7 @@ fn args(message: &Message, i: usize) -> Value {
 fn aliases_resolve() {
     for name in ["beam", "BEAM", "harmony_xml", "harmony-xml"] {
         let config = ParserConfig::new(name, ToolSet::empty(), None).unwrap();
-        assert_eq!(config.spec.name, "beam");
+        assert_eq!(config.spec.syntax.name, "beam");
     }
 }
 
@@ -57,7 +57,7 @@ fn analysis_channel_is_reasoning_in_every_mode() {
 fn native_reasoning_is_the_analysis_block() {
     let spec = toolwire_core::formats::lookup("beam").unwrap();
     assert_eq!(
-        spec.reasoning,
+        spec.syntax.reasoning,
         Some(("<|channel|>analysis<|message|>", "<|end|>"))
     );
     // The reasoning block may end at the next message when `<|end|>` is missing.

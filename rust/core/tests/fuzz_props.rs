@@ -169,7 +169,12 @@ fn repro() {
     };
     eprintln!(
         "format {} reasoning {:?} max_call_bytes {:?} tools {:?}\ntext {:?}\ncuts {:?}",
-        case.format.name, case.reasoning, case.max_call_bytes, case.tools, case.text, case.cuts
+        case.format.syntax.name,
+        case.reasoning,
+        case.max_call_bytes,
+        case.tools,
+        case.text,
+        case.cuts
     );
     let run = fuzzing::run_text(&fuzzing::config(&case), &[&case.text]);
     eprintln!(
@@ -240,7 +245,12 @@ fn minimize() {
     }
     eprintln!(
         "format {} reasoning {:?} max_call_bytes {:?} tools {:?}\ntext {:?}\ncuts {:?}",
-        case.format.name, case.reasoning, case.max_call_bytes, case.tools, case.text, case.cuts
+        case.format.syntax.name,
+        case.reasoning,
+        case.max_call_bytes,
+        case.tools,
+        case.text,
+        case.cuts
     );
     let result = match mode.as_str() {
         "tokens" => fuzzing::check_tokens(&case, &data),
@@ -301,7 +311,7 @@ fn survey() {
             fuzzing::structured(&data)
         };
         inputs += 1;
-        let tally = per_format.entry(case.format.name).or_default();
+        let tally = per_format.entry(case.format.syntax.name).or_default();
         tally[0] += 1;
         let result = std::panic::catch_unwind(|| {
             if tokens {
@@ -330,7 +340,7 @@ fn survey() {
         };
         tally[3] += 1;
         let property = error.split(':').next().unwrap_or("").to_owned();
-        let key = (case.format.name.to_owned(), property);
+        let key = (case.format.syntax.name.to_owned(), property);
         let entry = failures
             .entry(key)
             .or_insert_with(|| (0, case.clone(), error.clone(), tokens));

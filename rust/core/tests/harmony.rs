@@ -33,6 +33,7 @@ fn aliases_resolve() {
             ParserConfig::new(name, ToolSet::empty(), None)
                 .unwrap()
                 .spec
+                .syntax
                 .name,
             "harmony"
         );

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use toolwire_core::formats::REGISTRY;
 use toolwire_core::message::{IssueKind, Message};
+use toolwire_core::spec::Role;
 use toolwire_core::stream::{parse, ParserConfig, StreamParser};
 use toolwire_core::tools::ToolSet;
 use toolwire_core::vocab::Vocab;
@@ -150,14 +151,14 @@ fn args(m: &Message, i: usize) -> Value {
 #[test]
 fn a_megabyte_of_lt_is_content() {
     for spec in REGISTRY {
-        let text = "<".repeat(size_for(spec.name, 1 << 20));
-        let cfg = config(spec.name);
+        let text = "<".repeat(size_for(spec.syntax.name, 1 << 20));
+        let cfg = config(spec.syntax.name);
         for m in [parse(&cfg, &text), stream_chunks(&cfg, &text, 4)] {
-            assert_eq!(m.content, text, "{}", spec.name);
+            assert_eq!(m.content, text, "{}", spec.syntax.name);
             assert!(
                 m.tool_calls.is_empty() && m.issues.is_empty(),
                 "{}",
-                spec.name
+                spec.syntax.name
             );
         }
     }
@@ -173,7 +174,7 @@ fn deep_nesting_does_not_overflow() {
     let unclosed = "[".repeat(DEPTH);
     let objects = "{\"a\":".repeat(DEPTH);
     for spec in REGISTRY {
-        let cfg = config(spec.name);
+        let cfg = config(spec.syntax.name);
         let inside: Vec<String> = [&closed, &unclosed, &objects]
             .iter()
             .map(|v| hostile::one_call_with_value(spec, v))
@@ -181,14 +182,14 @@ fn deep_nesting_does_not_overflow() {
         for text in inside.iter().chain([&closed, &unclosed, &objects]) {
             let whole = parse(&cfg, text);
             let streamed = stream_chunks(&cfg, text, 4093);
-            assert_eq!(shape(&whole), shape(&streamed), "{}", spec.name);
+            assert_eq!(shape(&whole), shape(&streamed), "{}", spec.syntax.name);
         }
         for text in &inside {
             let m = parse(&cfg, text);
             assert!(
                 m.tool_calls.len() + m.issues.len() >= 1,
                 "{}: the call vanished",
-                spec.name
+                spec.syntax.name
             );
         }
     }
@@ -219,29 +220,34 @@ fn ten_megabyte_argument_in_four_character_chunks() {
         ]
     };
     for spec in REGISTRY {
-        let size = if big.contains(&spec.name) {
+        let size = if big.contains(&spec.syntax.name) {
             SIZE
         } else {
             SIZE / 10
         };
         let text = hostile::one_call_with(spec, hostile::PLACEHOLDER);
         let (head, tail) = text.split_once(hostile::PLACEHOLDER).unwrap();
-        let cfg = config(spec.name);
+        let cfg = config(spec.syntax.name);
         let (m, peak) = peak_growth(|| stream_generated(&cfg, head, "xxxx", size / 4, tail, 4));
-        assert!(m.issues.is_empty(), "{}: {:?}", spec.name, m.issues[0].kind);
-        assert_eq!(m.tool_calls.len(), 1, "{}", spec.name);
+        assert!(
+            m.issues.is_empty(),
+            "{}: {:?}",
+            spec.syntax.name,
+            m.issues[0].kind
+        );
+        assert_eq!(m.tool_calls.len(), 1, "{}", spec.syntax.name);
         let value = args(&m, 0);
         assert_eq!(
             value["location"].as_str().map(str::len),
             Some(size),
             "{}",
-            spec.name
+            spec.syntax.name
         );
         drop(value);
         assert!(
             peak < 8 * size,
             "{}: peak heap growth {peak} for a {size}-byte argument",
-            spec.name
+            spec.syntax.name
         );
     }
 }
@@ -253,18 +259,23 @@ fn a_hundred_thousand_tiny_calls() {
         "parameters": {"type": "object", "properties": {"i": {"type": "integer"}}}}}]))
     .unwrap();
     for spec in REGISTRY {
-        let n = if spec.name == "kimi_k2" {
+        let n = if spec.syntax.name == "kimi_k2" {
             N
         } else {
-            size_for(spec.name, N)
+            size_for(spec.syntax.name, N)
         };
         let text = hostile::many_calls(spec, n);
-        let cfg = ParserConfig::new(spec.name, tools.clone(), None).unwrap();
+        let cfg = ParserConfig::new(spec.syntax.name, tools.clone(), None).unwrap();
         let m = stream_chunks(&cfg, &text, 61);
-        assert!(m.issues.is_empty(), "{}: {:?}", spec.name, m.issues.first());
-        assert_eq!(m.tool_calls.len(), n, "{}", spec.name);
+        assert!(
+            m.issues.is_empty(),
+            "{}: {:?}",
+            spec.syntax.name,
+            m.issues.first()
+        );
+        assert_eq!(m.tool_calls.len(), n, "{}", spec.syntax.name);
         for i in [0, n / 2, n - 1] {
-            assert_eq!(args(&m, i), json!({ "i": i }), "{}", spec.name);
+            assert_eq!(args(&m, i), json!({ "i": i }), "{}", spec.syntax.name);
         }
     }
 }
@@ -370,15 +381,15 @@ fn markers_inside_strings() {
     .unwrap();
     let mut mismatches = Vec::new();
     for spec in REGISTRY {
-        let cfg = ParserConfig::new(spec.name, tools.clone(), None).unwrap();
-        let mut markers: Vec<&str> = spec.markers.iter().map(|m| m.text).collect();
-        markers.extend(spec.triggers.iter().map(|t| t.text));
+        let cfg = ParserConfig::new(spec.syntax.name, tools.clone(), None).unwrap();
+        let mut markers: Vec<&str> = spec.syntax.markers.iter().map(|m| m.text).collect();
+        markers.extend(spec.syntax.triggers.iter().map(|t| t.text));
         markers.push("</think>");
         markers.sort_unstable();
         markers.dedup();
         let known = ambiguous
             .iter()
-            .find(|(f, _)| *f == spec.name)
+            .find(|(f, _)| *f == spec.syntax.name)
             .map_or(&[][..], |(_, m)| *m);
         let mut failing = Vec::new();
         for marker in markers {
@@ -398,7 +409,10 @@ fn markers_inside_strings() {
         }
         failing.dedup();
         if failing != known {
-            mismatches.push(format!("{}: {failing:?} (listed: {known:?})", spec.name));
+            mismatches.push(format!(
+                "{}: {failing:?} (listed: {known:?})",
+                spec.syntax.name
+            ));
         }
     }
     assert!(
@@ -431,7 +445,7 @@ fn invalid_utf8_split_across_tokens() {
     let expected_value = String::from_utf8_lossy(&value_bytes).into_owned();
     assert_eq!(expected_value.matches('\u{FFFD}').count(), 3);
     for spec in REGISTRY {
-        let cfg = config(spec.name);
+        let cfg = config(spec.syntax.name);
         let special = cfg.special_marker_texts();
         let vocab = byte_vocab(&special);
         let text = hostile::one_call_with(spec, hostile::PLACEHOLDER);
@@ -471,16 +485,16 @@ fn invalid_utf8_split_across_tokens() {
             runs.push(stream.message());
         }
         for m in &runs {
-            assert_eq!(shape(m), shape(&runs[0]), "{}", spec.name);
+            assert_eq!(shape(m), shape(&runs[0]), "{}", spec.syntax.name);
         }
         let m = &runs[0];
-        assert!(m.issues.is_empty(), "{}: {:?}", spec.name, m.issues);
-        assert_eq!(m.tool_calls.len(), 1, "{}", spec.name);
+        assert!(m.issues.is_empty(), "{}: {:?}", spec.syntax.name, m.issues);
+        assert_eq!(m.tool_calls.len(), 1, "{}", spec.syntax.name);
         assert_eq!(
             args(m, 0)["location"].as_str(),
             Some(expected_value.as_str()),
             "{}",
-            spec.name
+            spec.syntax.name
         );
     }
 }
@@ -490,11 +504,11 @@ fn invalid_utf8_split_across_tokens() {
 #[test]
 fn a_megabyte_of_leading_whitespace() {
     for spec in REGISTRY {
-        let cfg = config(spec.name);
-        let n = size_for(spec.name, 1 << 20);
+        let cfg = config(spec.syntax.name);
+        let n = size_for(spec.syntax.name, 1 << 20);
         for ws in [" ", "\n"] {
             let m = stream_generated(&cfg, "", ws, n, "done", 4);
-            assert_eq!(m.content.len(), n + 4, "{}", spec.name);
+            assert_eq!(m.content.len(), n + 4, "{}", spec.syntax.name);
         }
     }
 }
@@ -504,7 +518,7 @@ fn a_megabyte_of_leading_whitespace() {
 #[test]
 fn whitespace_floods_inside_regions() {
     for spec in REGISTRY {
-        let cfg = config(spec.name);
+        let cfg = config(spec.syntax.name);
         let text = hostile::one_call_with(spec, "NYC");
         // Cut the call at every tenth character and flood whitespace there.
         let cuts: Vec<usize> = text
@@ -513,12 +527,17 @@ fn whitespace_floods_inside_regions() {
             .step_by(10)
             .chain([text.len()])
             .collect();
-        let n = size_for(spec.name, 200_000);
+        let n = size_for(spec.syntax.name, 200_000);
         for &cut in &cuts {
             let (head, tail) = text.split_at(cut);
             let whole = format!("{head}{}{tail}", " ".repeat(n));
             let m = stream_generated(&cfg, head, "    ", n / 4, tail, 4);
-            assert_eq!(shape(&m), shape(&parse(&cfg, &whole)), "{}", spec.name);
+            assert_eq!(
+                shape(&m),
+                shape(&parse(&cfg, &whole)),
+                "{}",
+                spec.syntax.name
+            );
         }
     }
 }
@@ -571,40 +590,51 @@ fn max_call_bytes_cuts_a_runaway_call() {
     const LIMIT: usize = 64 << 10;
     const SIZE: usize = 10 << 20;
     for spec in REGISTRY {
-        let cfg = config(spec.name).with_max_call_bytes(Some(LIMIT));
+        let cfg = config(spec.syntax.name).with_max_call_bytes(Some(LIMIT));
         let text = hostile::one_call_with(spec, hostile::PLACEHOLDER);
         let (head, tail) = text.split_once(hostile::PLACEHOLDER).unwrap();
         let (m, peak) = peak_growth(|| stream_generated(&cfg, head, "xxxx", SIZE / 4, tail, 4093));
-        assert!(m.tool_calls.is_empty(), "{}", spec.name);
+        assert!(m.tool_calls.is_empty(), "{}", spec.syntax.name);
         let cuts = dropped(&m);
-        assert_eq!(cuts.len(), 1, "{}: {:?}", spec.name, m.issues);
+        assert_eq!(cuts.len(), 1, "{}: {:?}", spec.syntax.name, m.issues);
         let (_, raw, n) = &cuts[0];
         // Cut within max + max/8 bytes of where the call began (its region's opening marker
         // comes before it).
         assert!(
             raw.len() <= LIMIT + LIMIT / 8 + head.len(),
             "{}: raw {}",
-            spec.name,
+            spec.syntax.name,
             raw.len()
         );
         // The raw text and the dropped bytes are the call region, up to an end marker.
         let region = head.len() + SIZE + tail.len();
-        assert!(raw.len() + n <= region, "{}", spec.name);
+        assert!(raw.len() + n <= region, "{}", spec.syntax.name);
         // The raw text and the dropped bytes cover the whole value (the region may start after
         // other text in `head`, e.g. an empty analysis message); only closing markup remains.
-        assert!(raw.len() + n >= SIZE, "{}: {} {n}", spec.name, raw.len());
-        assert!(peak < 16 * LIMIT, "{}: peak {peak}", spec.name);
+        assert!(
+            raw.len() + n >= SIZE,
+            "{}: {} {n}",
+            spec.syntax.name,
+            raw.len()
+        );
+        assert!(peak < 16 * LIMIT, "{}: peak {peak}", spec.syntax.name);
     }
 }
 
 #[test]
 fn max_call_bytes_keeps_calls_under_the_limit_and_content() {
     for spec in REGISTRY {
-        let cfg = config(spec.name).with_max_call_bytes(Some(4096));
+        let cfg = config(spec.syntax.name).with_max_call_bytes(Some(4096));
         let small = hostile::one_call_with(spec, &"x".repeat(1000));
         let m = parse(&cfg, &small);
-        assert_eq!(m.tool_calls.len(), 1, "{}: {:?}", spec.name, m.issues);
-        assert!(m.issues.is_empty(), "{}", spec.name);
+        assert_eq!(
+            m.tool_calls.len(),
+            1,
+            "{}: {:?}",
+            spec.syntax.name,
+            m.issues
+        );
+        assert!(m.issues.is_empty(), "{}", spec.syntax.name);
     }
     // Long content outside calls is never cut, Harmony's final channel included.
     let long = "word ".repeat(100_000);
@@ -623,7 +653,7 @@ fn max_call_bytes_keeps_calls_under_the_limit_and_content() {
 fn max_call_bytes_is_chunking_independent() {
     let big = "y".repeat(50_000);
     for spec in REGISTRY {
-        let cfg = config(spec.name).with_max_call_bytes(Some(2000));
+        let cfg = config(spec.syntax.name).with_max_call_bytes(Some(2000));
         let text = format!("{}\n\nAfter.", hostile::one_call_with(spec, &big));
         let whole = parse(&cfg, &text);
         for chunk in [1, 3, 64, 1999, 2001] {
@@ -631,15 +661,16 @@ fn max_call_bytes_is_chunking_independent() {
                 shape(&whole),
                 shape(&stream_chunks(&cfg, &text, chunk)),
                 "{} chunk {chunk}",
-                spec.name
+                spec.syntax.name
             );
         }
         let cuts = dropped(&whole);
-        assert_eq!(cuts.len(), 1, "{}: {:?}", spec.name, whole.issues);
+        assert_eq!(cuts.len(), 1, "{}: {:?}", spec.syntax.name, whole.issues);
         let has_end = spec
+            .syntax
             .markers
             .iter()
-            .filter(|m| matches!(m.role, "call_end" | "section_end" | "message_end"))
+            .filter(|m| matches!(m.role, Role::CallEnd | Role::SectionEnd | Role::MessageEnd))
             .any(|m| {
                 text.rsplit_once(&big)
                     .is_some_and(|(_, tail)| tail.contains(m.text))
@@ -648,15 +679,15 @@ fn max_call_bytes_is_chunking_independent() {
             assert!(
                 whole.content.ends_with("After."),
                 "{}: {:?}",
-                spec.name,
+                spec.syntax.name,
                 whole.content
             );
         } else {
             // No end marker to resume at: the rest of the output is dropped.
             let (_, raw, n) = &cuts[0];
             assert!(text.ends_with(&format!("{}After.", &text[text.len() - n..text.len() - 6])));
-            assert!(raw.len() + n <= text.len(), "{}", spec.name);
-            assert!(!whole.content.contains("After."), "{}", spec.name);
+            assert!(raw.len() + n <= text.len(), "{}", spec.syntax.name);
+            assert!(!whole.content.contains("After."), "{}", spec.syntax.name);
         }
     }
 }

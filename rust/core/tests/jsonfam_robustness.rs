@@ -271,6 +271,6 @@ fn aliases_resolve() {
         ("internlm2", "internlm"),
         ("granite4", "hermes"),
     ] {
-        assert_eq!(config(alias).spec.name, name, "{alias}");
+        assert_eq!(config(alias).spec.syntax.name, name, "{alias}");
     }
 }

@@ -47,7 +47,7 @@ fn aliases_resolve() {
         ("spark25", "glm45"),
         ("trinity", "hermes"),
     ] {
-        assert_eq!(formats::lookup(alias).unwrap().name, name, "{alias}");
+        assert_eq!(formats::lookup(alias).unwrap().syntax.name, name, "{alias}");
     }
 }
 

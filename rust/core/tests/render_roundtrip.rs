@@ -49,7 +49,7 @@ fn tools() -> Value {
 fn every_format_parses_what_it_renders() {
     let tools = ToolSet::from_json(&tools()).unwrap();
     for spec in formats::REGISTRY {
-        let config = ParserConfig::new(spec.name, tools.clone(), None).unwrap();
+        let config = ParserConfig::new(spec.syntax.name, tools.clone(), None).unwrap();
         for calls in call_sets() {
             for content in [None, Some("Let me check that.")] {
                 let text = (spec.render)(&calls, content);
@@ -63,18 +63,18 @@ fn every_format_parses_what_it_renders() {
                     .iter()
                     .map(|c| (c.name.clone(), c.arguments.clone()))
                     .collect();
-                assert_eq!(got, want, "{}: {text:?}", spec.name);
+                assert_eq!(got, want, "{}: {text:?}", spec.syntax.name);
                 assert!(
                     message.issues.is_empty(),
                     "{}: {:?}",
-                    spec.name,
+                    spec.syntax.name,
                     message.issues
                 );
                 assert_eq!(
                     message.content_or_none().map(str::trim),
                     content,
                     "{}: content of {text:?}",
-                    spec.name
+                    spec.syntax.name
                 );
             }
         }

@@ -39,16 +39,24 @@ fn aliases_resolve() {
         "Qwen3-Coder",
     ] {
         assert_eq!(
-            formats::lookup(alias).unwrap().name,
+            formats::lookup(alias).unwrap().syntax.name,
             "qwen3_coder",
             "{alias}"
         );
     }
     for alias in ["glm45", "glm", "glm4_moe", "glm4.5", "glm4.6"] {
-        assert_eq!(formats::lookup(alias).unwrap().name, "glm45", "{alias}");
+        assert_eq!(
+            formats::lookup(alias).unwrap().syntax.name,
+            "glm45",
+            "{alias}"
+        );
     }
     for alias in ["glm47", "glm5", "glm4.7"] {
-        assert_eq!(formats::lookup(alias).unwrap().name, "glm47", "{alias}");
+        assert_eq!(
+            formats::lookup(alias).unwrap().syntax.name,
+            "glm47",
+            "{alias}"
+        );
     }
 }
 

@@ -31,7 +31,3 @@ pub fn opt_str<'py>(py: Python<'py>, s: Option<&str>) -> Bound<'py, PyAny> {
         None => py.None().into_bound(py),
     }
 }
-
-pub fn str_list<'py>(py: Python<'py>, items: &[&str]) -> PyResult<Bound<'py, PyList>> {
-    PyList::new(py, items)
-}

@@ -12,7 +12,7 @@ use toolwire_core::stream::{ParserConfig, StreamParser};
 use toolwire_core::tools::{ToolChoice, ToolSet};
 use toolwire_core::{formats as registry, Error};
 
-use crate::convert::{dict, opt_str, str_list, to_value};
+use crate::convert::{dict, opt_str, to_value};
 use crate::vocab::Vocab;
 use crate::{to_py_err, ToolwireError};
 
@@ -127,7 +127,7 @@ impl ToolParser {
     /// Canonical name of the format.
     #[getter]
     fn format(&self) -> &'static str {
-        self.config.spec.name
+        self.config.spec.syntax.name
     }
 
     /// Parse a complete model output.
@@ -162,7 +162,7 @@ impl ToolParser {
     fn __repr__(&self) -> String {
         format!(
             "ToolParser(format={:?}, tools={})",
-            self.config.spec.name,
+            self.config.spec.syntax.name,
             self.config.tools.tools().len()
         )
     }
@@ -558,96 +558,20 @@ pub fn formats() -> Vec<&'static str> {
     registry::names()
 }
 
-/// The format description as a dict.
+/// The format description as a dict: the format's `Syntax` serialised (see `_core.pyi`), with
+/// `supports_structural_tag`.
 #[pyfunction]
-pub fn format_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
-    let spec =
+pub fn format_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    let format =
         registry::lookup(name).ok_or_else(|| to_py_err(Error::UnknownFormat(name.to_owned())))?;
-    let markers = PyList::empty(py);
-    for m in spec.markers {
-        markers.append(dict(
-            py,
-            &[
-                ("role", s(py, m.role)),
-                ("text", s(py, m.text)),
-                (
-                    "special_token",
-                    PyBool::new(py, m.special_token).to_owned().into_any(),
-                ),
-            ],
-        )?)?;
+    let mut info = serde_json::to_value(&format.syntax)
+        .map_err(|e| ToolwireError::new_err(format!("format {name:?}: {e}")))?;
+    if let Value::Object(map) = &mut info {
+        let grammar = format.syntax.template.is_some();
+        map.insert("supports_structural_tag".into(), Value::Bool(grammar));
     }
-    let triggers = PyList::empty(py);
-    for t in spec.triggers {
-        triggers.append(dict(
-            py,
-            &[
-                ("text", s(py, t.text)),
-                (
-                    "at_output_start",
-                    PyBool::new(py, t.at_output_start).to_owned().into_any(),
-                ),
-                ("soft", PyBool::new(py, t.soft).to_owned().into_any()),
-                ("confirm", opt_str(py, t.confirm)),
-            ],
-        )?)?;
-    }
-    let reasoning = match spec.reasoning {
-        Some((start, end)) => dict(py, &[("start", s(py, start)), ("end", s(py, end))])?.into_any(),
-        None => py.None().into_bound(py),
-    };
-    let template = match spec.template {
-        Some(t) => dict(
-            py,
-            &[
-                ("begin", s(py, t.begin)),
-                ("style", s(py, t.style)),
-                ("end", s(py, t.end)),
-                ("separator", s(py, t.separator)),
-            ],
-        )?
-        .into_any(),
-        None => py.None().into_bound(py),
-    };
-    let pair = |p: Option<(&str, &str)>| -> PyResult<Bound<'py, PyAny>> {
-        Ok(match p {
-            Some((begin, end)) => {
-                dict(py, &[("begin", s(py, begin)), ("end", s(py, end))])?.into_any()
-            }
-            None => py.None().into_bound(py),
-        })
-    };
-    dict(
-        py,
-        &[
-            ("name", s(py, spec.name)),
-            ("aliases", str_list(py, spec.aliases)?.into_any()),
-            ("families", str_list(py, spec.families)?.into_any()),
-            ("description", s(py, spec.description)),
-            ("markers", markers.into_any()),
-            ("triggers", triggers.into_any()),
-            ("name_encoding", s(py, spec.name_encoding)),
-            ("argument_encoding", s(py, spec.argument_encoding)),
-            ("call_separator", opt_str(py, spec.call_separator)),
-            ("reasoning", reasoning),
-            ("template", template),
-            ("section", pair(spec.layout.section)?),
-            ("content_block", pair(spec.layout.content_block)?),
-            ("reasoning_block", pair(spec.layout.reasoning_block)?),
-            (
-                "content_after_calls",
-                PyBool::new(py, spec.layout.content_after_calls)
-                    .to_owned()
-                    .into_any(),
-            ),
-            (
-                "supports_structural_tag",
-                PyBool::new(py, spec.template.is_some())
-                    .to_owned()
-                    .into_any(),
-            ),
-        ],
-    )
+    py.import("json")?
+        .call_method1("loads", (info.to_string(),))
 }
 
 fn render_call(item: &Bound<'_, PyAny>) -> PyResult<RenderCall> {

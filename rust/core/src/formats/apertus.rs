@@ -15,9 +15,10 @@ use serde_json::Value;
 
 use super::json_calls::{CallKeys, JsonRegion, JsonRegionSpec, Payload};
 use super::xml_invoke::python_json;
+use super::Format;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
 const START: &str = "<|tools_prefix|>";
 const END: &str = "<|tools_suffix|>";
@@ -28,45 +29,28 @@ const KEYS: CallKeys = CallKeys {
     name_is_key: true,
 };
 
-pub static SPEC: FormatSpec = FormatSpec {
-    name: "apertus",
-    aliases: &["apertus2509", "apertus_2509", "swiss_ai_apertus"],
-    families: &["Apertus-8B-Instruct-2509", "Apertus-70B-Instruct-2509"],
-    description: "<|tools_prefix|>[{\"NAME\": {...arguments}}, ...]<|tools_suffix|>",
-    markers: &[
-        Marker {
-            role: "section_start",
-            text: START,
-            special_token: true,
-        },
-        Marker {
-            role: "section_end",
-            text: END,
-            special_token: true,
-        },
-        Marker {
-            role: "reasoning_start",
-            text: "<|inner_prefix|>",
-            special_token: true,
-        },
-        Marker {
-            role: "reasoning_end",
-            text: "<|inner_suffix|>",
-            special_token: true,
-        },
-    ],
-    triggers: &[Trigger::marker(START)],
-    name_encoding: "json_key",
-    argument_encoding: "json_object",
-    call_separator: Some(", "),
-    reasoning: Some(("<|inner_prefix|>", "<|inner_suffix|>")),
-    template: Some(CallTemplate {
-        begin: "{\"{name}\": ",
-        style: "json",
-        end: "}",
-        separator: ", ",
-    }),
-    layout: Layout::section("<|tools_prefix|>[", "]<|tools_suffix|>"),
+pub static SPEC: Format = Format {
+    syntax: Syntax {
+        name: "apertus",
+        aliases: &["apertus2509", "apertus_2509", "swiss_ai_apertus"],
+        families: &["Apertus-8B-Instruct-2509", "Apertus-70B-Instruct-2509"],
+        description: "<|tools_prefix|>[{\"NAME\": {...arguments}}, ...]<|tools_suffix|>",
+        markers: &[
+            Marker::special(Role::SectionStart, START),
+            Marker::special(Role::SectionEnd, END),
+            Marker::special(Role::ReasoningStart, "<|inner_prefix|>"),
+            Marker::special(Role::ReasoningEnd, "<|inner_suffix|>"),
+        ],
+        triggers: &[Trigger::marker(START)],
+        reasoning: Some(("<|inner_prefix|>", "<|inner_suffix|>")),
+        template: Some(CallTemplate {
+            begin: "{\"{name}\": ",
+            end: "}",
+            separator: ", ",
+        }),
+        arguments: ArgSyntax::Json,
+        layout: Layout::section("<|tools_prefix|>[", "]<|tools_suffix|>"),
+    },
     new_region,
     render,
 };

@@ -54,10 +54,11 @@ use serde_json::Value;
 
 use super::harmony::{self, BodyStep, CallBody, Dialect};
 use super::xml_params::{param_schema, ParamWriter, MAX_TAG_NAME};
+use super::Format;
 use crate::message::IssueKind;
 use crate::region::{RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger};
 use crate::text::{self, Scan};
 use crate::tools::ToolSet;
 
@@ -80,66 +81,54 @@ pub const FINAL_OPEN: &str = "<|start|>assistant<|channel|>final<|message|>";
 /// `<rfl:parameter name="KEY">VALUE</rfl:parameter>`, strings raw and other values as JSON.
 pub const TEMPLATE: CallTemplate = CallTemplate {
     begin: "<|start|>assistant to={name}<|channel|>analysis <|constrain|>xml<|message|>",
-    style: "beam_xml",
     end: "<|call|>",
     separator: "",
 };
 
-const fn special(role: &'static str, text: &'static str) -> Marker {
-    Marker {
-        role,
-        text,
-        special_token: true,
-    }
-}
-
-pub static SPEC: FormatSpec = FormatSpec {
-    name: "beam",
-    aliases: &["harmony_xml"],
-    families: &["Beam"],
-    description: "Harmony channel messages: <|channel|>analysis is reasoning, final is content, \
+pub static SPEC: Format = Format {
+    syntax: Syntax {
+        name: "beam",
+        aliases: &["harmony_xml"],
+        families: &["Beam"],
+        description:
+            "Harmony channel messages: <|channel|>analysis is reasoning, final is content, \
                   a message with to=NAME is a call whose body is \
                   <rfl:parameter name=\"KEY\">VALUE</rfl:parameter> elements ending <|call|>",
-    // Duplicates sit next to their first entry so the special-token list stays free of repeats.
-    markers: &[
-        special("message_start", START),
-        special("reasoning_exit", START),
-        special("channel", CHANNEL),
-        special("reasoning_exit", CHANNEL),
-        special("header_end", MESSAGE),
-        special("constrain", CONSTRAIN),
-        special("message_end", END),
-        special("call_end", CALL),
-        special("return", RETURN),
-        Marker {
-            role: "parameter_start",
-            text: PARAM_START,
-            special_token: false,
+        // Duplicates sit next to their first entry so the special-token list stays free of repeats.
+        markers: &[
+            Marker::special(Role::MessageStart, START),
+            Marker::special(Role::ReasoningExit, START),
+            Marker::special(Role::Channel, CHANNEL),
+            Marker::special(Role::ReasoningExit, CHANNEL),
+            Marker::special(Role::HeaderEnd, MESSAGE),
+            Marker::special(Role::Constrain, CONSTRAIN),
+            Marker::special(Role::MessageEnd, END),
+            Marker::special(Role::CallEnd, CALL),
+            Marker::special(Role::Return, RETURN),
+            Marker::plain(Role::ParamStart, PARAM_START),
+            Marker::plain(Role::ParamEnd, PARAM_END),
+        ],
+        triggers: &[
+            Trigger::marker(START),
+            Trigger::marker(CHANNEL),
+            Trigger::marker(END),
+            Trigger::marker(CALL),
+            Trigger::marker(RETURN),
+            Trigger::at_start(harmony::RECIPIENT),
+        ],
+        reasoning: Some((ANALYSIS_OPEN, END)),
+        template: Some(TEMPLATE),
+        arguments: ArgSyntax::XmlParams(
+            ParamTags::new("<rfl:parameter name=\"{key}\">", "</rfl:parameter>")
+                .padded()
+                .tight(),
+        ),
+        layout: Layout {
+            section: None,
+            content_block: Some((FINAL_OPEN, "<|return|>")),
+            reasoning_block: Some((ANALYSIS_OPEN, END)),
+            content_after_calls: false,
         },
-        Marker {
-            role: "parameter_end",
-            text: PARAM_END,
-            special_token: false,
-        },
-    ],
-    triggers: &[
-        Trigger::marker(START),
-        Trigger::marker(CHANNEL),
-        Trigger::marker(END),
-        Trigger::marker(CALL),
-        Trigger::marker(RETURN),
-        Trigger::at_start(harmony::RECIPIENT),
-    ],
-    name_encoding: "header_recipient",
-    argument_encoding: "xml_parameters",
-    call_separator: None,
-    reasoning: Some((ANALYSIS_OPEN, END)),
-    template: Some(TEMPLATE),
-    layout: Layout {
-        section: None,
-        content_block: Some((FINAL_OPEN, "<|return|>")),
-        reasoning_block: Some((ANALYSIS_OPEN, END)),
-        content_after_calls: false,
     },
     new_region,
     render,

@@ -9,10 +9,11 @@
 
 use super::json_calls::{CallKeys, JsonRegion, JsonRegionSpec, Payload};
 use super::markup::DropMarker;
+use super::Format;
 use crate::json;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
 const KEYS: CallKeys = CallKeys {
     name: &["tool_name", "name"],
@@ -28,91 +29,54 @@ const WRAPPERS: [&str; 5] = [
     "<|END_OF_TURN_TOKEN|>",
 ];
 
-pub static SPEC: FormatSpec = FormatSpec {
-    name: "cohere_command",
-    aliases: &[
-        "cohere",
-        "cohere_command3",
-        "cohere_command4",
-        "command_a",
-        "command_r7b",
-    ],
-    families: &[
-        "Command R7B",
-        "Command A",
-        "Command A Reasoning",
-        "Command A Plus",
-    ],
-    description: "<|START_ACTION|> then a JSON array of {tool_call_id, tool_name, parameters} \
+pub static SPEC: Format = Format {
+    syntax: Syntax {
+        name: "cohere_command",
+        aliases: &[
+            "cohere",
+            "cohere_command3",
+            "cohere_command4",
+            "command_a",
+            "command_r7b",
+        ],
+        families: &[
+            "Command R7B",
+            "Command A",
+            "Command A Reasoning",
+            "Command A Plus",
+        ],
+        description: "<|START_ACTION|> then a JSON array of {tool_call_id, tool_name, parameters} \
                   then <|END_ACTION|>; response wrappers dropped",
-    // Cohere's markers are added tokens of its vocabulary (not verified offline); the response
-    // wrappers are added but not special.
-    markers: &[
-        Marker {
-            role: "section_start",
-            text: "<|START_ACTION|>",
-            special_token: true,
-        },
-        Marker {
-            role: "section_end",
-            text: "<|END_ACTION|>",
-            special_token: true,
-        },
-        Marker {
-            role: "reasoning_start",
-            text: "<|START_THINKING|>",
-            special_token: true,
-        },
-        Marker {
-            role: "reasoning_end",
-            text: "<|END_THINKING|>",
-            special_token: true,
-        },
-        Marker {
-            role: "response_start",
-            text: WRAPPERS[0],
-            special_token: false,
-        },
-        Marker {
-            role: "response_end",
-            text: WRAPPERS[1],
-            special_token: false,
-        },
-        Marker {
-            role: "response_start",
-            text: WRAPPERS[2],
-            special_token: false,
-        },
-        Marker {
-            role: "response_end",
-            text: WRAPPERS[3],
-            special_token: false,
-        },
-        Marker {
-            role: "turn_end",
-            text: WRAPPERS[4],
-            special_token: true,
-        },
-    ],
-    triggers: &[
-        Trigger::marker("<|START_ACTION|>"),
-        Trigger::marker(WRAPPERS[0]),
-        Trigger::marker(WRAPPERS[1]),
-        Trigger::marker(WRAPPERS[2]),
-        Trigger::marker(WRAPPERS[3]),
-        Trigger::marker(WRAPPERS[4]),
-    ],
-    name_encoding: "json_field",
-    argument_encoding: "json_object",
-    call_separator: Some(",\n    "),
-    reasoning: Some(("<|START_THINKING|>", "<|END_THINKING|>")),
-    template: Some(CallTemplate {
-        begin: "{\"tool_call_id\": \"{index}\", \"tool_name\": \"{name}\", \"parameters\": ",
-        style: "json",
-        end: "}",
-        separator: ",\n    ",
-    }),
-    layout: Layout::section("<|START_ACTION|>[\n    ", "\n]<|END_ACTION|>"),
+        // Cohere's markers are added tokens of its vocabulary (not verified offline); the response
+        // wrappers are added but not special.
+        markers: &[
+            Marker::special(Role::SectionStart, "<|START_ACTION|>"),
+            Marker::special(Role::SectionEnd, "<|END_ACTION|>"),
+            Marker::special(Role::ReasoningStart, "<|START_THINKING|>"),
+            Marker::special(Role::ReasoningEnd, "<|END_THINKING|>"),
+            Marker::plain(Role::ResponseStart, WRAPPERS[0]),
+            Marker::plain(Role::ResponseEnd, WRAPPERS[1]),
+            Marker::plain(Role::ResponseStart, WRAPPERS[2]),
+            Marker::plain(Role::ResponseEnd, WRAPPERS[3]),
+            Marker::special(Role::TurnEnd, WRAPPERS[4]),
+        ],
+        triggers: &[
+            Trigger::marker("<|START_ACTION|>"),
+            Trigger::marker(WRAPPERS[0]),
+            Trigger::marker(WRAPPERS[1]),
+            Trigger::marker(WRAPPERS[2]),
+            Trigger::marker(WRAPPERS[3]),
+            Trigger::marker(WRAPPERS[4]),
+        ],
+        reasoning: Some(("<|START_THINKING|>", "<|END_THINKING|>")),
+        template: Some(CallTemplate {
+            begin: "{\"tool_call_id\": \"{index}\", \"tool_name\": \"{name}\", \"parameters\": ",
+            end: "}",
+            separator: ",\n    ",
+        }),
+        arguments: ArgSyntax::Json,
+        layout: Layout::section("<|START_ACTION|>[\n    ", "\n]<|END_ACTION|>"),
+    },
     new_region,
     render,
 };

@@ -4,9 +4,10 @@
 //! the fence is plain text. The V3.1 shape `NAME<｜tool▁sep｜>{...}` is read as well.
 
 use super::sectioned::{Header, SectionRegion, SectionSyntax};
+use super::Format;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
 pub const CALLS_BEGIN: &str = "<｜tool▁calls▁begin｜>";
 pub const CALLS_END: &str = "<｜tool▁calls▁end｜>";
@@ -25,41 +26,13 @@ pub const SYNTAX: SectionSyntax = SectionSyntax {
 
 /// The DeepSeek tool-call markers (special tokens 128806-128809 and 128814) and `<think>`.
 pub const MARKERS: &[Marker] = &[
-    Marker {
-        role: "section_start",
-        text: CALLS_BEGIN,
-        special_token: true,
-    },
-    Marker {
-        role: "section_end",
-        text: CALLS_END,
-        special_token: true,
-    },
-    Marker {
-        role: "call_start",
-        text: CALL_BEGIN,
-        special_token: true,
-    },
-    Marker {
-        role: "call_end",
-        text: CALL_END,
-        special_token: true,
-    },
-    Marker {
-        role: "args_start",
-        text: SEP,
-        special_token: true,
-    },
-    Marker {
-        role: "reasoning_start",
-        text: "<think>",
-        special_token: true,
-    },
-    Marker {
-        role: "reasoning_end",
-        text: "</think>",
-        special_token: true,
-    },
+    Marker::special(Role::SectionStart, CALLS_BEGIN),
+    Marker::special(Role::SectionEnd, CALLS_END),
+    Marker::special(Role::CallStart, CALL_BEGIN),
+    Marker::special(Role::CallEnd, CALL_END),
+    Marker::special(Role::ArgsStart, SEP),
+    Marker::special(Role::ReasoningStart, "<think>"),
+    Marker::special(Role::ReasoningEnd, "</think>"),
 ];
 
 /// A region opens at the section begin, at a bare call begin, or at a stray marker.
@@ -71,24 +44,23 @@ pub const TRIGGERS: &[Trigger] = &[
     Trigger::marker(SEP),
 ];
 
-pub static SPEC: FormatSpec = FormatSpec {
+pub static SPEC: Format = Format {
+    syntax: Syntax {
     name: "deepseek_v3",
     aliases: &["deepseekv3", "deepseek_r1", "deepseekr1"],
     families: &["DeepSeek-V3", "DeepSeek-V3-0324", "DeepSeek-R1", "DeepSeek-R1-0528"],
     description: "<｜tool▁calls▁begin｜>, then per call <｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME and a ```json fenced object, <｜tool▁call▁end｜>",
     markers: MARKERS,
     triggers: TRIGGERS,
-    name_encoding: "text_after_type",
-    argument_encoding: "json_object_fenced",
-    call_separator: Some("\n"),
     reasoning: Some(("<think>", "</think>")),
     template: Some(CallTemplate {
         begin: "<｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n",
-        style: "json",
         end: "\n```<｜tool▁call▁end｜>",
         separator: "\n",
     }),
+    arguments: ArgSyntax::Json,
     layout: Layout::section(CALLS_BEGIN, CALLS_END),
+    },
     new_region,
     render,
 };

@@ -6,28 +6,28 @@ use super::deepseek_v3::{
     CALLS_BEGIN, CALLS_END, CALL_BEGIN, CALL_END, MARKERS, SEP, SYNTAX, TRIGGERS,
 };
 use super::sectioned::SectionRegion;
+use super::Format;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Layout};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Syntax};
 
-pub static SPEC: FormatSpec = FormatSpec {
+pub static SPEC: Format = Format {
+    syntax: Syntax {
     name: "deepseek_v3_1",
     aliases: &["deepseekv31", "deepseek_v31"],
     families: &["DeepSeek-V3.1", "DeepSeek-V3.1-Terminus", "DeepSeek-V3.2-Exp"],
     description: "<｜tool▁calls▁begin｜>, then per call <｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{json}<｜tool▁call▁end｜>",
     markers: MARKERS,
     triggers: TRIGGERS,
-    name_encoding: "text_before_args",
-    argument_encoding: "json_object",
-    call_separator: None,
     reasoning: Some(("<think>", "</think>")),
     template: Some(CallTemplate {
         begin: "<｜tool▁call▁begin｜>{name}<｜tool▁sep｜>",
-        style: "json",
         end: "<｜tool▁call▁end｜>",
         separator: "",
     }),
+    arguments: ArgSyntax::Json,
     layout: Layout::section(CALLS_BEGIN, CALLS_END),
+    },
     new_region,
     render,
 };

@@ -2,19 +2,21 @@
 //! (an object or an array of call objects) at the start of the output.
 
 use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
+use super::Format;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::{self, RenderCall};
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
-pub static SPEC: FormatSpec = FormatSpec {
+pub static SPEC: Format = Format {
+    syntax: Syntax {
     name: "default",
     aliases: &["json"],
     families: &["any model emitting bare JSON calls", "Nemotron (<TOOLCALL>)", "Llama 3.x (<|python_tag|>)"],
     description: "<TOOLCALL>[...]</TOOLCALL>, <|python_tag|>{...}, or a bare JSON call object/array at the start",
     markers: &[
-        Marker { role: "call_start", text: "<TOOLCALL>", special_token: false },
-        Marker { role: "call_end", text: "</TOOLCALL>", special_token: false },
-        Marker { role: "call_start", text: "<|python_tag|>", special_token: true },
+        Marker::plain(Role::CallStart, "<TOOLCALL>"),
+        Marker::plain(Role::CallEnd, "</TOOLCALL>"),
+        Marker::special(Role::CallStart, "<|python_tag|>"),
     ],
     triggers: &[
         Trigger::marker("<TOOLCALL>"),
@@ -22,12 +24,11 @@ pub static SPEC: FormatSpec = FormatSpec {
         Trigger::at_start("{"),
         Trigger::at_start("["),
     ],
-    name_encoding: "json_field",
-    argument_encoding: "json_object",
-    call_separator: Some(", "),
     reasoning: None,
     template: Some(CallTemplate::JSON_OBJECT),
+    arguments: ArgSyntax::Json,
     layout: Layout::section("<TOOLCALL>[", "]</TOOLCALL>"),
+    },
     new_region,
     render,
 };

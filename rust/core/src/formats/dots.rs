@@ -18,64 +18,41 @@
 
 use super::json_calls::{JsonRegion, JsonRegionSpec};
 use super::xml_invoke::{write_params, InvokeRegion, InvokeRegionSpec};
+use super::Format;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 use crate::text;
 
 const START: &str = "<dots_function_call>";
 const END: &str = "</dots_function_call>";
 
-pub static SPEC: FormatSpec = FormatSpec {
-    name: "dots",
-    aliases: &["dots_llm", "dots.llm1"],
-    families: &["dots.llm1"],
-    description: "<dots_function_call> block of <invoke name=...> calls with <parameter name=...> \
+pub static SPEC: Format = Format {
+    syntax: Syntax {
+        name: "dots",
+        aliases: &["dots_llm", "dots.llm1"],
+        families: &["dots.llm1"],
+        description:
+            "<dots_function_call> block of <invoke name=...> calls with <parameter name=...> \
                   values typed by the tool's schema, or one JSON call object",
-    markers: &[
-        Marker {
-            role: "section_start",
-            text: START,
-            special_token: false,
-        },
-        Marker {
-            role: "section_end",
-            text: END,
-            special_token: false,
-        },
-        Marker {
-            role: "call_start",
-            text: "<invoke",
-            special_token: false,
-        },
-        Marker {
-            role: "call_end",
-            text: "</invoke>",
-            special_token: false,
-        },
-        Marker {
-            role: "param_start",
-            text: "<parameter",
-            special_token: false,
-        },
-        Marker {
-            role: "param_end",
-            text: "</parameter>",
-            special_token: false,
-        },
-    ],
-    triggers: &[Trigger::marker(START)],
-    name_encoding: "tag_attribute",
-    argument_encoding: "xml_parameters",
-    call_separator: Some("\n"),
-    reasoning: None,
-    template: Some(CallTemplate {
-        begin: "<invoke name=\"{name}\">\n",
-        style: "minimax_xml",
-        end: "</invoke>",
-        separator: "\n",
-    }),
-    layout: Layout::section("<dots_function_call>\n", "\n</dots_function_call>"),
+        markers: &[
+            Marker::plain(Role::SectionStart, START),
+            Marker::plain(Role::SectionEnd, END),
+            Marker::plain(Role::CallStart, "<invoke"),
+            Marker::plain(Role::CallEnd, "</invoke>"),
+            Marker::plain(Role::ParamStart, "<parameter"),
+            Marker::plain(Role::ParamEnd, "</parameter>"),
+        ],
+        triggers: &[Trigger::marker(START)],
+        reasoning: None,
+        template: Some(CallTemplate {
+            begin: "<invoke name=\"{name}\">\n",
+            end: "</invoke>",
+            separator: "\n",
+        }),
+        arguments: ArgSyntax::XmlParams(super::minimax_m2::PARAMS),
+        layout: Layout::section("<dots_function_call>\n", "\n</dots_function_call>"),
+    },
     new_region,
     render,
 };
@@ -101,7 +78,7 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
     Box::new(DotsRegion {
         body: Body::Undecided,
         trigger_len: ctx.trigger_lit().len(),
-        invoke: InvokeRegion::new(ctx, InvokeRegionSpec::schema_typed(ctx, "", END, "dots")),
+        invoke: InvokeRegion::new(ctx, InvokeRegionSpec::of(ctx, "dots")),
         json: JsonRegion::new(ctx, JsonRegionSpec::after_marker(Some(END))),
     })
 }

@@ -27,174 +27,107 @@
 
 use serde_json::Value;
 
-use super::xml_invoke::{python_json, InvokeRegion, InvokeRegionSpec, Typing};
+use super::xml_invoke::{python_json, InvokeRegion, InvokeRegionSpec};
+use super::Format;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger};
 
 const DSML: &str = "｜DSML｜";
 
+/// `string="true"`: the raw string; `false`: a JSON value.
+const PARAMS: ParamTags = ParamTags::new(
+    "<｜DSML｜parameter name=\"{key}\" string=\"{string}\">",
+    "</｜DSML｜parameter>",
+)
+.string_attribute();
+
+const PARAMS_V4_1: ParamTags = ParamTags::new(
+    "<｜DSML｜ parameter name=\"{key}\" string=\"{string}\">",
+    "</｜DSML｜ parameter>",
+)
+.string_attribute();
+
 const MARKERS: &[Marker] = &[
-    Marker {
-        role: "dsml_token",
-        text: "｜DSML｜",
-        special_token: true,
-    },
-    Marker {
-        role: "section_start",
-        text: "<｜DSML｜function_calls>",
-        special_token: false,
-    },
-    Marker {
-        role: "section_end",
-        text: "</｜DSML｜function_calls>",
-        special_token: false,
-    },
-    Marker {
-        role: "section_start",
-        text: "<｜DSML｜tool_calls>",
-        special_token: false,
-    },
-    Marker {
-        role: "section_end",
-        text: "</｜DSML｜tool_calls>",
-        special_token: false,
-    },
-    Marker {
-        role: "call_start",
-        text: "<｜DSML｜invoke",
-        special_token: false,
-    },
-    Marker {
-        role: "call_end",
-        text: "</｜DSML｜invoke>",
-        special_token: false,
-    },
-    Marker {
-        role: "param_start",
-        text: "<｜DSML｜parameter",
-        special_token: false,
-    },
-    Marker {
-        role: "param_end",
-        text: "</｜DSML｜parameter>",
-        special_token: false,
-    },
-    Marker {
-        role: "reasoning_start",
-        text: "<think>",
-        special_token: true,
-    },
-    Marker {
-        role: "reasoning_end",
-        text: "</think>",
-        special_token: true,
-    },
+    Marker::special(Role::Namespace, "｜DSML｜"),
+    Marker::plain(Role::SectionStart, "<｜DSML｜function_calls>"),
+    Marker::plain(Role::SectionEnd, "</｜DSML｜function_calls>"),
+    Marker::plain(Role::SectionStart, "<｜DSML｜tool_calls>"),
+    Marker::plain(Role::SectionEnd, "</｜DSML｜tool_calls>"),
+    Marker::plain(Role::CallStart, "<｜DSML｜invoke"),
+    Marker::plain(Role::CallEnd, "</｜DSML｜invoke>"),
+    Marker::plain(Role::ParamStart, "<｜DSML｜parameter"),
+    Marker::plain(Role::ParamEnd, "</｜DSML｜parameter>"),
+    Marker::special(Role::ReasoningStart, "<think>"),
+    Marker::special(Role::ReasoningEnd, "</think>"),
 ];
 
-pub static DEEPSEEK_V3_2: FormatSpec = FormatSpec {
-    name: "deepseek_v3_2",
-    aliases: &["deepseekv32", "deepseek_v32"],
-    families: &["DeepSeek-V3.2", "DeepSeek-V3.2-Speciale"],
-    description: "DSML: <｜DSML｜function_calls> with <｜DSML｜invoke name=...> calls and \
+pub static DEEPSEEK_V3_2: Format = Format {
+    syntax: Syntax {
+        name: "deepseek_v3_2",
+        aliases: &["deepseekv32", "deepseek_v32"],
+        families: &["DeepSeek-V3.2", "DeepSeek-V3.2-Speciale"],
+        description: "DSML: <｜DSML｜function_calls> with <｜DSML｜invoke name=...> calls and \
                   <｜DSML｜parameter name=... string=...> values",
-    markers: MARKERS,
-    triggers: &[
-        Trigger::marker("<｜DSML｜function_calls>"),
-        Trigger::marker("<｜DSML｜tool_calls>"),
-        Trigger::marker("<｜DSML｜invoke"),
-    ],
-    name_encoding: "tag_attribute",
-    argument_encoding: "dsml_parameters",
-    call_separator: Some("\n"),
-    reasoning: Some(("<think>", "</think>")),
-    template: Some(CallTemplate {
-        begin: "<｜DSML｜invoke name=\"{name}\">\n",
-        style: "deepseek_xml",
-        end: "</｜DSML｜invoke>",
-        separator: "\n",
-    }),
-    layout: Layout::section("<｜DSML｜function_calls>\n", "\n</｜DSML｜function_calls>"),
+        markers: MARKERS,
+        triggers: &[
+            Trigger::marker("<｜DSML｜function_calls>"),
+            Trigger::marker("<｜DSML｜tool_calls>"),
+            Trigger::marker("<｜DSML｜invoke"),
+        ],
+        reasoning: Some(("<think>", "</think>")),
+        template: Some(CallTemplate {
+            begin: "<｜DSML｜invoke name=\"{name}\">\n",
+            end: "</｜DSML｜invoke>",
+            separator: "\n",
+        }),
+        arguments: ArgSyntax::XmlParams(PARAMS),
+        layout: Layout::section("<｜DSML｜function_calls>\n", "\n</｜DSML｜function_calls>"),
+    },
     new_region,
     render: render_v32,
 };
 
-pub static DEEPSEEK_V4: FormatSpec = FormatSpec {
-    name: "deepseek_v4",
-    aliases: &["deepseekv4", "deepseek-v4"],
-    families: &["DeepSeek-V4-Pro", "DeepSeek-V4-Flash"],
-    description: "DSML: <｜DSML｜tool_calls> with <｜DSML｜invoke name=...> calls and \
+pub static DEEPSEEK_V4: Format = Format {
+    syntax: Syntax {
+        name: "deepseek_v4",
+        aliases: &["deepseekv4", "deepseek-v4"],
+        families: &["DeepSeek-V4-Pro", "DeepSeek-V4-Flash"],
+        description: "DSML: <｜DSML｜tool_calls> with <｜DSML｜invoke name=...> calls and \
                   <｜DSML｜parameter name=... string=...> values",
-    markers: MARKERS,
-    triggers: &[
-        Trigger::marker("<｜DSML｜tool_calls>"),
-        Trigger::marker("<｜DSML｜function_calls>"),
-        Trigger::marker("<｜DSML｜invoke"),
-    ],
-    name_encoding: "tag_attribute",
-    argument_encoding: "dsml_parameters",
-    call_separator: Some("\n"),
-    reasoning: Some(("<think>", "</think>")),
-    template: Some(CallTemplate {
-        begin: "<｜DSML｜invoke name=\"{name}\">\n",
-        style: "deepseek_xml",
-        end: "</｜DSML｜invoke>",
-        separator: "\n",
-    }),
-    layout: Layout::section("<｜DSML｜tool_calls>\n", "\n</｜DSML｜tool_calls>"),
+        markers: MARKERS,
+        triggers: &[
+            Trigger::marker("<｜DSML｜tool_calls>"),
+            Trigger::marker("<｜DSML｜function_calls>"),
+            Trigger::marker("<｜DSML｜invoke"),
+        ],
+        reasoning: Some(("<think>", "</think>")),
+        template: Some(CallTemplate {
+            begin: "<｜DSML｜invoke name=\"{name}\">\n",
+            end: "</｜DSML｜invoke>",
+            separator: "\n",
+        }),
+        arguments: ArgSyntax::XmlParams(PARAMS),
+        layout: Layout::section("<｜DSML｜tool_calls>\n", "\n</｜DSML｜tool_calls>"),
+    },
     new_region,
     render: render_v4,
 };
 
 const MARKERS_V41: &[Marker] = &[
-    Marker {
-        role: "dsml_token",
-        text: "｜DSML｜",
-        special_token: true,
-    },
-    Marker {
-        role: "section_start",
-        text: "<｜DSML｜ calls>",
-        special_token: false,
-    },
-    Marker {
-        role: "section_end",
-        text: "</｜DSML｜ calls>",
-        special_token: false,
-    },
-    Marker {
-        role: "call_start",
-        text: "<｜DSML｜ invoke",
-        special_token: false,
-    },
-    Marker {
-        role: "call_end",
-        text: "</｜DSML｜ invoke>",
-        special_token: false,
-    },
-    Marker {
-        role: "param_start",
-        text: "<｜DSML｜ parameter",
-        special_token: false,
-    },
-    Marker {
-        role: "param_end",
-        text: "</｜DSML｜ parameter>",
-        special_token: false,
-    },
-    Marker {
-        role: "reasoning_start",
-        text: "<think>",
-        special_token: true,
-    },
-    Marker {
-        role: "reasoning_end",
-        text: "</think>",
-        special_token: true,
-    },
+    Marker::special(Role::Namespace, "｜DSML｜"),
+    Marker::plain(Role::SectionStart, "<｜DSML｜ calls>"),
+    Marker::plain(Role::SectionEnd, "</｜DSML｜ calls>"),
+    Marker::plain(Role::CallStart, "<｜DSML｜ invoke"),
+    Marker::plain(Role::CallEnd, "</｜DSML｜ invoke>"),
+    Marker::plain(Role::ParamStart, "<｜DSML｜ parameter"),
+    Marker::plain(Role::ParamEnd, "</｜DSML｜ parameter>"),
+    Marker::special(Role::ReasoningStart, "<think>"),
+    Marker::special(Role::ReasoningEnd, "</think>"),
 ];
 
-pub static DEEPSEEK_V4_1: FormatSpec = FormatSpec {
+pub static DEEPSEEK_V4_1: Format = Format {
+    syntax: Syntax {
     name: "deepseek_v4_1",
     aliases: &["deepseekv41", "deepseek_v41", "deepseek-v4.1"],
     families: &["DeepSeek-V4.1"],
@@ -206,56 +139,21 @@ pub static DEEPSEEK_V4_1: FormatSpec = FormatSpec {
         Trigger::marker("<｜DSML｜ calls>"),
         Trigger::marker("<｜DSML｜ invoke"),
     ],
-    name_encoding: "tag_attribute",
-    argument_encoding: "dsml_parameters",
-    call_separator: Some("\n"),
     reasoning: Some(("<think>", "</think>")),
     template: Some(CallTemplate {
         begin: "<｜DSML｜ invoke name=\"{name}\">\n",
-        style: "deepseek_v4_1_xml",
         end: "</｜DSML｜ invoke>",
         separator: "\n",
     }),
+    arguments: ArgSyntax::XmlParams(PARAMS_V4_1),
     layout: Layout::section("<｜DSML｜ calls>\n", "\n</｜DSML｜ calls>"),
-    new_region: new_region_v41,
+    },
+    new_region,
     render: render_v41,
 };
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    let d = ctx.lit(DSML);
-    new_region_with(
-        ctx,
-        &d,
-        vec![format!("</{d}function_calls>"), format!("</{d}tool_calls>")],
-    )
-}
-
-fn new_region_v41(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    let d = format!("{} ", ctx.lit(DSML));
-    new_region_with(ctx, &d, vec![format!("</{d}calls>")])
-}
-
-/// `d`: the tag-name prefix (`｜DSML｜`, or `｜DSML｜ ` for V4.1) as search text.
-fn new_region_with(
-    ctx: &RegionCtx<'_>,
-    d: &str,
-    block_closes: Vec<String>,
-) -> Box<dyn RegionParser> {
-    let invoke_open = format!("<{d}invoke");
-    Box::new(InvokeRegion::new(
-        ctx,
-        InvokeRegionSpec {
-            wrapped: ctx.trigger_lit() != invoke_open,
-            block_closes,
-            invoke_open,
-            invoke_close: format!("</{d}invoke>"),
-            param_open: format!("<{d}parameter"),
-            param_close: format!("</{d}parameter>"),
-            separators: Vec::new(),
-            typing: Typing::StringAttribute,
-            what: "DSML",
-        },
-    ))
+    Box::new(InvokeRegion::new(ctx, InvokeRegionSpec::of(ctx, "DSML")))
 }
 
 /// What the DeepSeek encoder writes after the assistant's content: `\n\n`, the block, invokes

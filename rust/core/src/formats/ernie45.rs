@@ -15,47 +15,39 @@
 
 use super::json_calls::{JsonRegion, JsonRegionSpec};
 use super::markup::DropMarker;
+use super::Format;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::{self, RenderCall};
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
-const fn marker(role: &'static str, text: &'static str, special_token: bool) -> Marker {
-    Marker {
-        role,
-        text,
-        special_token,
-    }
-}
-
-pub static SPEC: FormatSpec = FormatSpec {
+pub static SPEC: Format = Format {
+    syntax: Syntax {
     name: "ernie45",
     aliases: &["ernie4_5", "ernie-4.5", "ernie45_moe"],
     families: &["ERNIE-4.5", "ERNIE-4.5-21B-A3B-Thinking"],
     description: "JSON object {name, arguments} inside <tool_call>...</tool_call>; <response> wrappers dropped",
     markers: &[
-        marker("call_start", "<tool_call>", true),
-        marker("call_end", "</tool_call>", true),
-        marker("answer_start", "<response>", true),
-        marker("answer_end", "</response>", true),
-        marker("reasoning_start", "<think>", true),
-        marker("reasoning_end", "</think>", true),
+        Marker::special(Role::CallStart, "<tool_call>"),
+        Marker::special(Role::CallEnd, "</tool_call>"),
+        Marker::special(Role::AnswerStart, "<response>"),
+        Marker::special(Role::AnswerEnd, "</response>"),
+        Marker::special(Role::ReasoningStart, "<think>"),
+        Marker::special(Role::ReasoningEnd, "</think>"),
     ],
     triggers: &[
         Trigger::marker("<tool_call>"),
         Trigger::marker("<response>"),
         Trigger::marker("</response>"),
     ],
-    name_encoding: "json_field",
-    argument_encoding: "json_object",
-    call_separator: Some("\n"),
     reasoning: Some(("<think>", "</think>")),
     template: Some(CallTemplate {
         begin: "<tool_call>\n{\"name\": \"{name}\", \"arguments\": ",
-        style: "json",
         end: "}\n</tool_call>",
         separator: "\n",
     }),
+    arguments: ArgSyntax::Json,
     layout: Layout::BARE,
+    },
     new_region,
     render,
 };

@@ -14,9 +14,10 @@
 //! to 42; the chat template writes numbers bare, so a quoted one is the model's choice).
 
 use super::gemma4::{self, GemmaTags};
+use super::Format;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
 const TAGS: GemmaTags = GemmaTags {
     start: "<start_function_call>",
@@ -24,27 +25,16 @@ const TAGS: GemmaTags = GemmaTags {
     quote: "<escape>",
 };
 
-pub static SPEC: FormatSpec = FormatSpec {
+pub static SPEC: Format = Format {
+    syntax: Syntax {
     name: "functiongemma",
     aliases: &["function_gemma", "function-gemma"],
     families: &["FunctionGemma", "functiongemma-270m-it"],
     description: "<start_function_call>call:NAME{key:value,...}<end_function_call> with <escape>-delimited strings and bare keys, one block per call",
     markers: &[
-        Marker {
-            role: "call_start",
-            text: "<start_function_call>",
-            special_token: true,
-        },
-        Marker {
-            role: "call_end",
-            text: "<end_function_call>",
-            special_token: true,
-        },
-        Marker {
-            role: "string_delimiter",
-            text: "<escape>",
-            special_token: true,
-        },
+        Marker::special(Role::CallStart, "<start_function_call>"),
+        Marker::special(Role::CallEnd, "<end_function_call>"),
+        Marker::special(Role::StringDelimiter, "<escape>"),
     ],
     // A stray `<escape>` in content is left as content (unlike Gemma 4's `<|"|>`, it reads as
     // ordinary text).
@@ -52,17 +42,17 @@ pub static SPEC: FormatSpec = FormatSpec {
         Trigger::marker("<start_function_call>"),
         Trigger::marker("<end_function_call>"),
     ],
-    name_encoding: "call_prefix",
-    argument_encoding: "gemma4_object",
-    call_separator: Some(""),
     reasoning: None,
     template: Some(CallTemplate {
         begin: "<start_function_call>call:{name}",
-        style: "gemma4",
         end: "<end_function_call>",
         separator: "",
     }),
+    arguments: ArgSyntax::Gemma {
+        string_delimiter: "<escape>",
+    },
     layout: Layout::BARE,
+    },
     new_region,
     render,
 };

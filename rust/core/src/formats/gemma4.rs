@@ -6,11 +6,12 @@
 //! delimiter is seen, numbers kept as written. Nesting is an explicit stack.
 //! Reasoning is `<|channel>thought\n...<channel|>`. Every marker is a Gemma 4 special token.
 
+use super::Format;
 use crate::json::escape_into;
 use crate::message::IssueKind;
 use crate::region::{MarkerTable, Progress, RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 use crate::text;
 
 const CALL_START: &str = "<|tool_call>";
@@ -18,40 +19,41 @@ const CALL_END: &str = "<tool_call|>";
 const QUOTE: &str = "<|\"|>";
 const CALL_PREFIX: &str = "call:";
 
-pub static SPEC: FormatSpec = FormatSpec {
+pub static SPEC: Format = Format {
+    syntax: Syntax {
     name: "gemma4",
     aliases: &["gemma-4", "gemma_4"],
     families: &["Gemma 4"],
     description: "<|tool_call>call:NAME{key:value,...}<tool_call|> with <|\"|>-delimited strings and bare keys, one block per call",
     markers: &[
-        Marker { role: "call_start", text: CALL_START, special_token: true },
-        Marker { role: "call_end", text: CALL_END, special_token: true },
-        Marker { role: "string_delimiter", text: QUOTE, special_token: true },
-        Marker { role: "reasoning_start", text: "<|channel>", special_token: true },
-        Marker { role: "reasoning_end", text: "<channel|>", special_token: true },
-        Marker { role: "reasoning_label", text: "thought\n", special_token: false },
+        Marker::special(Role::CallStart, CALL_START),
+        Marker::special(Role::CallEnd, CALL_END),
+        Marker::special(Role::StringDelimiter, QUOTE),
+        Marker::special(Role::ReasoningStart, "<|channel>"),
+        Marker::special(Role::ReasoningEnd, "<channel|>"),
+        Marker::plain(Role::ReasoningLabel, "thought\n"),
     ],
     triggers: &[
         Trigger::marker(CALL_START),
         Trigger::marker(CALL_END),
         Trigger::marker(QUOTE),
     ],
-    name_encoding: "call_prefix",
-    argument_encoding: "gemma4_object",
-    call_separator: Some(""),
     reasoning: Some(("<|channel>", "<channel|>")),
     // The body is not JSON: style `gemma4` (bare keys, `<|"|>` strings) has its own grammar.
     template: Some(CallTemplate {
         begin: "<|tool_call>call:{name}",
-        style: "gemma4",
         end: "<tool_call|>",
         separator: "",
     }),
+    arguments: ArgSyntax::Gemma {
+        string_delimiter: QUOTE,
+    },
     layout: Layout {
         section: None,
         content_block: None,
         reasoning_block: Some(("<|channel>thought\n", "<channel|>")),
         content_after_calls: true,
+    },
     },
     new_region,
     render,

@@ -16,10 +16,11 @@
 
 use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
 use super::xml_invoke::python_json;
+use super::Format;
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 use crate::text;
 
 const MESSAGE_SEP: &str = "<|message_sep|>";
@@ -28,7 +29,8 @@ const FUNCTION_CALL: &str = "<|function_call|>";
 const HEADER: &str = "function call<|role_sep|>";
 const EOS: &str = "</s>";
 
-pub static SPEC: FormatSpec = FormatSpec {
+pub static SPEC: Format = Format {
+    syntax: Syntax {
     name: "gigachat3",
     aliases: &["gigachat", "gigachat3_1", "gigachat3.1", "gigachat-3"],
     families: &["GigaChat3-10B-A1.8B", "GigaChat3-702B-A36B", "GigaChat 3.1"],
@@ -36,40 +38,22 @@ pub static SPEC: FormatSpec = FormatSpec {
         "CONTENT<|message_sep|>function call<|role_sep|>{\"name\": ..., \"arguments\": {...}} \
                   (GigaChat 3.1: <|function_call|>{...})",
     markers: &[
-        Marker {
-            role: "message_end",
-            text: MESSAGE_SEP,
-            special_token: true,
-        },
-        Marker {
-            role: "role_separator",
-            text: ROLE_SEP,
-            special_token: true,
-        },
-        Marker {
-            role: "call_start",
-            text: FUNCTION_CALL,
-            special_token: true,
-        },
-        Marker {
-            role: "end_of_sequence",
-            text: EOS,
-            special_token: true,
-        },
+        Marker::special(Role::MessageEnd, MESSAGE_SEP),
+        Marker::special(Role::RoleSeparator, ROLE_SEP),
+        Marker::special(Role::CallStart, FUNCTION_CALL),
+        Marker::special(Role::EndOfSequence, EOS),
     ],
     triggers: &[Trigger::marker(MESSAGE_SEP), Trigger::marker(FUNCTION_CALL)],
-    name_encoding: "json_field",
-    argument_encoding: "json_object",
-    call_separator: None,
     reasoning: None,
     template: Some(CallTemplate {
         begin:
             "<|message_sep|>\n\nfunction call<|role_sep|>\n{\"name\": \"{name}\", \"arguments\": ",
-        style: "json",
         end: "}",
         separator: "",
     }),
+    arguments: ArgSyntax::Json,
     layout: Layout::section("", "<|message_sep|>\n\n"),
+    },
     new_region,
     render,
 };

@@ -19,10 +19,11 @@ use std::ops::ControlFlow;
 
 use super::call_text::{CallText, Feed};
 use super::xml_params::ParamCall;
+use super::Format;
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger};
 use crate::text::{self, is_partial_of_any, starts_with_any, Scan};
 use crate::tools::ToolSet;
 use crate::xml_value::template_text;
@@ -34,98 +35,69 @@ const KEY_END: &str = "</arg_key>";
 const VALUE_START: &str = "<arg_value>";
 const VALUE_END: &str = "</arg_value>";
 
+/// `<arg_key>K</arg_key>` and `<arg_value>V</arg_value>`, whitespace allowed between them.
+/// Hunyuan HY3 and IQuest write the same tags.
+pub const PARAMS: ParamTags = ParamTags::new("<arg_key>{key}</arg_key>{ws}<arg_value>", VALUE_END);
+
 const MARKERS: &[Marker] = &[
-    Marker {
-        role: "call_start",
-        text: CALL_START,
-        special_token: true,
-    },
-    Marker {
-        role: "call_end",
-        text: CALL_END,
-        special_token: true,
-    },
-    Marker {
-        role: "key_start",
-        text: KEY_START,
-        special_token: true,
-    },
-    Marker {
-        role: "key_end",
-        text: KEY_END,
-        special_token: true,
-    },
-    Marker {
-        role: "value_start",
-        text: VALUE_START,
-        special_token: true,
-    },
-    Marker {
-        role: "value_end",
-        text: VALUE_END,
-        special_token: true,
-    },
-    Marker {
-        role: "reasoning_start",
-        text: "<think>",
-        special_token: true,
-    },
-    Marker {
-        role: "reasoning_end",
-        text: "</think>",
-        special_token: true,
-    },
+    Marker::special(Role::CallStart, CALL_START),
+    Marker::special(Role::CallEnd, CALL_END),
+    Marker::special(Role::KeyStart, KEY_START),
+    Marker::special(Role::KeyEnd, KEY_END),
+    Marker::special(Role::ValueStart, VALUE_START),
+    Marker::special(Role::ValueEnd, VALUE_END),
+    Marker::special(Role::ReasoningStart, "<think>"),
+    Marker::special(Role::ReasoningEnd, "</think>"),
 ];
 
-pub static GLM45: FormatSpec = FormatSpec {
+pub static GLM45: Format = Format {
+    syntax: Syntax {
     name: "glm45",
     aliases: &["glm", "glm4_moe", "glm4.5", "glm4.6", "ling3", "spark25"],
     families: &["GLM-4.5", "GLM-4.5-Air", "GLM-4.5V", "GLM-4.6", "Ling 3", "Spark 2.5"],
     description: "<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>\\n</tool_call>, values typed by the tool schema",
     markers: MARKERS,
     triggers: &[Trigger::marker(CALL_START)],
-    name_encoding: "text_after_marker",
-    argument_encoding: "xml_key_value",
-    call_separator: Some("\n"),
     reasoning: Some(("<think>", "</think>")),
     // xgrammar's `glm_xml` allows whitespace around the pairs, so it covers this spacing too.
     template: Some(CallTemplate {
         begin: "<tool_call>{name}",
-        style: "glm_xml",
         end: "</tool_call>",
         separator: "\n",
     }),
+    arguments: ArgSyntax::XmlParams(PARAMS),
     layout: Layout::BARE,
+    },
     new_region,
     render: render_glm45,
 };
 
 const GLM47_TEMPLATE: CallTemplate = CallTemplate {
     begin: "<tool_call>{name}",
-    style: "glm_xml",
     end: "</tool_call>",
     separator: "",
 };
 
-pub static GLM47: FormatSpec = FormatSpec {
+pub static GLM47: Format = Format {
+    syntax: Syntax {
     name: "glm47",
     aliases: &["glm5", "glm4.7"],
     families: &["GLM-4.7", "GLM-4.7-Flash", "GLM-5", "GLM-5.1"],
     description: "<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>, values typed by the tool schema",
     markers: MARKERS,
     triggers: &[Trigger::marker(CALL_START)],
-    name_encoding: "text_after_marker",
-    argument_encoding: "xml_key_value",
-    call_separator: None,
     reasoning: Some(("<think>", "</think>")),
     template: Some(GLM47_TEMPLATE),
+    arguments: ArgSyntax::XmlParams(PARAMS),
     layout: Layout::BARE,
+    },
     new_region,
     render: render_glm47,
 };
 
 /// The tags of a GLM-style call: `CALL_START NAME [NAME_SEP] (KEY_START K KEY_END VALUE_START V
-/// VALUE_END)* CALL_END`, optionally with the calls inside a section (Hunyuan's `<tool_calls>`).
+/// VALUE_END)* CALL_END`, optionally with the calls inside a section (Hunyuan's `<tool_calls>`),
+/// as a syntax's markers and [`ParamTags`] give them.
 pub struct GlmTags {
     pub call_start: &'static str,
     pub call_end: &'static str,
@@ -140,16 +112,26 @@ pub struct GlmTags {
     pub section: Option<(&'static str, &'static str)>,
 }
 
-const TAGS: GlmTags = GlmTags {
-    call_start: CALL_START,
-    call_end: CALL_END,
-    key_start: KEY_START,
-    key_end: KEY_END,
-    value_start: VALUE_START,
-    value_end: VALUE_END,
-    name_sep: None,
-    section: None,
-};
+impl GlmTags {
+    pub fn of(syntax: &Syntax) -> Self {
+        let params = syntax.arguments.params().copied().unwrap_or(PARAMS);
+        let (key_end, value_start) = params.after_key();
+        let section = syntax
+            .marker(Role::SectionStart)
+            .zip(syntax.marker(Role::SectionEnd))
+            .map(|(open, close)| (open.text, close.text));
+        Self {
+            call_start: syntax.marker_text(Role::CallStart),
+            call_end: syntax.marker_text(Role::CallEnd),
+            key_start: params.key_open(),
+            key_end,
+            value_start,
+            value_end: params.close,
+            name_sep: syntax.marker(Role::NameEnd).map(|m| m.text),
+            section,
+        }
+    }
+}
 
 struct Lits {
     call_start: String,
@@ -193,14 +175,11 @@ struct GlmRegion {
     call: ParamCall,
 }
 
-fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    new_region_with(ctx, &TAGS)
-}
-
-/// The GLM call reader with the given tags. Without a section the format's trigger is
-/// `tags.call_start` and the region is one call; with one, the first trigger is the section's
-/// opener (the region runs to the section's end) and any other is a bare call opener.
-pub fn new_region_with(ctx: &RegionCtx<'_>, tags: &GlmTags) -> Box<dyn RegionParser> {
+/// The GLM call reader with the syntax's tags ([`GlmTags::of`]). Without a section the format's
+/// trigger is `tags.call_start` and the region is one call; with one, the first trigger is the
+/// section's opener (the region runs to the section's end) and any other is a bare call opener.
+pub fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
+    let tags = GlmTags::of(ctx.syntax);
     let call_end = ctx.lit(tags.call_end);
     Box::new(GlmRegion {
         lits: Arc::new(Lits {
@@ -588,26 +567,27 @@ impl GlmRegion {
 }
 
 fn render_with(calls: &[RenderCall], content: Option<&str>, newlines: bool) -> String {
+    let tags = GlmTags::of(&GLM45.syntax);
     let nl = if newlines { "\n" } else { "" };
     let mut out = String::from(content.unwrap_or(""));
     for call in calls {
         out.push_str(nl);
-        out.push_str(CALL_START);
+        out.push_str(tags.call_start);
         out.push_str(&call.name);
         out.push_str(nl);
         if let Some(args) = call.arguments.as_object() {
             for (key, value) in args {
-                out.push_str(KEY_START);
+                out.push_str(tags.key_start);
                 out.push_str(key);
-                out.push_str(KEY_END);
+                out.push_str(tags.key_end);
                 out.push_str(nl);
-                out.push_str(VALUE_START);
+                out.push_str(tags.value_start);
                 out.push_str(&template_text(value));
-                out.push_str(VALUE_END);
+                out.push_str(tags.value_end);
                 out.push_str(nl);
             }
         }
-        out.push_str(CALL_END);
+        out.push_str(tags.call_end);
     }
     out
 }

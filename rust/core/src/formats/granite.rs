@@ -6,59 +6,41 @@
 //! its end; Granite 4 proper is the `hermes` format.
 
 use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
+use super::Format;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::{self, RenderCall};
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
-pub static SPEC: FormatSpec = FormatSpec {
-    name: "granite",
-    aliases: &[
-        "granite3",
-        "granite3.0",
-        "granite3.1",
-        "granite3.2",
-        "granite3.3",
-    ],
-    families: &["Granite 3.0", "Granite 3.1", "Granite 3.2", "Granite 3.3"],
-    description: "<|tool_call|> (or plain <tool_call>) then a JSON call array, no closing marker",
-    markers: &[
-        Marker {
-            role: "call_start",
-            text: "<|tool_call|>",
-            special_token: true,
-        },
-        Marker {
-            role: "call_start",
-            text: "<tool_call>",
-            special_token: false,
-        },
-        Marker {
-            role: "call_end",
-            text: "</tool_call>",
-            special_token: false,
-        },
-        Marker {
-            role: "reasoning_start",
-            text: "<think>",
-            special_token: false,
-        },
-        Marker {
-            role: "reasoning_end",
-            text: "</think>",
-            special_token: false,
-        },
-    ],
-    triggers: &[
-        Trigger::marker("<|tool_call|>"),
-        Trigger::marker("<tool_call>"),
-        Trigger::at_start("["),
-    ],
-    name_encoding: "json_field",
-    argument_encoding: "json_object",
-    call_separator: Some(", "),
-    reasoning: Some(("<think>", "</think>")),
-    template: Some(CallTemplate::JSON_OBJECT),
-    layout: Layout::section("<|tool_call|>[", "]"),
+pub static SPEC: Format = Format {
+    syntax: Syntax {
+        name: "granite",
+        aliases: &[
+            "granite3",
+            "granite3.0",
+            "granite3.1",
+            "granite3.2",
+            "granite3.3",
+        ],
+        families: &["Granite 3.0", "Granite 3.1", "Granite 3.2", "Granite 3.3"],
+        description:
+            "<|tool_call|> (or plain <tool_call>) then a JSON call array, no closing marker",
+        markers: &[
+            Marker::special(Role::CallStart, "<|tool_call|>"),
+            Marker::plain(Role::CallStart, "<tool_call>"),
+            Marker::plain(Role::CallEnd, "</tool_call>"),
+            Marker::plain(Role::ReasoningStart, "<think>"),
+            Marker::plain(Role::ReasoningEnd, "</think>"),
+        ],
+        triggers: &[
+            Trigger::marker("<|tool_call|>"),
+            Trigger::marker("<tool_call>"),
+            Trigger::at_start("["),
+        ],
+        reasoning: Some(("<think>", "</think>")),
+        template: Some(CallTemplate::JSON_OBJECT),
+        arguments: ArgSyntax::Json,
+        layout: Layout::section("<|tool_call|>[", "]"),
+    },
     new_region,
     render,
 };

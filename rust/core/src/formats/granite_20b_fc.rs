@@ -13,35 +13,31 @@
 
 use super::json_calls::{JsonRegion, JsonRegionSpec};
 use super::xml_invoke::python_json;
+use super::Format;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
 const START: &str = "<function_call>";
 
-pub static SPEC: FormatSpec = FormatSpec {
-    name: "granite_20b_fc",
-    aliases: &["granite-20b-fc", "granite_20b_functioncalling"],
-    families: &["granite-20b-functioncalling"],
-    description:
-        "<function_call> {\"name\": ..., \"arguments\": {...}} per call, newline-separated",
-    markers: &[Marker {
-        role: "call_start",
-        text: START,
-        special_token: false,
-    }],
-    triggers: &[Trigger::marker(START)],
-    name_encoding: "json_field",
-    argument_encoding: "json_object",
-    call_separator: Some("\n"),
-    reasoning: None,
-    template: Some(CallTemplate {
-        begin: "<function_call> {\"name\": \"{name}\", \"arguments\": ",
-        style: "json",
-        end: "}",
-        separator: "\n",
-    }),
-    layout: Layout::BARE,
+pub static SPEC: Format = Format {
+    syntax: Syntax {
+        name: "granite_20b_fc",
+        aliases: &["granite-20b-fc", "granite_20b_functioncalling"],
+        families: &["granite-20b-functioncalling"],
+        description:
+            "<function_call> {\"name\": ..., \"arguments\": {...}} per call, newline-separated",
+        markers: &[Marker::plain(Role::CallStart, START)],
+        triggers: &[Trigger::marker(START)],
+        reasoning: None,
+        template: Some(CallTemplate {
+            begin: "<function_call> {\"name\": \"{name}\", \"arguments\": ",
+            end: "}",
+            separator: "\n",
+        }),
+        arguments: ArgSyntax::Json,
+        layout: Layout::BARE,
+    },
     new_region,
     render,
 };

@@ -24,11 +24,12 @@
 
 use std::sync::Arc;
 
+use super::Format;
 use crate::json;
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink, Status};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 use crate::text;
 use crate::tools::ToolSet;
 
@@ -43,77 +44,48 @@ const RETURN: &str = "<|return|>";
 /// Longest header accepted before the text is taken for prose that merely contains a marker.
 const MAX_HEADER: usize = 512;
 
-pub static SPEC: FormatSpec = FormatSpec {
-    name: "harmony",
-    aliases: &["gpt-oss", "gpt_oss", "openai"],
-    families: &["gpt-oss-20b", "gpt-oss-120b"],
-    description:
-        "Harmony messages: <|channel|>analysis is reasoning, final/commentary is content, \
+pub static SPEC: Format = Format {
+    syntax: Syntax {
+        name: "harmony",
+        aliases: &["gpt-oss", "gpt_oss", "openai"],
+        families: &["gpt-oss-20b", "gpt-oss-120b"],
+        description:
+            "Harmony messages: <|channel|>analysis is reasoning, final/commentary is content, \
                   a message with to=functions.NAME is a call with a JSON body ending <|call|>",
-    markers: &[
-        Marker {
-            role: "message_start",
-            text: START,
-            special_token: true,
+        markers: &[
+            Marker::special(Role::MessageStart, START),
+            Marker::special(Role::Channel, CHANNEL),
+            Marker::special(Role::HeaderEnd, MESSAGE),
+            Marker::special(Role::Constrain, CONSTRAIN),
+            Marker::special(Role::MessageEnd, END),
+            Marker::special(Role::CallEnd, CALL),
+            Marker::special(Role::Return, RETURN),
+        ],
+        triggers: &[
+            Trigger::marker(START),
+            Trigger::marker(CHANNEL),
+            Trigger::marker(END),
+            Trigger::marker(CALL),
+            Trigger::marker(RETURN),
+        ],
+        // The analysis message as the reasoning pair, so `closing_only` (the prompt opened
+        // `<|channel|>analysis<|message|>`) reads the model's text up to `<|end|>` as reasoning.
+        reasoning: Some(("<|channel|>analysis<|message|>", END)),
+        template: Some(CallTemplate {
+            begin: "<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>",
+            end: "<|call|>",
+            separator: "<|start|>assistant",
+        }),
+        arguments: ArgSyntax::Json,
+        layout: Layout {
+            section: None,
+            content_block: Some(("<|channel|>final<|message|>", "<|return|>")),
+            reasoning_block: Some((
+                "<|channel|>analysis<|message|>",
+                "<|end|><|start|>assistant",
+            )),
+            content_after_calls: false,
         },
-        Marker {
-            role: "channel",
-            text: CHANNEL,
-            special_token: true,
-        },
-        Marker {
-            role: "header_end",
-            text: MESSAGE,
-            special_token: true,
-        },
-        Marker {
-            role: "constrain",
-            text: CONSTRAIN,
-            special_token: true,
-        },
-        Marker {
-            role: "message_end",
-            text: END,
-            special_token: true,
-        },
-        Marker {
-            role: "call_end",
-            text: CALL,
-            special_token: true,
-        },
-        Marker {
-            role: "return",
-            text: RETURN,
-            special_token: true,
-        },
-    ],
-    triggers: &[
-        Trigger::marker(START),
-        Trigger::marker(CHANNEL),
-        Trigger::marker(END),
-        Trigger::marker(CALL),
-        Trigger::marker(RETURN),
-    ],
-    name_encoding: "header_recipient",
-    argument_encoding: "json_object",
-    call_separator: Some("<|start|>assistant"),
-    // The analysis message as the reasoning pair, so `closing_only` (the prompt opened
-    // `<|channel|>analysis<|message|>`) reads the model's text up to `<|end|>` as reasoning.
-    reasoning: Some(("<|channel|>analysis<|message|>", END)),
-    template: Some(CallTemplate {
-        begin: "<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>",
-        style: "json",
-        end: "<|call|>",
-        separator: "<|start|>assistant",
-    }),
-    layout: Layout {
-        section: None,
-        content_block: Some(("<|channel|>final<|message|>", "<|return|>")),
-        reasoning_block: Some((
-            "<|channel|>analysis<|message|>",
-            "<|end|><|start|>assistant",
-        )),
-        content_after_calls: false,
     },
     new_region,
     render,
@@ -178,7 +150,7 @@ pub(crate) fn channel_region(ctx: &RegionCtx<'_>, dialect: Dialect) -> Box<dyn R
     let lit = |t| ctx.lit(t);
     let stops = stop_lits(ctx);
     let stop_firsts = stops.iter().filter_map(|s| s.bytes().next()).collect();
-    let opener = ctx.spec.triggers[ctx.trigger].text;
+    let opener = ctx.syntax.triggers[ctx.trigger].text;
     let at_recipient = opener == RECIPIENT;
     Box::new(HarmonyRegion {
         state: State::Trigger,

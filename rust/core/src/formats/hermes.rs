@@ -3,67 +3,51 @@
 //! (151657/151658) but plain text in Hermes-on-Llama models.
 
 use super::json_calls::{JsonRegion, JsonRegionSpec};
+use super::Format;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::{self, RenderCall};
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
 const TEMPLATE: CallTemplate = CallTemplate {
     begin: "<tool_call>\n{\"name\": \"{name}\", \"arguments\": ",
-    style: "json",
     end: "}\n</tool_call>",
     separator: "\n",
 };
 
-pub static SPEC: FormatSpec = FormatSpec {
-    name: "hermes",
-    aliases: &[
-        "qwen25",
-        "qwen",
-        "qwen2_5",
-        "qwen3",
-        "granite4",
-        "trinity",
-        "qwen3_json",
-    ],
-    families: &[
-        "Qwen2.5",
-        "Qwen3",
-        "QwQ",
-        "Hermes 2 Pro",
-        "Hermes 3",
-        "Granite 4",
-    ],
-    description:
-        "JSON object {name, arguments} inside <tool_call>...</tool_call>, one block per call",
-    markers: &[
-        Marker {
-            role: "call_start",
-            text: "<tool_call>",
-            special_token: true,
-        },
-        Marker {
-            role: "call_end",
-            text: "</tool_call>",
-            special_token: true,
-        },
-        Marker {
-            role: "reasoning_start",
-            text: "<think>",
-            special_token: true,
-        },
-        Marker {
-            role: "reasoning_end",
-            text: "</think>",
-            special_token: true,
-        },
-    ],
-    triggers: &[Trigger::marker("<tool_call>")],
-    name_encoding: "json_field",
-    argument_encoding: "json_object",
-    call_separator: Some("\n"),
-    reasoning: Some(("<think>", "</think>")),
-    template: Some(TEMPLATE),
-    layout: Layout::BARE,
+pub static SPEC: Format = Format {
+    syntax: Syntax {
+        name: "hermes",
+        aliases: &[
+            "qwen25",
+            "qwen",
+            "qwen2_5",
+            "qwen3",
+            "granite4",
+            "trinity",
+            "qwen3_json",
+        ],
+        families: &[
+            "Qwen2.5",
+            "Qwen3",
+            "QwQ",
+            "Hermes 2 Pro",
+            "Hermes 3",
+            "Granite 4",
+        ],
+        description:
+            "JSON object {name, arguments} inside <tool_call>...</tool_call>, one block per call",
+        markers: &[
+            Marker::special(Role::CallStart, "<tool_call>"),
+            Marker::special(Role::CallEnd, "</tool_call>"),
+            Marker::special(Role::ReasoningStart, "<think>"),
+            Marker::special(Role::ReasoningEnd, "</think>"),
+        ],
+        triggers: &[Trigger::marker("<tool_call>")],
+        reasoning: Some(("<think>", "</think>")),
+        template: Some(TEMPLATE),
+        arguments: ArgSyntax::Json,
+        layout: Layout::BARE,
+    },
     new_region,
     render,
 };
@@ -76,5 +60,5 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
 }
 
 fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    render::with_template(&TEMPLATE, calls, content)
+    render::with_template(&SPEC.syntax, calls, content)
 }

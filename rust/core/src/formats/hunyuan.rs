@@ -18,80 +18,50 @@
 use serde_json::Value;
 
 use super::glm::{self, GlmTags};
-use crate::region::{RegionCtx, RegionParser};
+use super::Format;
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger};
 
-const HY3: GlmTags = GlmTags {
-    call_start: "<tool_call>",
-    call_end: "</tool_call>",
-    key_start: "<arg_key>",
-    key_end: "</arg_key>",
-    value_start: "<arg_value>",
-    value_end: "</arg_value>",
-    name_sep: Some("<tool_sep>"),
-    section: Some(("<tool_calls>", "</tool_calls>")),
-};
-
-const HY4: GlmTags = GlmTags {
-    call_start: "<tool_call:opensource>",
-    call_end: "</tool_call:opensource>",
-    key_start: "<arg_key:opensource>",
-    key_end: "</arg_key:opensource>",
-    value_start: "<arg_value:opensource>",
-    value_end: "</arg_value:opensource>",
-    name_sep: None,
-    section: Some(("<tool_calls:opensource>", "</tool_calls:opensource>")),
-};
-
-const fn special(role: &'static str, text: &'static str) -> Marker {
-    Marker {
-        role,
-        text,
-        special_token: true,
-    }
-}
-
-pub static HUNYUAN: FormatSpec = FormatSpec {
-    name: "hunyuan",
-    aliases: &["hy_v3", "hy3", "hunyuan_hy3", "hy3_preview"],
-    families: &["Hy3-preview", "Hunyuan HY3"],
-    description:
-        "<tool_calls><tool_call>NAME<tool_sep><arg_key>K</arg_key><arg_value>V</arg_value>\
+pub static HUNYUAN: Format = Format {
+    syntax: Syntax {
+        name: "hunyuan",
+        aliases: &["hy_v3", "hy3", "hunyuan_hy3", "hy3_preview"],
+        families: &["Hy3-preview", "Hunyuan HY3"],
+        description:
+            "<tool_calls><tool_call>NAME<tool_sep><arg_key>K</arg_key><arg_value>V</arg_value>\
                   </tool_call></tool_calls>, values typed by the tool schema",
-    markers: &[
-        special("section_start", "<tool_calls>"),
-        special("section_end", "</tool_calls>"),
-        special("call_start", "<tool_call>"),
-        special("call_end", "</tool_call>"),
-        special("name_end", "<tool_sep>"),
-        special("key_start", "<arg_key>"),
-        special("key_end", "</arg_key>"),
-        special("value_start", "<arg_value>"),
-        special("value_end", "</arg_value>"),
-        special("reasoning_start", "<think>"),
-        special("reasoning_end", "</think>"),
-    ],
-    triggers: &[
-        Trigger::marker("<tool_calls>"),
-        Trigger::marker("<tool_call>"),
-    ],
-    name_encoding: "text_after_marker",
-    argument_encoding: "xml_key_value",
-    call_separator: Some("\n"),
-    reasoning: Some(("<think>", "</think>")),
-    template: Some(CallTemplate {
-        begin: "<tool_call>{name}<tool_sep>\n",
-        style: "glm_xml",
-        end: "</tool_call>",
-        separator: "\n",
-    }),
-    layout: Layout::section("<tool_calls>\n", "\n</tool_calls>"),
-    new_region: new_hy3,
+        markers: &[
+            Marker::special(Role::SectionStart, "<tool_calls>"),
+            Marker::special(Role::SectionEnd, "</tool_calls>"),
+            Marker::special(Role::CallStart, "<tool_call>"),
+            Marker::special(Role::CallEnd, "</tool_call>"),
+            Marker::special(Role::NameEnd, "<tool_sep>"),
+            Marker::special(Role::KeyStart, "<arg_key>"),
+            Marker::special(Role::KeyEnd, "</arg_key>"),
+            Marker::special(Role::ValueStart, "<arg_value>"),
+            Marker::special(Role::ValueEnd, "</arg_value>"),
+            Marker::special(Role::ReasoningStart, "<think>"),
+            Marker::special(Role::ReasoningEnd, "</think>"),
+        ],
+        triggers: &[
+            Trigger::marker("<tool_calls>"),
+            Trigger::marker("<tool_call>"),
+        ],
+        reasoning: Some(("<think>", "</think>")),
+        template: Some(CallTemplate {
+            begin: "<tool_call>{name}<tool_sep>\n",
+            end: "</tool_call>",
+            separator: "\n",
+        }),
+        arguments: ArgSyntax::XmlParams(super::glm::PARAMS),
+        layout: Layout::section("<tool_calls>\n", "\n</tool_calls>"),
+    },
+    new_region: glm::new_region,
     render: render_hy3,
 };
 
-pub static HY_V4: FormatSpec = FormatSpec {
+pub static HY_V4: Format = Format {
+    syntax: Syntax {
     name: "hy_v4",
     aliases: &["hy4", "hunyuan_hy4"],
     families: &["Hunyuan HY4"],
@@ -99,43 +69,36 @@ pub static HY_V4: FormatSpec = FormatSpec {
                   <arg_value:opensource>V</arg_value:opensource></tool_call:opensource></tool_calls:opensource>, \
                   values typed by the tool schema",
     markers: &[
-        special("section_start", "<tool_calls:opensource>"),
-        special("section_end", "</tool_calls:opensource>"),
-        special("call_start", "<tool_call:opensource>"),
-        special("call_end", "</tool_call:opensource>"),
-        special("key_start", "<arg_key:opensource>"),
-        special("key_end", "</arg_key:opensource>"),
-        special("value_start", "<arg_value:opensource>"),
-        special("value_end", "</arg_value:opensource>"),
-        special("reasoning_start", "<think:opensource>"),
-        special("reasoning_end", "</think:opensource>"),
+        Marker::special(Role::SectionStart, "<tool_calls:opensource>"),
+        Marker::special(Role::SectionEnd, "</tool_calls:opensource>"),
+        Marker::special(Role::CallStart, "<tool_call:opensource>"),
+        Marker::special(Role::CallEnd, "</tool_call:opensource>"),
+        Marker::special(Role::KeyStart, "<arg_key:opensource>"),
+        Marker::special(Role::KeyEnd, "</arg_key:opensource>"),
+        Marker::special(Role::ValueStart, "<arg_value:opensource>"),
+        Marker::special(Role::ValueEnd, "</arg_value:opensource>"),
+        Marker::special(Role::ReasoningStart, "<think:opensource>"),
+        Marker::special(Role::ReasoningEnd, "</think:opensource>"),
     ],
     triggers: &[
         Trigger::marker("<tool_calls:opensource>"),
         Trigger::marker("<tool_call:opensource>"),
     ],
-    name_encoding: "text_after_marker",
-    argument_encoding: "xml_key_value",
-    call_separator: Some(""),
     reasoning: Some(("<think:opensource>", "</think:opensource>")),
     template: Some(CallTemplate {
         begin: "<tool_call:opensource>{name}",
-        style: "hy4_xml",
         end: "</tool_call:opensource>",
         separator: "",
     }),
+    arguments: ArgSyntax::XmlParams(ParamTags::new(
+        "<arg_key:opensource>{key}</arg_key:opensource>{ws}<arg_value:opensource>",
+        "</arg_value:opensource>",
+    )),
     layout: Layout::section("<tool_calls:opensource>", "</tool_calls:opensource>"),
-    new_region: new_hy4,
+    },
+    new_region: glm::new_region,
     render: render_hy4,
 };
-
-fn new_hy3(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    glm::new_region_with(ctx, &HY3)
-}
-
-fn new_hy4(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    glm::new_region_with(ctx, &HY4)
-}
 
 fn render_with(calls: &[RenderCall], content: Option<&str>, tags: &GlmTags, nl: &str) -> String {
     let mut out = String::from(content.unwrap_or(""));
@@ -177,10 +140,10 @@ fn render_with(calls: &[RenderCall], content: Option<&str>, tags: &GlmTags, nl: 
 /// The layout of the HY3 parsers' docs and tests: the section, each call and each tag on its own
 /// line; strings raw, other values as JSON.
 fn render_hy3(calls: &[RenderCall], content: Option<&str>) -> String {
-    render_with(calls, content, &HY3, "\n")
+    render_with(calls, content, &GlmTags::of(&HUNYUAN.syntax), "\n")
 }
 
 /// As vLLM's `hy_v4` tests write calls: no whitespace between tags.
 fn render_hy4(calls: &[RenderCall], content: Option<&str>) -> String {
-    render_with(calls, content, &HY4, "")
+    render_with(calls, content, &GlmTags::of(&HY_V4.syntax), "")
 }

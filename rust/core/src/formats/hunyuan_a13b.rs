@@ -8,59 +8,36 @@
 
 use super::json_calls::{JsonRegion, JsonRegionSpec};
 use super::markup::DropMarker;
+use super::Format;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::{self, RenderCall};
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
-pub static SPEC: FormatSpec = FormatSpec {
-    name: "hunyuan_a13b",
-    aliases: &["hunyuan_a13b_instruct"],
-    families: &["Hunyuan-A13B-Instruct"],
-    description: "JSON array of {name, arguments} inside <tool_calls>...</tool_calls>; \
+pub static SPEC: Format = Format {
+    syntax: Syntax {
+        name: "hunyuan_a13b",
+        aliases: &["hunyuan_a13b_instruct"],
+        families: &["Hunyuan-A13B-Instruct"],
+        description: "JSON array of {name, arguments} inside <tool_calls>...</tool_calls>; \
                   <answer> wrappers dropped",
-    markers: &[
-        Marker {
-            role: "section_start",
-            text: "<tool_calls>",
-            special_token: false,
-        },
-        Marker {
-            role: "section_end",
-            text: "</tool_calls>",
-            special_token: false,
-        },
-        Marker {
-            role: "answer_start",
-            text: "<answer>",
-            special_token: false,
-        },
-        Marker {
-            role: "answer_end",
-            text: "</answer>",
-            special_token: false,
-        },
-        Marker {
-            role: "reasoning_start",
-            text: "<think>",
-            special_token: false,
-        },
-        Marker {
-            role: "reasoning_end",
-            text: "</think>",
-            special_token: false,
-        },
-    ],
-    triggers: &[
-        Trigger::marker("<tool_calls>"),
-        Trigger::marker("<answer>"),
-        Trigger::marker("</answer>"),
-    ],
-    name_encoding: "json_field",
-    argument_encoding: "json_object",
-    call_separator: Some(", "),
-    reasoning: Some(("<think>", "</think>")),
-    template: Some(CallTemplate::JSON_OBJECT),
-    layout: Layout::section("<tool_calls>[", "]</tool_calls>"),
+        markers: &[
+            Marker::plain(Role::SectionStart, "<tool_calls>"),
+            Marker::plain(Role::SectionEnd, "</tool_calls>"),
+            Marker::plain(Role::AnswerStart, "<answer>"),
+            Marker::plain(Role::AnswerEnd, "</answer>"),
+            Marker::plain(Role::ReasoningStart, "<think>"),
+            Marker::plain(Role::ReasoningEnd, "</think>"),
+        ],
+        triggers: &[
+            Trigger::marker("<tool_calls>"),
+            Trigger::marker("<answer>"),
+            Trigger::marker("</answer>"),
+        ],
+        reasoning: Some(("<think>", "</think>")),
+        template: Some(CallTemplate::JSON_OBJECT),
+        arguments: ArgSyntax::Json,
+        layout: Layout::section("<tool_calls>[", "]</tool_calls>"),
+    },
     new_region,
     render,
 };

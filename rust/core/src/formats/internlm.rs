@@ -5,47 +5,35 @@
 //! which is not a function call: it stays content.
 
 use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
+use super::Format;
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink};
 use crate::render::{self, RenderCall};
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 use crate::text;
 
-pub static SPEC: FormatSpec = FormatSpec {
+pub static SPEC: Format = Format {
+    syntax: Syntax {
     name: "internlm",
     aliases: &["internlm2", "internlm2_5", "intern_s1"],
     families: &["InternLM2", "InternLM2.5", "Intern-S1"],
     description:
         "<|action_start|><|plugin|> then a JSON object {name, parameters}, closed by <|action_end|>",
     markers: &[
-        Marker {
-            role: "call_start",
-            text: ACTION_START,
-            special_token: true,
-        },
-        Marker {
-            role: "call_kind",
-            text: PLUGIN,
-            special_token: true,
-        },
-        Marker {
-            role: "call_end",
-            text: ACTION_END,
-            special_token: true,
-        },
+        Marker::special(Role::CallStart, ACTION_START),
+        Marker::special(Role::CallKind, PLUGIN),
+        Marker::special(Role::CallEnd, ACTION_END),
     ],
     triggers: &[Trigger::marker(ACTION_START)],
-    name_encoding: "json_field",
-    argument_encoding: "json_object",
-    call_separator: None,
     reasoning: None,
     template: Some(CallTemplate {
         begin: "<|action_start|><|plugin|>\n{\"name\": \"{name}\", \"parameters\": ",
-        style: "json",
         end: "}<|action_end|>",
         separator: "",
     }),
+    arguments: ArgSyntax::Json,
     layout: Layout::BARE,
+    },
     new_region,
     render,
 };

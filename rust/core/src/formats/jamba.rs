@@ -3,34 +3,27 @@
 //! SentencePiece decoding often leaves a space before the opening tag, which is content.
 
 use super::json_calls::{JsonRegion, JsonRegionSpec};
+use super::Format;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::{self, RenderCall};
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
-pub static SPEC: FormatSpec = FormatSpec {
-    name: "jamba",
-    aliases: &["jamba1.5", "jamba1.6", "jamba1.7"],
-    families: &["AI21 Jamba 1.5", "AI21 Jamba 1.6", "AI21 Jamba 1.7"],
-    description: "JSON call array inside <tool_calls>...</tool_calls>",
-    markers: &[
-        Marker {
-            role: "call_start",
-            text: "<tool_calls>",
-            special_token: true,
-        },
-        Marker {
-            role: "call_end",
-            text: "</tool_calls>",
-            special_token: true,
-        },
-    ],
-    triggers: &[Trigger::marker("<tool_calls>")],
-    name_encoding: "json_field",
-    argument_encoding: "json_object",
-    call_separator: Some(", "),
-    reasoning: None,
-    template: Some(CallTemplate::JSON_OBJECT),
-    layout: Layout::section("<tool_calls>[", "]</tool_calls>"),
+pub static SPEC: Format = Format {
+    syntax: Syntax {
+        name: "jamba",
+        aliases: &["jamba1.5", "jamba1.6", "jamba1.7"],
+        families: &["AI21 Jamba 1.5", "AI21 Jamba 1.6", "AI21 Jamba 1.7"],
+        description: "JSON call array inside <tool_calls>...</tool_calls>",
+        markers: &[
+            Marker::special(Role::CallStart, "<tool_calls>"),
+            Marker::special(Role::CallEnd, "</tool_calls>"),
+        ],
+        triggers: &[Trigger::marker("<tool_calls>")],
+        reasoning: None,
+        template: Some(CallTemplate::JSON_OBJECT),
+        arguments: ArgSyntax::Json,
+        layout: Layout::section("<tool_calls>[", "]</tool_calls>"),
+    },
     new_region,
     render,
 };

@@ -4,9 +4,10 @@
 //! are accepted. A section left open by `max_tokens` keeps its complete calls.
 
 use super::sectioned::{kimi_name, Header, SectionRegion, SectionSyntax};
+use super::Format;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
 const SECTION_BEGIN: &str = "<|tool_calls_section_begin|>";
 const SECTION_END: &str = "<|tool_calls_section_end|>";
@@ -25,21 +26,22 @@ const SYNTAX: SectionSyntax = SectionSyntax {
     header: Header::KimiId,
 };
 
-pub static SPEC: FormatSpec = FormatSpec {
+pub static SPEC: Format = Format {
+    syntax: Syntax {
     name: "kimi_k2",
     aliases: &["kimi", "kimi_k2_5"],
     families: &["Kimi-K2-Instruct", "Kimi-K2-Thinking", "Kimi K2.5"],
     description: "<|tool_calls_section_begin|>, then per call <|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{json}<|tool_call_end|>",
     markers: &[
-        Marker { role: "section_start", text: SECTION_BEGIN, special_token: true },
-        Marker { role: "section_end", text: SECTION_END, special_token: true },
-        Marker { role: "section_start", text: SECTION_BEGIN_SINGULAR, special_token: false },
-        Marker { role: "section_end", text: SECTION_END_SINGULAR, special_token: false },
-        Marker { role: "call_start", text: CALL_BEGIN, special_token: true },
-        Marker { role: "call_end", text: CALL_END, special_token: true },
-        Marker { role: "args_start", text: ARGS_BEGIN, special_token: true },
-        Marker { role: "reasoning_start", text: "<think>", special_token: true },
-        Marker { role: "reasoning_end", text: "</think>", special_token: true },
+        Marker::special(Role::SectionStart, SECTION_BEGIN),
+        Marker::special(Role::SectionEnd, SECTION_END),
+        Marker::plain(Role::SectionStart, SECTION_BEGIN_SINGULAR),
+        Marker::plain(Role::SectionEnd, SECTION_END_SINGULAR),
+        Marker::special(Role::CallStart, CALL_BEGIN),
+        Marker::special(Role::CallEnd, CALL_END),
+        Marker::special(Role::ArgsStart, ARGS_BEGIN),
+        Marker::special(Role::ReasoningStart, "<think>"),
+        Marker::special(Role::ReasoningEnd, "</think>"),
     ],
     triggers: &[
         Trigger::marker(SECTION_BEGIN),
@@ -50,17 +52,15 @@ pub static SPEC: FormatSpec = FormatSpec {
         Trigger::marker(CALL_END),
         Trigger::marker(ARGS_BEGIN),
     ],
-    name_encoding: "call_id",
-    argument_encoding: "json_object",
-    call_separator: None,
     reasoning: Some(("<think>", "</think>")),
     template: Some(CallTemplate {
         begin: "<|tool_call_begin|>functions.{name}:{index}<|tool_call_argument_begin|>",
-        style: "json",
         end: "<|tool_call_end|>",
         separator: "",
     }),
+    arguments: ArgSyntax::Json,
     layout: Layout::section(SECTION_BEGIN, SECTION_END),
+    },
     new_region,
     render,
 };

@@ -14,53 +14,37 @@ use serde_json::Value;
 
 use super::pythonic;
 use super::xml_invoke::python_json;
+use super::Format;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 use crate::xml_value::python_str;
 
 const START: &str = "<|tool_call_start|>";
 const END: &str = "<|tool_call_end|>";
 
-pub static SPEC: FormatSpec = FormatSpec {
-    name: "lfm2",
-    aliases: &["lfm2.5", "lfm2_5", "liquid"],
-    families: &["LFM2", "LFM2.5"],
-    description: "<|tool_call_start|>[f(a=1, b='x'), g()]<|tool_call_end|>, Python call syntax",
-    markers: &[
-        Marker {
-            role: "call_start",
-            text: START,
-            special_token: true,
-        },
-        Marker {
-            role: "call_end",
-            text: END,
-            special_token: true,
-        },
-        Marker {
-            role: "reasoning_start",
-            text: "<think>",
-            special_token: true,
-        },
-        Marker {
-            role: "reasoning_end",
-            text: "</think>",
-            special_token: true,
-        },
-    ],
-    triggers: &[Trigger::marker(START)],
-    name_encoding: "python_call",
-    argument_encoding: "python_kwargs",
-    call_separator: Some(", "),
-    reasoning: Some(("<think>", "</think>")),
-    template: Some(CallTemplate {
-        begin: "{name}(",
-        style: "python_kwargs",
-        end: ")",
-        separator: ", ",
-    }),
-    layout: Layout::section("<|tool_call_start|>[", "]<|tool_call_end|>"),
+pub static SPEC: Format = Format {
+    syntax: Syntax {
+        name: "lfm2",
+        aliases: &["lfm2.5", "lfm2_5", "liquid"],
+        families: &["LFM2", "LFM2.5"],
+        description: "<|tool_call_start|>[f(a=1, b='x'), g()]<|tool_call_end|>, Python call syntax",
+        markers: &[
+            Marker::special(Role::CallStart, START),
+            Marker::special(Role::CallEnd, END),
+            Marker::special(Role::ReasoningStart, "<think>"),
+            Marker::special(Role::ReasoningEnd, "</think>"),
+        ],
+        triggers: &[Trigger::marker(START)],
+        reasoning: Some(("<think>", "</think>")),
+        template: Some(CallTemplate {
+            begin: "{name}(",
+            end: ")",
+            separator: ", ",
+        }),
+        arguments: ArgSyntax::PythonKwargs,
+        layout: Layout::section("<|tool_call_start|>[", "]<|tool_call_end|>"),
+    },
     new_region,
     render,
 };

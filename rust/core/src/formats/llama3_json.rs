@@ -2,31 +2,31 @@
 //! output, optionally after `<|python_tag|>`; parallel calls separated by `;`.
 
 use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
+use super::Format;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::{self, RenderCall};
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
-pub static SPEC: FormatSpec = FormatSpec {
+pub static SPEC: Format = Format {
+    syntax: Syntax {
     name: "llama3_json",
     aliases: &["llama3", "llama3.1", "llama3.2", "llama3.3", "llama3_1", "llama", "llama4_json"],
     families: &["Llama 3.1", "Llama 3.2", "Llama 3.3"],
     description: "JSON object {name, parameters} at the start of the output or after <|python_tag|>; ';' between calls",
     markers: &[
-        Marker { role: "call_start", text: "<|python_tag|>", special_token: true },
-        Marker { role: "turn_end", text: "<|eom_id|>", special_token: true },
+        Marker::special(Role::CallStart, "<|python_tag|>"),
+        Marker::special(Role::TurnEnd, "<|eom_id|>"),
     ],
     triggers: &[Trigger::marker("<|python_tag|>"), Trigger::at_start("{")],
-    name_encoding: "json_field",
-    argument_encoding: "json_object",
-    call_separator: Some(";"),
     reasoning: None,
     template: Some(CallTemplate {
         begin: "{\"name\": \"{name}\", \"parameters\": ",
-        style: "json",
         end: "}",
         separator: "; ",
     }),
+    arguments: ArgSyntax::Json,
     layout: Layout::section("<|python_tag|>", ""),
+    },
     new_region,
     render,
 };

@@ -17,84 +17,49 @@
 //! (frontend-crates#108).
 
 use super::xml_invoke::{python_json, write_params, InvokeRegion, InvokeRegionSpec};
+use super::Format;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger};
 
-pub static SPEC: FormatSpec = FormatSpec {
-    name: "minimax_m2",
-    aliases: &["minimax", "minimax-m2"],
-    families: &["MiniMax-M2", "MiniMax-M2.1", "MiniMax-M2.5", "MiniMax-M2.7"],
-    description: "<minimax:tool_call> block of <invoke name=...> calls with <parameter name=...> \
+/// `<parameter name="K">V</parameter>`, typed by the tool's schema; dots.llm1 writes the same.
+pub const PARAMS: ParamTags = ParamTags::new("<parameter name=\"{key}\">", "</parameter>");
+
+pub static SPEC: Format = Format {
+    syntax: Syntax {
+        name: "minimax_m2",
+        aliases: &["minimax", "minimax-m2"],
+        families: &["MiniMax-M2", "MiniMax-M2.1", "MiniMax-M2.5", "MiniMax-M2.7"],
+        description:
+            "<minimax:tool_call> block of <invoke name=...> calls with <parameter name=...> \
                   values typed by the tool's schema",
-    markers: &[
-        Marker {
-            role: "section_start",
-            text: "<minimax:tool_call>",
-            special_token: true,
-        },
-        Marker {
-            role: "section_end",
-            text: "</minimax:tool_call>",
-            special_token: true,
-        },
-        Marker {
-            role: "call_start",
-            text: "<invoke",
-            special_token: false,
-        },
-        Marker {
-            role: "call_end",
-            text: "</invoke>",
-            special_token: false,
-        },
-        Marker {
-            role: "param_start",
-            text: "<parameter",
-            special_token: false,
-        },
-        Marker {
-            role: "param_end",
-            text: "</parameter>",
-            special_token: false,
-        },
-        Marker {
-            role: "reasoning_start",
-            text: "<think>",
-            special_token: true,
-        },
-        Marker {
-            role: "reasoning_end",
-            text: "</think>",
-            special_token: true,
-        },
-        Marker {
-            role: "reasoning_exit",
-            text: "<minimax:tool_call>",
-            special_token: false,
-        },
-    ],
-    triggers: &[Trigger::marker("<minimax:tool_call>")],
-    name_encoding: "tag_attribute",
-    argument_encoding: "xml_parameters",
-    call_separator: Some("\n"),
-    reasoning: Some(("<think>", "</think>")),
-    template: Some(CallTemplate {
-        begin: "<invoke name=\"{name}\">\n",
-        style: "minimax_xml",
-        end: "</invoke>",
-        separator: "\n",
-    }),
-    layout: Layout::section("<minimax:tool_call>\n", "\n</minimax:tool_call>"),
+        markers: &[
+            Marker::special(Role::SectionStart, "<minimax:tool_call>"),
+            Marker::special(Role::SectionEnd, "</minimax:tool_call>"),
+            Marker::plain(Role::CallStart, "<invoke"),
+            Marker::plain(Role::CallEnd, "</invoke>"),
+            Marker::plain(Role::ParamStart, "<parameter"),
+            Marker::plain(Role::ParamEnd, "</parameter>"),
+            Marker::special(Role::ReasoningStart, "<think>"),
+            Marker::special(Role::ReasoningEnd, "</think>"),
+            Marker::plain(Role::ReasoningExit, "<minimax:tool_call>"),
+        ],
+        triggers: &[Trigger::marker("<minimax:tool_call>")],
+        reasoning: Some(("<think>", "</think>")),
+        template: Some(CallTemplate {
+            begin: "<invoke name=\"{name}\">\n",
+            end: "</invoke>",
+            separator: "\n",
+        }),
+        arguments: ArgSyntax::XmlParams(PARAMS),
+        layout: Layout::section("<minimax:tool_call>\n", "\n</minimax:tool_call>"),
+    },
     new_region,
     render,
 };
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    Box::new(InvokeRegion::new(
-        ctx,
-        InvokeRegionSpec::schema_typed(ctx, "", "</minimax:tool_call>", "MiniMax"),
-    ))
+    Box::new(InvokeRegion::new(ctx, InvokeRegionSpec::of(ctx, "MiniMax")))
 }
 
 /// What the chat template writes after the content: the block, one invoke per call, one parameter

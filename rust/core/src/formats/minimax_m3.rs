@@ -31,11 +31,12 @@ use serde_json::{Map, Value};
 use super::call_text::{CallText, Feed};
 use super::xml_invoke::{parse_attrs, TagReader};
 use super::xml_params::stream_string;
+use super::Format;
 use crate::json;
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger};
 use crate::text;
 use crate::tools::ToolSet;
 use crate::xml_value::{self, TypeSet};
@@ -45,67 +46,37 @@ const NS: &str = "]<]minimax[>[";
 /// Nested parameter tags deeper than this make the call malformed (the value tree is bounded).
 const MAX_DEPTH: usize = 64;
 
-pub static SPEC: FormatSpec = FormatSpec {
-    name: "minimax_m3",
-    aliases: &["minimax-m3"],
-    families: &["MiniMax-M3"],
-    description: "]<]minimax[>[ before every tag: a <tool_call> block of <invoke name=...> calls \
+pub static SPEC: Format = Format {
+    syntax: Syntax {
+        name: "minimax_m3",
+        aliases: &["minimax-m3"],
+        families: &["MiniMax-M3"],
+        description:
+            "]<]minimax[>[ before every tag: a <tool_call> block of <invoke name=...> calls \
                   whose parameters are tags named after them (nested tags are objects, <item> \
                   array elements), typed by the tool's schema",
-    markers: &[
-        Marker {
-            role: "namespace",
-            text: "]<]minimax[>[",
-            special_token: true,
-        },
-        Marker {
-            role: "section_start",
-            text: "]<]minimax[>[<tool_call>",
-            special_token: false,
-        },
-        Marker {
-            role: "section_end",
-            text: "]<]minimax[>[</tool_call>",
-            special_token: false,
-        },
-        Marker {
-            role: "call_start",
-            text: "]<]minimax[>[<invoke",
-            special_token: false,
-        },
-        Marker {
-            role: "call_end",
-            text: "]<]minimax[>[</invoke>",
-            special_token: false,
-        },
-        Marker {
-            role: "reasoning_start",
-            text: "<mm:think>",
-            special_token: true,
-        },
-        Marker {
-            role: "reasoning_end",
-            text: "</mm:think>",
-            special_token: true,
-        },
-        Marker {
-            role: "reasoning_exit",
-            text: "]<]minimax[>[",
-            special_token: false,
-        },
-    ],
-    triggers: &[Trigger::marker("]<]minimax[>[")],
-    name_encoding: "tag_attribute",
-    argument_encoding: "xml_tags",
-    call_separator: Some("\n"),
-    reasoning: Some(("<mm:think>", "</mm:think>")),
-    template: Some(CallTemplate {
-        begin: "]<]minimax[>[<invoke name=\"{name}\">\n",
-        style: "minimax_m3_xml",
-        end: "]<]minimax[>[</invoke>",
-        separator: "\n",
-    }),
-    layout: Layout::section("]<]minimax[>[<tool_call>\n", "\n]<]minimax[>[</tool_call>"),
+        markers: &[
+            Marker::special(Role::Namespace, "]<]minimax[>["),
+            Marker::plain(Role::SectionStart, "]<]minimax[>[<tool_call>"),
+            Marker::plain(Role::SectionEnd, "]<]minimax[>[</tool_call>"),
+            Marker::plain(Role::CallStart, "]<]minimax[>[<invoke"),
+            Marker::plain(Role::CallEnd, "]<]minimax[>[</invoke>"),
+            Marker::special(Role::ReasoningStart, "<mm:think>"),
+            Marker::special(Role::ReasoningEnd, "</mm:think>"),
+            Marker::plain(Role::ReasoningExit, "]<]minimax[>["),
+        ],
+        triggers: &[Trigger::marker("]<]minimax[>[")],
+        reasoning: Some(("<mm:think>", "</mm:think>")),
+        template: Some(CallTemplate {
+            begin: "]<]minimax[>[<invoke name=\"{name}\">\n",
+            end: "]<]minimax[>[</invoke>",
+            separator: "\n",
+        }),
+        arguments: ArgSyntax::XmlParams(
+            ParamTags::new("]<]minimax[>[<{key}>", "]<]minimax[>[</{key}>").nested(),
+        ),
+        layout: Layout::section("]<]minimax[>[<tool_call>\n", "\n]<]minimax[>[</tool_call>"),
+    },
     new_region,
     render,
 };

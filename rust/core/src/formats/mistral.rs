@@ -4,70 +4,47 @@
 //! When `[TOOL_CALLS]` itself was skipped, a bare call array at the output start is accepted.
 
 use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
+use super::Format;
 use crate::json::{ScanResult, ValueScanner};
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink, Status};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 use crate::text;
 
-pub static SPEC: FormatSpec = FormatSpec {
-    name: "mistral",
-    aliases: &["mistral_v11", "magistral", "devstral"],
-    families: &[
-        "Mistral 7B v0.3",
-        "Mixtral 8x22B",
-        "Mistral NeMo",
-        "Mistral Small 3.x",
-        "Magistral",
-        "Devstral",
-        "Ministral 3",
-    ],
-    description: "[TOOL_CALLS] then a JSON call array (pre-v11) or NAME[ARGS]{...} per call (v11+)",
-    markers: &[
-        Marker {
-            role: "call_start",
-            text: "[TOOL_CALLS]",
-            special_token: true,
-        },
-        Marker {
-            role: "args_start",
-            text: "[ARGS]",
-            special_token: true,
-        },
-        Marker {
-            role: "call_id",
-            text: "[CALL_ID]",
-            special_token: true,
-        },
-        Marker {
-            role: "call_end",
-            text: "[/TOOL_CALLS]",
-            special_token: false,
-        },
-        Marker {
-            role: "reasoning_start",
-            text: "[THINK]",
-            special_token: true,
-        },
-        Marker {
-            role: "reasoning_end",
-            text: "[/THINK]",
-            special_token: true,
-        },
-    ],
-    triggers: &[Trigger::marker("[TOOL_CALLS]"), Trigger::at_start("[")],
-    name_encoding: "text_before_args",
-    argument_encoding: "json_object",
-    call_separator: None,
-    reasoning: Some(("[THINK]", "[/THINK]")),
-    template: Some(CallTemplate {
-        begin: "[TOOL_CALLS]{name}[ARGS]",
-        style: "json",
-        end: "",
-        separator: "",
-    }),
-    layout: Layout::BARE,
+pub static SPEC: Format = Format {
+    syntax: Syntax {
+        name: "mistral",
+        aliases: &["mistral_v11", "magistral", "devstral"],
+        families: &[
+            "Mistral 7B v0.3",
+            "Mixtral 8x22B",
+            "Mistral NeMo",
+            "Mistral Small 3.x",
+            "Magistral",
+            "Devstral",
+            "Ministral 3",
+        ],
+        description:
+            "[TOOL_CALLS] then a JSON call array (pre-v11) or NAME[ARGS]{...} per call (v11+)",
+        markers: &[
+            Marker::special(Role::CallStart, "[TOOL_CALLS]"),
+            Marker::special(Role::ArgsStart, "[ARGS]"),
+            Marker::special(Role::CallId, "[CALL_ID]"),
+            Marker::plain(Role::CallEnd, "[/TOOL_CALLS]"),
+            Marker::special(Role::ReasoningStart, "[THINK]"),
+            Marker::special(Role::ReasoningEnd, "[/THINK]"),
+        ],
+        triggers: &[Trigger::marker("[TOOL_CALLS]"), Trigger::at_start("[")],
+        reasoning: Some(("[THINK]", "[/THINK]")),
+        template: Some(CallTemplate {
+            begin: "[TOOL_CALLS]{name}[ARGS]",
+            end: "",
+            separator: "",
+        }),
+        arguments: ArgSyntax::Json,
+        layout: Layout::BARE,
+    },
     new_region,
     render,
 };

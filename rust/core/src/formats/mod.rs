@@ -1,5 +1,5 @@
-//! The format registry: every wire format is one file in this folder with a `SPEC`, plus one line
-//! in `REGISTRY`.
+//! The format registry: every wire format is one file in this folder with a `SPEC` (its
+//! [`Syntax`] bound to its region parser and renderer), plus one line in `REGISTRY`.
 
 pub mod apertus;
 pub mod beam;
@@ -45,10 +45,28 @@ pub mod xlam;
 pub mod xml_invoke;
 pub mod xml_params;
 
-use crate::spec::FormatSpec;
+use crate::region::{RegionCtx, RegionParser};
+use crate::render::RenderCall;
+use crate::spec::Syntax;
+
+/// A format: its syntax (plain data), and the code that reads and writes it. Both functions read
+/// their tag texts from `syntax`.
+pub struct Format {
+    pub syntax: Syntax,
+    pub new_region: fn(&RegionCtx<'_>) -> Box<dyn RegionParser>,
+    pub render: fn(&[RenderCall], Option<&str>) -> String,
+}
+
+impl std::fmt::Debug for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Format")
+            .field("name", &self.syntax.name)
+            .finish_non_exhaustive()
+    }
+}
 
 /// Every format, in the order `formats()` lists them.
-pub static REGISTRY: &[&FormatSpec] = &[
+pub static REGISTRY: &[&Format] = &[
     &hermes::SPEC,
     &llama3_json::SPEC,
     &mistral::SPEC,
@@ -92,10 +110,11 @@ pub static REGISTRY: &[&FormatSpec] = &[
 ];
 
 /// Find a format by canonical name or alias (case-insensitive, `-` and `_` interchangeable).
-pub fn lookup(name: &str) -> Option<&'static FormatSpec> {
+pub fn lookup(name: &str) -> Option<&'static Format> {
     let wanted = normalize(name);
-    REGISTRY.iter().copied().find(|spec| {
-        normalize(spec.name) == wanted || spec.aliases.iter().any(|a| normalize(a) == wanted)
+    REGISTRY.iter().copied().find(|format| {
+        let syntax = &format.syntax;
+        normalize(syntax.name) == wanted || syntax.aliases.iter().any(|a| normalize(a) == wanted)
     })
 }
 
@@ -104,5 +123,5 @@ fn normalize(name: &str) -> String {
 }
 
 pub fn names() -> Vec<&'static str> {
-    REGISTRY.iter().map(|spec| spec.name).collect()
+    REGISTRY.iter().map(|format| format.syntax.name).collect()
 }

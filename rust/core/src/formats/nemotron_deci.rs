@@ -5,11 +5,13 @@
 //! is five ordinary tokens.
 
 use super::json_calls::{JsonRegion, JsonRegionSpec};
+use super::Format;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::{self, RenderCall};
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
-pub static SPEC: FormatSpec = FormatSpec {
+pub static SPEC: Format = Format {
+    syntax: Syntax {
     name: "nemotron_deci",
     aliases: &["nemotron", "llama_nemotron", "nemotron_json"],
     families: &[
@@ -19,18 +21,17 @@ pub static SPEC: FormatSpec = FormatSpec {
     ],
     description: "JSON call array inside <TOOLCALL>...</TOOLCALL>; arguments an object or a JSON-encoded string",
     markers: &[
-        Marker { role: "call_start", text: "<TOOLCALL>", special_token: false },
-        Marker { role: "call_end", text: "</TOOLCALL>", special_token: false },
-        Marker { role: "reasoning_start", text: "<think>", special_token: false },
-        Marker { role: "reasoning_end", text: "</think>", special_token: false },
+        Marker::plain(Role::CallStart, "<TOOLCALL>"),
+        Marker::plain(Role::CallEnd, "</TOOLCALL>"),
+        Marker::plain(Role::ReasoningStart, "<think>"),
+        Marker::plain(Role::ReasoningEnd, "</think>"),
     ],
     triggers: &[Trigger::marker("<TOOLCALL>")],
-    name_encoding: "json_field",
-    argument_encoding: "json_object",
-    call_separator: Some(", "),
     reasoning: Some(("<think>", "</think>")),
     template: Some(CallTemplate::JSON_OBJECT),
+    arguments: ArgSyntax::Json,
     layout: Layout::section("<TOOLCALL>[", "]</TOOLCALL>"),
+    },
     new_region,
     render,
 };

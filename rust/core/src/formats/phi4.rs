@@ -4,23 +4,24 @@
 //! unless a call object follows, the text stays content.
 
 use super::json_calls::{JsonRegion, JsonRegionSpec};
+use super::Format;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::{self, RenderCall};
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
-pub static SPEC: FormatSpec = FormatSpec {
+pub static SPEC: Format = Format {
+    syntax: Syntax {
     name: "phi4",
     aliases: &["phi4_mini_json", "phi-4", "phi4_mini"],
     families: &["Phi-4-mini-instruct"],
     description: "functools[{name, arguments}, ...]: a JSON call array after the functools marker, no closing marker",
-    markers: &[Marker { role: "call_start", text: "functools", special_token: false }],
+    markers: &[Marker::plain(Role::CallStart, "functools")],
     triggers: &[Trigger::soft("functools")],
-    name_encoding: "json_field",
-    argument_encoding: "json_object",
-    call_separator: Some(", "),
     reasoning: None,
     template: Some(CallTemplate::JSON_OBJECT),
+    arguments: ArgSyntax::Json,
     layout: Layout::section("functools[", "]"),
+    },
     new_region,
     render,
 };

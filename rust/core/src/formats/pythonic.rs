@@ -18,11 +18,12 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::pylit::{PyLiteral, Step};
+use super::Format;
 use crate::json;
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink, Status};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 use crate::text;
 
 const PY_START: &str = "<|python_start|>";
@@ -32,7 +33,8 @@ const FN_END: &str = "</function_calls>";
 /// What a `[` must open to be read as calls: `[name(` (whitespace allowed around the name).
 const CALL_OPENS: &str = r"\[\s*[A-Za-z_\u0080-\U0010ffff][A-Za-z0-9_.\-\u0080-\U0010ffff]*\s*\(";
 
-pub static SPEC: FormatSpec = FormatSpec {
+pub static SPEC: Format = Format {
+    syntax: Syntax {
     name: "pythonic",
     aliases: &["llama4_pythonic", "olmo3", "llama4"],
     families: &[
@@ -44,26 +46,10 @@ pub static SPEC: FormatSpec = FormatSpec {
     ],
     description: "a Python list of calls [f(a=1, b='x'), g()], optionally inside <|python_start|>...<|python_end|>; Olmo 3: one call per line inside <function_calls>...</function_calls>",
     markers: &[
-        Marker {
-            role: "call_start",
-            text: PY_START,
-            special_token: true,
-        },
-        Marker {
-            role: "call_end",
-            text: PY_END,
-            special_token: true,
-        },
-        Marker {
-            role: "section_start",
-            text: FN_START,
-            special_token: false,
-        },
-        Marker {
-            role: "section_end",
-            text: FN_END,
-            special_token: false,
-        },
+        Marker::special(Role::CallStart, PY_START),
+        Marker::special(Role::CallEnd, PY_END),
+        Marker::plain(Role::SectionStart, FN_START),
+        Marker::plain(Role::SectionEnd, FN_END),
     ],
     // The soft `[` comes before the markers: the engine's marker search stops at the earliest
     // match of the literals listed before, so the frequent `[` keeps the search short.
@@ -73,17 +59,15 @@ pub static SPEC: FormatSpec = FormatSpec {
         Trigger::marker(PY_START),
         Trigger::marker(FN_START),
     ],
-    name_encoding: "python_call",
-    argument_encoding: "python_kwargs",
-    call_separator: Some(", "),
     reasoning: None,
     template: Some(CallTemplate {
         begin: "{name}(",
-        style: "python_kwargs",
         end: ")",
         separator: ", ",
     }),
+    arguments: ArgSyntax::PythonKwargs,
     layout: Layout::section("[", "]"),
+    },
     new_region,
     render,
 };

@@ -33,17 +33,17 @@ use std::ops::ControlFlow;
 
 use super::call_text::{CallText, Feed};
 use super::xml_params::{read_tag_name, ParamCall, TagName};
+use super::Format;
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger};
 use crate::text::{self, is_partial_of_any, starts_with_any};
 use crate::tools::ToolSet;
 use crate::xml_value::template_text;
 
 const TEMPLATE: CallTemplate = CallTemplate {
     begin: "<tool_call>\n<function={name}>\n",
-    style: "qwen_xml",
     end: "\n</function>\n</tool_call>",
     separator: "\n",
 };
@@ -55,7 +55,12 @@ const FUNCTION_END: &str = "</function>";
 const PARAM_START: &str = "<parameter=";
 const PARAM_END: &str = "</parameter>";
 
-pub static SPEC: FormatSpec = FormatSpec {
+/// `<parameter=KEY>\nVALUE\n</parameter>`: one leading and one trailing `\n` of a value are
+/// formatting. Seed-OSS writes the same tags.
+pub const PARAMS: ParamTags = ParamTags::new("<parameter={key}>", PARAM_END).padded();
+
+pub static SPEC: Format = Format {
+    syntax: Syntax {
     name: "qwen3_coder",
     aliases: &[
         "nemotron_nano",
@@ -81,54 +86,21 @@ pub static SPEC: FormatSpec = FormatSpec {
     ],
     description: "<tool_call><function=NAME><parameter=KEY>VALUE</parameter>...</function></tool_call>, values typed by the tool schema",
     markers: &[
-        Marker {
-            role: "call_start",
-            text: CALL_START,
-            special_token: true,
-        },
-        Marker {
-            role: "call_end",
-            text: CALL_END,
-            special_token: true,
-        },
-        Marker {
-            role: "function_start",
-            text: FUNCTION_START,
-            special_token: false,
-        },
-        Marker {
-            role: "function_end",
-            text: FUNCTION_END,
-            special_token: false,
-        },
-        Marker {
-            role: "parameter_start",
-            text: PARAM_START,
-            special_token: false,
-        },
-        Marker {
-            role: "parameter_end",
-            text: PARAM_END,
-            special_token: false,
-        },
-        Marker {
-            role: "reasoning_start",
-            text: "<think>",
-            special_token: true,
-        },
-        Marker {
-            role: "reasoning_end",
-            text: "</think>",
-            special_token: true,
-        },
+        Marker::special(Role::CallStart, CALL_START),
+        Marker::special(Role::CallEnd, CALL_END),
+        Marker::plain(Role::FunctionStart, FUNCTION_START),
+        Marker::plain(Role::FunctionEnd, FUNCTION_END),
+        Marker::plain(Role::ParamStart, PARAM_START),
+        Marker::plain(Role::ParamEnd, PARAM_END),
+        Marker::special(Role::ReasoningStart, "<think>"),
+        Marker::special(Role::ReasoningEnd, "</think>"),
     ],
     triggers: &[Trigger::marker(CALL_START), Trigger::soft(FUNCTION_START)],
-    name_encoding: "tag_attribute",
-    argument_encoding: "xml_parameters",
-    call_separator: Some("\n"),
     reasoning: Some(("<think>", "</think>")),
     template: Some(TEMPLATE),
+    arguments: ArgSyntax::XmlParams(PARAMS),
     layout: Layout::BARE,
+    },
     new_region,
     render,
 };
@@ -189,33 +161,27 @@ struct QwenRegion {
     object: JsonCallObject,
 }
 
-fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    new_region_with(ctx, CALL_START, CALL_END)
-}
-
 /// The qwen3_coder body (`<function=NAME><parameter=K>V</parameter></function>`) inside the block
-/// tags `call_start` / `call_end` (Qwen's `<tool_call>`, Seed-OSS's `<seed:tool_call>`). The
-/// format's triggers must be `[Trigger::marker(call_start), Trigger::soft("<function=")]`, in
-/// that order: the second is the bare-function form.
-pub fn new_region_with(
-    ctx: &RegionCtx<'_>,
-    call_start: &'static str,
-    call_end: &'static str,
-) -> Box<dyn RegionParser> {
+/// tags of the syntax's `call_start` / `call_end` markers (Qwen's `<tool_call>`, Seed-OSS's
+/// `<seed:tool_call>`), the parameter tags from its [`ParamTags`]. The format's triggers must be
+/// `[Trigger::marker(call_start), Trigger::soft(function_start)]`, in that order: the second is
+/// the bare-function form.
+pub fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
+    let syntax = ctx.syntax;
+    let params = syntax.arguments.params().copied().unwrap_or(PARAMS);
     Box::new(QwenRegion {
         lits: Arc::new(Lits {
-            call_start: ctx.lit(call_start),
-            call_end: ctx.lit(call_end),
-            function_start: ctx.lit(FUNCTION_START),
-            function_end: ctx.lit(FUNCTION_END),
-            param_start: ctx.lit(PARAM_START),
-            param_end: ctx.lit(PARAM_END),
+            call_start: ctx.lit(syntax.marker_text(Role::CallStart)),
+            call_end: ctx.lit(syntax.marker_text(Role::CallEnd)),
+            function_start: ctx.lit(syntax.marker_text(Role::FunctionStart)),
+            function_end: ctx.lit(syntax.marker_text(Role::FunctionEnd)),
+            param_start: ctx.lit(params.key_open()),
+            param_end: ctx.lit(params.close),
         }),
         tools: ctx.tools.clone(),
         state: State::Trigger,
         bare: ctx.trigger == 1,
-        // Exactly one leading and one trailing `\n` of a value are formatting.
-        call: ParamCall::new(true),
+        call: ParamCall::new(params.pad),
         object: JsonCallObject::new(STANDARD_KEYS, false),
     })
 }
@@ -552,12 +518,11 @@ fn render(calls: &[RenderCall], content: Option<&str>) -> String {
         out.push_str(&TEMPLATE.begin.replace("{name}", &call.name));
         if let Some(args) = call.arguments.as_object() {
             for (key, value) in args {
-                out.push_str(PARAM_START);
-                out.push_str(key);
-                out.push_str(">\n");
+                out.push_str(&PARAMS.open.replace("{key}", key));
+                out.push('\n');
                 out.push_str(&template_text(value));
                 out.push('\n');
-                out.push_str(PARAM_END);
+                out.push_str(PARAMS.close);
                 out.push('\n');
             }
         }

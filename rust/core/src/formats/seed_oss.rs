@@ -20,81 +20,44 @@
 
 use serde_json::Value;
 
-use super::qwen3_coder;
-use crate::region::{RegionCtx, RegionParser};
+use super::qwen3_coder::{self, PARAMS};
+use super::Format;
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
 const CALL_START: &str = "<seed:tool_call>";
 const CALL_END: &str = "</seed:tool_call>";
 
-pub static SPEC: FormatSpec = FormatSpec {
+pub static SPEC: Format = Format {
+    syntax: Syntax {
     name: "seed_oss",
     aliases: &["seed-oss", "seedoss", "seed_oss_36b"],
     families: &["Seed-OSS-36B-Instruct", "Seed-OSS-36B-Base"],
     description: "<seed:tool_call><function=NAME><parameter=KEY>VALUE</parameter>...</function></seed:tool_call>, values typed by the tool schema",
     markers: &[
-        Marker {
-            role: "call_start",
-            text: CALL_START,
-            special_token: true,
-        },
-        Marker {
-            role: "call_end",
-            text: CALL_END,
-            special_token: true,
-        },
-        Marker {
-            role: "function_start",
-            text: "<function=",
-            special_token: false,
-        },
-        Marker {
-            role: "function_end",
-            text: "</function>",
-            special_token: false,
-        },
-        Marker {
-            role: "parameter_start",
-            text: "<parameter=",
-            special_token: false,
-        },
-        Marker {
-            role: "parameter_end",
-            text: "</parameter>",
-            special_token: false,
-        },
-        Marker {
-            role: "reasoning_start",
-            text: "<seed:think>",
-            special_token: true,
-        },
-        Marker {
-            role: "reasoning_end",
-            text: "</seed:think>",
-            special_token: true,
-        },
+        Marker::special(Role::CallStart, CALL_START),
+        Marker::special(Role::CallEnd, CALL_END),
+        Marker::plain(Role::FunctionStart, "<function="),
+        Marker::plain(Role::FunctionEnd, "</function>"),
+        Marker::plain(Role::ParamStart, "<parameter="),
+        Marker::plain(Role::ParamEnd, "</parameter>"),
+        Marker::special(Role::ReasoningStart, "<seed:think>"),
+        Marker::special(Role::ReasoningEnd, "</seed:think>"),
     ],
     triggers: &[Trigger::marker(CALL_START), Trigger::soft("<function=")],
-    name_encoding: "tag_attribute",
-    argument_encoding: "xml_parameters",
-    call_separator: Some("\n"),
     reasoning: Some(("<seed:think>", "</seed:think>")),
     // No structural-tag style writes Seed's inline values.
     template: Some(CallTemplate {
         begin: "<seed:tool_call>\n<function={name}>\n",
-        style: "qwen_xml",
         end: "</function>\n</seed:tool_call>",
         separator: "\n",
     }),
+    arguments: ArgSyntax::XmlParams(PARAMS),
     layout: Layout::BARE,
-    new_region,
+    },
+    new_region: qwen3_coder::new_region,
     render,
 };
-
-fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    qwen3_coder::new_region_with(ctx, CALL_START, CALL_END)
-}
 
 /// As the Seed-OSS chat template writes an assistant turn with calls: the content, a blank line,
 /// then one block per call joined by `\n`; strings raw, other values as Python's `str()`.
@@ -112,14 +75,13 @@ fn render(calls: &[RenderCall], content: Option<&str>) -> String {
         out.push_str(">\n");
         if let Some(args) = call.arguments.as_object() {
             for (key, value) in args {
-                out.push_str("<parameter=");
-                out.push_str(key);
-                out.push('>');
+                out.push_str(&PARAMS.open.replace("{key}", key));
                 match value {
                     Value::String(s) => out.push_str(s),
                     other => out.push_str(&crate::xml_value::python_str(other)),
                 }
-                out.push_str("</parameter>\n");
+                out.push_str(PARAMS.close);
+                out.push('\n');
             }
         }
         out.push_str("</function>\n");

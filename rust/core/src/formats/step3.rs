@@ -20,9 +20,10 @@
 //! [`super::xml_invoke`]. Reasoning ends with the `</think>` token.
 
 use super::xml_invoke::{write_params, InvokeRegion, InvokeRegionSpec};
+use super::Format;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger};
 
 const SECTION_START: &str = "<｜tool_calls_begin｜>";
 const SECTION_END: &str = "<｜tool_calls_end｜>";
@@ -30,7 +31,8 @@ const CALL_START: &str = "<｜tool_call_begin｜>";
 const CALL_END: &str = "<｜tool_call_end｜>";
 const SEP: &str = "<｜tool_sep｜>";
 
-pub static SPEC: FormatSpec = FormatSpec {
+pub static SPEC: Format = Format {
+    syntax: Syntax {
     name: "step3",
     aliases: &["step-3", "step_3"],
     families: &["Step-3"],
@@ -38,74 +40,31 @@ pub static SPEC: FormatSpec = FormatSpec {
                   <steptml:parameter name=...>V</steptml:parameter></steptml:invoke><｜tool_call_end｜>\
                   <｜tool_calls_end｜>, values typed by the tool schema",
     markers: &[
-        Marker {
-            role: "section_start",
-            text: SECTION_START,
-            special_token: true,
-        },
-        Marker {
-            role: "section_end",
-            text: SECTION_END,
-            special_token: true,
-        },
-        Marker {
-            role: "call_wrapper_start",
-            text: CALL_START,
-            special_token: true,
-        },
-        Marker {
-            role: "call_wrapper_end",
-            text: CALL_END,
-            special_token: true,
-        },
-        Marker {
-            role: "type_separator",
-            text: SEP,
-            special_token: true,
-        },
-        Marker {
-            role: "call_start",
-            text: "<steptml:invoke",
-            special_token: false,
-        },
-        Marker {
-            role: "call_end",
-            text: "</steptml:invoke>",
-            special_token: false,
-        },
-        Marker {
-            role: "param_start",
-            text: "<steptml:parameter",
-            special_token: false,
-        },
-        Marker {
-            role: "param_end",
-            text: "</steptml:parameter>",
-            special_token: false,
-        },
-        Marker {
-            role: "reasoning_start",
-            text: "<think>",
-            special_token: true,
-        },
-        Marker {
-            role: "reasoning_end",
-            text: "</think>",
-            special_token: true,
-        },
+        Marker::special(Role::SectionStart, SECTION_START),
+        Marker::special(Role::SectionEnd, SECTION_END),
+        Marker::special(Role::CallWrapperStart, CALL_START),
+        Marker::special(Role::CallWrapperEnd, CALL_END),
+        Marker::special(Role::TypeSeparator, SEP),
+        Marker::plain(Role::CallStart, "<steptml:invoke"),
+        Marker::plain(Role::CallEnd, "</steptml:invoke>"),
+        Marker::plain(Role::ParamStart, "<steptml:parameter"),
+        Marker::plain(Role::ParamEnd, "</steptml:parameter>"),
+        Marker::special(Role::ReasoningStart, "<think>"),
+        Marker::special(Role::ReasoningEnd, "</think>"),
     ],
     triggers: &[Trigger::marker(SECTION_START)],
-    name_encoding: "tag_attribute",
-    argument_encoding: "xml_parameters",
-    call_separator: Some("\n"),
     reasoning: Some(("<think>", "</think>")),
     template: Some(CallTemplate {
         begin: "<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"{name}\">\n",
-        style: "steptml_xml",
         end: "</steptml:invoke><｜tool_call_end｜>",
         separator: "\n",
     }),
+    arguments: ArgSyntax::XmlParams(ParamTags::new(
+        "<steptml:parameter name=\"{key}\">",
+        "</steptml:parameter>",
+    )),
     layout: Layout::section("<｜tool_calls_begin｜>\n", "\n<｜tool_calls_end｜>"),
+    },
     new_region,
     render,
 };
@@ -120,7 +79,7 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
                 ctx.lit(SEP),
                 ctx.lit(CALL_END),
             ],
-            ..InvokeRegionSpec::schema_typed(ctx, "steptml:", SECTION_END, "Step3")
+            ..InvokeRegionSpec::of(ctx, "Step3")
         },
     ))
 }

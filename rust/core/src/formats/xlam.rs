@@ -4,22 +4,24 @@
 //! `xlam` parser accepts). A fence or bracket that holds no call object stays content.
 
 use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
+use super::Format;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink, Status};
 use crate::render::{self, RenderCall};
-use crate::spec::{CallTemplate, FormatSpec, Layout, Marker, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
-pub static SPEC: FormatSpec = FormatSpec {
+pub static SPEC: Format = Format {
+    syntax: Syntax {
     name: "xlam",
     aliases: &["xlam_llama", "xlam_qwen", "xlam2"],
     families: &["xLAM-2 (Llama 3.1 based)", "xLAM-2 (Qwen 2.5 based)"],
     description: "bare JSON call array, or one inside a ```json fence, after [TOOL_CALLS], or in <tool_call>...</tool_call>",
     markers: &[
-        Marker { role: "call_start", text: "```", special_token: false },
-        Marker { role: "call_start", text: "[TOOL_CALLS]", special_token: false },
-        Marker { role: "call_start", text: "<tool_call>", special_token: false },
-        Marker { role: "call_end", text: "</tool_call>", special_token: false },
-        Marker { role: "reasoning_start", text: "<think>", special_token: false },
-        Marker { role: "reasoning_end", text: "</think>", special_token: false },
+        Marker::plain(Role::CallStart, "```"),
+        Marker::plain(Role::CallStart, "[TOOL_CALLS]"),
+        Marker::plain(Role::CallStart, "<tool_call>"),
+        Marker::plain(Role::CallEnd, "</tool_call>"),
+        Marker::plain(Role::ReasoningStart, "<think>"),
+        Marker::plain(Role::ReasoningEnd, "</think>"),
     ],
     triggers: &[
         Trigger::at_start("["),
@@ -27,12 +29,11 @@ pub static SPEC: FormatSpec = FormatSpec {
         Trigger::marker("[TOOL_CALLS]"),
         Trigger::marker("<tool_call>"),
     ],
-    name_encoding: "json_field",
-    argument_encoding: "json_object",
-    call_separator: Some(", "),
     reasoning: Some(("<think>", "</think>")),
     template: Some(CallTemplate::JSON_OBJECT),
+    arguments: ArgSyntax::Json,
     layout: Layout::section("[", "]"),
+    },
     new_region,
     render,
 };

@@ -33,17 +33,9 @@ use super::xml_params::stream_string;
 use crate::json::{self, ScanResult, ValueScanner};
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink};
+use crate::spec::{ParamTags, Role, Typing};
 use crate::text;
 use crate::xml_value::{self, TypeSet};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Typing {
-    /// `string="true"`: the raw string; otherwise a JSON value, or the raw string when the value is
-    /// not JSON.
-    StringAttribute,
-    /// By the tool's JSON schema for the parameter (see [`crate::xml_value`]).
-    Schema,
-}
 
 /// The search texts of one format's tags (from `RegionCtx::lit`, so special tokens match by id in
 /// token mode).
@@ -66,28 +58,34 @@ pub struct InvokeRegionSpec {
 }
 
 impl InvokeRegionSpec {
-    /// Tags named `<{prefix}invoke name=…>` and `<{prefix}parameter name=…>`, inside a block that
-    /// `block_close` ends, values typed by the tool's schema, no separators.
-    pub fn schema_typed(
-        ctx: &RegionCtx<'_>,
-        prefix: &str,
-        block_close: &str,
-        what: &'static str,
-    ) -> Self {
-        let lit = |text: String| ctx.markers.lit_text(&text);
+    /// The tags of the syntax: its `call_start` / `call_end` markers (`<invoke`, `</invoke>`), its
+    /// [`ParamTags`] (the tag up to its attributes, the closing tag, the typing), inside a block
+    /// that any `section_end` marker ends, unless the trigger opened a bare invoke; no separators.
+    pub fn of(ctx: &RegionCtx<'_>, what: &'static str) -> Self {
+        let syntax = ctx.syntax;
+        let params = syntax.arguments.params().copied().unwrap_or(DEFAULT_PARAMS);
+        let invoke_open = ctx.lit(syntax.marker_text(Role::CallStart));
         Self {
-            wrapped: true,
-            block_closes: vec![ctx.markers.lit_text(block_close)],
-            invoke_open: lit(format!("<{prefix}invoke")),
-            invoke_close: lit(format!("</{prefix}invoke>")),
-            param_open: lit(format!("<{prefix}parameter")),
-            param_close: lit(format!("</{prefix}parameter>")),
+            wrapped: ctx.trigger_lit() != invoke_open,
+            block_closes: syntax
+                .markers
+                .iter()
+                .filter(|m| m.role == Role::SectionEnd)
+                .map(|m| ctx.lit(m.text))
+                .collect(),
+            invoke_open,
+            invoke_close: ctx.lit(syntax.marker_text(Role::CallEnd)),
+            param_open: ctx.lit(params.tag_head()),
+            param_close: ctx.lit(params.close),
             separators: Vec::new(),
-            typing: Typing::Schema,
+            typing: params.typing,
             what,
         }
     }
 }
+
+/// For a syntax whose arguments are not XML parameters (none of the invoke formats).
+const DEFAULT_PARAMS: ParamTags = ParamTags::new("<parameter name=\"{key}\">", "</parameter>");
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {

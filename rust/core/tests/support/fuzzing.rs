@@ -23,11 +23,11 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
+use toolwire_core::formats::Format;
 use toolwire_core::formats::REGISTRY;
 use toolwire_core::ids::IdSource;
 use toolwire_core::message::{Delta, IssueKind, Message};
 use toolwire_core::render::RenderCall;
-use toolwire_core::spec::FormatSpec;
 use toolwire_core::stream::{ParserConfig, StreamParser};
 use toolwire_core::tools::ToolSet;
 use toolwire_core::vocab::Vocab;
@@ -123,7 +123,7 @@ pub enum Tools {
 
 #[derive(Debug, Clone)]
 pub struct Case {
-    pub format: &'static FormatSpec,
+    pub format: &'static Format,
     pub reasoning: Option<&'static str>,
     pub max_call_bytes: Option<usize>,
     pub tools: Tools,
@@ -211,7 +211,7 @@ const JSON: &[&str] = &[
 ];
 
 /// Strings worth putting inside argument values: quotes, escapes, and the format's own markers.
-fn string_value(spec: &FormatSpec, src: &mut Source) -> String {
+fn string_value(spec: &Format, src: &mut Source) -> String {
     let k = src.below(12);
     match k {
         0 => "NYC".to_owned(),
@@ -223,13 +223,13 @@ fn string_value(spec: &FormatSpec, src: &mut Source) -> String {
         6 => "true".to_owned(),
         7 => "42".to_owned(),
         _ => {
-            let m = &spec.markers[src.below(spec.markers.len())];
+            let m = &spec.syntax.markers[src.below(spec.syntax.markers.len())];
             format!("x{}y", m.text)
         }
     }
 }
 
-fn json_value(spec: &FormatSpec, src: &mut Source, depth: usize) -> Value {
+fn json_value(spec: &Format, src: &mut Source, depth: usize) -> Value {
     let k = src.below(if depth >= 3 { 6 } else { 9 });
     match k {
         0 | 1 => Value::String(string_value(spec, src)),
@@ -253,7 +253,7 @@ fn json_value(spec: &FormatSpec, src: &mut Source, depth: usize) -> Value {
     }
 }
 
-fn render_calls(spec: &FormatSpec, src: &mut Source) -> String {
+fn render_calls(spec: &Format, src: &mut Source) -> String {
     let n = 1 + src.below(3);
     let calls: Vec<RenderCall> = (0..n)
         .map(|_| {
@@ -291,24 +291,25 @@ fn floor_boundary(s: &str, mut i: usize) -> usize {
 }
 
 /// Every marker-like string the format's spec names.
-pub fn spec_strings(spec: &FormatSpec) -> Vec<String> {
+pub fn spec_strings(spec: &Format) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for m in spec.markers {
+    for m in spec.syntax.markers {
         out.push(m.text.to_owned());
     }
-    for t in spec.triggers {
+    for t in spec.syntax.triggers {
         out.push(t.text.to_owned());
     }
-    if let Some((open, close)) = spec.reasoning {
+    if let Some((open, close)) = spec.syntax.reasoning {
         out.push(open.to_owned());
         out.push(close.to_owned());
     }
     out.push("<think>".to_owned());
     out.push("</think>".to_owned());
-    if let Some(sep) = spec.call_separator {
-        out.push(sep.to_owned());
+    if let Some(params) = spec.syntax.arguments.params() {
+        out.push(params.key_open().to_owned());
+        out.push(params.close.replace("{key}", "location"));
     }
-    if let Some(t) = spec.template {
+    if let Some(t) = spec.syntax.template {
         out.push(t.begin.replace("{name}", "get_weather"));
         out.push(t.end.to_owned());
         out.push(t.separator.to_owned());
@@ -319,7 +320,7 @@ pub fn spec_strings(spec: &FormatSpec) -> Vec<String> {
     out
 }
 
-fn piece(spec: &FormatSpec, strings: &[String], src: &mut Source) -> String {
+fn piece(spec: &Format, strings: &[String], src: &mut Source) -> String {
     match src.below(16) {
         0..=3 => strings[src.below(strings.len())].clone(),
         4 => {
@@ -343,18 +344,11 @@ fn piece(spec: &FormatSpec, strings: &[String], src: &mut Source) -> String {
 }
 
 /// The format, options and chunking from the first bytes.
-fn header(
-    src: &mut Source,
-) -> (
-    &'static FormatSpec,
-    Option<&'static str>,
-    Option<usize>,
-    Tools,
-) {
+fn header(src: &mut Source) -> (&'static Format, Option<&'static str>, Option<usize>, Tools) {
     let format = REGISTRY[src.below(REGISTRY.len())];
     let flags = src.byte();
     let reasoning = match flags & 3 {
-        1 if format.reasoning.is_some() => Some("native"),
+        1 if format.syntax.reasoning.is_some() => Some("native"),
         2 => Some("think"),
         3 => Some("closing_only"),
         _ => None,
@@ -461,9 +455,13 @@ fn tool_set(tools: Tools) -> ToolSet {
 }
 
 pub fn config(case: &Case) -> ParserConfig {
-    ParserConfig::new(case.format.name, tool_set(case.tools), case.reasoning)
-        .expect("registered format")
-        .with_max_call_bytes(case.max_call_bytes)
+    ParserConfig::new(
+        case.format.syntax.name,
+        tool_set(case.tools),
+        case.reasoning,
+    )
+    .expect("registered format")
+    .with_max_call_bytes(case.max_call_bytes)
 }
 
 pub struct Run {
@@ -553,14 +551,18 @@ pub fn check_deltas(run: &Run) -> Result<(), String> {
 
 /// Text that may vanish from the output: the format's markers (every marker, trigger and
 /// reasoning delimiter its spec names), plus whitespace (checked separately).
-pub fn fillers(spec: &FormatSpec) -> Vec<String> {
+pub fn fillers(spec: &Format) -> Vec<String> {
     let mut out = spec_strings(spec);
     // A template's `begin` with the name filled in is not markup; keep the spec's own strings.
-    if let Some(t) = spec.template {
+    if let Some(t) = spec.syntax.template {
         let begin = t.begin.replace("{name}", "get_weather");
         out.retain(|s| *s != begin);
     }
-    out.extend(extra_fillers(spec.name).iter().map(|s| s.to_string()));
+    out.extend(
+        extra_fillers(spec.syntax.name)
+            .iter()
+            .map(|s| s.to_string()),
+    );
     out.sort();
     out.dedup();
     out
@@ -669,8 +671,8 @@ pub struct Markup {
     pub spans: Vec<(String, String)>,
 }
 
-pub fn markup(spec: &FormatSpec) -> Markup {
-    let spans = match spec.name {
+pub fn markup(spec: &Format) -> Markup {
+    let spans = match spec.syntax.name {
         // A Harmony header (`<|start|>assistant<|channel|>final<|message|>`, recipient and
         // content type included) is markup up to `<|message|>`; for a call it is also in the
         // call's raw text.

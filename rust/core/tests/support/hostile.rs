@@ -5,8 +5,8 @@
 #![allow(dead_code)]
 
 use serde_json::{json, Value};
+use toolwire_core::formats::Format;
 use toolwire_core::render::RenderCall;
-use toolwire_core::spec::FormatSpec;
 
 pub const PLACEHOLDER: &str = "QQPLACEHOLDERQQ";
 
@@ -21,7 +21,7 @@ pub fn call(name: &str, arguments: Value) -> RenderCall {
 /// One call `get_weather(location=<placeholder>)` rendered in the format, with the placeholder
 /// replaced by `value` where the format writes a JSON string (`"..."`), or by `bare` where it
 /// writes the value as text (XML parameters).
-pub fn one_call_with(spec: &FormatSpec, in_string: &str) -> String {
+pub fn one_call_with(spec: &Format, in_string: &str) -> String {
     let text = (spec.render)(
         &[call("get_weather", json!({ "location": PLACEHOLDER }))],
         None,
@@ -30,7 +30,7 @@ pub fn one_call_with(spec: &FormatSpec, in_string: &str) -> String {
 }
 
 /// One call whose `location` value is replaced by `json_value` (JSON text, not a string).
-pub fn one_call_with_value(spec: &FormatSpec, json_value: &str) -> String {
+pub fn one_call_with_value(spec: &Format, json_value: &str) -> String {
     let text = (spec.render)(
         &[call("get_weather", json!({ "location": PLACEHOLDER }))],
         None,
@@ -43,7 +43,7 @@ pub fn one_call_with_value(spec: &FormatSpec, json_value: &str) -> String {
     }
 }
 
-pub fn many_calls(spec: &FormatSpec, n: usize) -> String {
+pub fn many_calls(spec: &Format, n: usize) -> String {
     let calls: Vec<RenderCall> = (0..n).map(|i| call("f", json!({ "i": i }))).collect();
     (spec.render)(&calls, None)
 }
