@@ -43,8 +43,10 @@
 //!   The same holds for an XML value `[lead] number [trail]` with constant `lead`/`trail`
 //!   (`\n7\n`), followed through the value and into its close.
 //!
-//! * in an XML call (`_XmlBuilder`: parameters in schema order, each `[ws] head {[ws] const}
-//!   value close [ws]`, optional ones wrapped in `optional`), at the start of a parameter's value
+//! * in an XML call as the grammar builder writes it from a registered format's
+//!   [`ParamTags`](crate::spec::ParamTags) (parameters in schema order, each `[ws] open value
+//!   close [ws]` with the name filled into the spec's `open` and `close`, the whitespace where
+//!   `between` says, optional ones wrapped in `optional`), at the start of a parameter's value
 //!   and right after its close string, keyed by (tag, parameter). The residual there is the rest
 //!   of that parameter, the later parameters in order, the call's end and what follows the call:
 //!   it does not depend on which optional parameters came before or on their values. This needs

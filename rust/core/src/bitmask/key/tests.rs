@@ -2,7 +2,7 @@ use serde_json::{json, Value};
 
 use super::keyer::tail_need;
 use super::plan::is_ws_regex;
-use super::xml::border_free;
+use super::xml::{border_free, name_in};
 use super::*;
 
 const GID: [u8; 16] = [7; 16];
@@ -786,4 +786,60 @@ fn xml_number_values_and_pending_closes() {
     assert_eq!(raw("\nParis\n</par"), raw("\nSão Paulo, BR\n</par"));
     assert_ne!(raw("\nParis\n</par"), raw("\nParis\n</pa"));
     assert_ne!(raw("\nParis\n</par"), raw("\nParis"));
+}
+
+#[test]
+fn xml_parameters_are_read_with_the_registered_tags() {
+    let call = |param: Value| {
+        json!({"type": "structural_tag", "format": {
+            "type": "triggered_tags", "triggers": ["<tool_call>"],
+            "tags": [{"type": "tag", "begin": "<tool_call>\n<function=f>\n", "content": param,
+                "end": "\n</function>\n</tool_call>"}]}})
+    };
+    let ws = json!({"type": "regex", "pattern": "[ \\t\\r\\n]*"});
+    let param = |open: &str, close: &str, between: bool| {
+        let mut elements = vec![
+            json!({"type": "const_string", "value": open}),
+            json!({"type": "const_string", "value": "Paris"}),
+            json!({"type": "const_string", "value": close}),
+        ];
+        if between {
+            elements.insert(0, ws.clone());
+            elements.push(ws.clone());
+        }
+        call(json!({"type": "sequence", "elements": elements}))
+    };
+    let described = |tag: &Value| KeyPlan::from_tag(GID, tag).describe();
+    let xml = "triggered(prefix=[], tags=[xml])";
+    let unknown = "triggered(prefix=[], tags=[unknown])";
+    assert_eq!(
+        described(&param("<parameter=city>", "</parameter>", true)),
+        xml
+    );
+    // qwen3_coder's tags allow whitespace between parameters: the builder writes it
+    assert_eq!(
+        described(&param("<parameter=city>", "</parameter>", false)),
+        unknown
+    );
+    // texts no registered format writes
+    assert_eq!(described(&param("<param=city>", "</param>", true)), unknown);
+    assert_eq!(
+        described(&param("<parameter=city>", "</param>", true)),
+        unknown
+    );
+    // DSML's `string` attribute, filled in as the builder does
+    let dsml = |string: &str| {
+        param(
+            &format!("<｜DSML｜parameter name=\"city\" string=\"{string}\">"),
+            "</｜DSML｜parameter>",
+            true,
+        )
+    };
+    assert_eq!(described(&dsml("true")), xml);
+    assert_eq!(described(&dsml("maybe")), unknown);
+    assert_eq!(
+        name_in(b"<parameter=city>", "<parameter={key}>"),
+        Some((b"city".to_vec(), None))
+    );
+    assert_eq!(name_in(b"<parameter=>", "<parameter={key}>"), None);
 }

@@ -1,11 +1,14 @@
 //! XML calls: reading a call's parameters from the tag, and following them byte by byte.
 
+use std::sync::OnceLock;
+
 use serde_json::Value;
 
 use super::is_ws;
 use super::json::{number_kind, utf8_len, Num, Sub, ANNOTATIONS};
 use super::keyer::{family, StateKeyer};
 use super::plan::{elements_of, is_ws_node, kind_of, str_bytes};
+use crate::spec::ParamTags;
 
 /// One XML parameter of a call: `head` (a constant naming it), then `tail` pieces (each
 /// optionally after whitespace), the value, and `close`.
@@ -231,35 +234,92 @@ fn value_ends_at_close(value: &Value, close: &[u8]) -> bool {
             })
 }
 
-/// One parameter as `_XmlBuilder.param` writes it: `[ws] head {[ws] const} value close [ws]`.
-fn xml_param_of(node: &Value, required: bool) -> Option<XmlParam> {
+/// The XML parameter syntaxes of the registered formats, each once: the tags the grammar builder
+/// writes parameters with, and so the only ones the keyer reads.
+fn registered_param_tags() -> &'static [ParamTags] {
+    static TAGS: OnceLock<Vec<ParamTags>> = OnceLock::new();
+    TAGS.get_or_init(|| {
+        let mut tags: Vec<ParamTags> = Vec::new();
+        for format in crate::formats::REGISTRY {
+            if let Some(params) = format.syntax.arguments.params() {
+                if !tags.contains(params) {
+                    tags.push(*params);
+                }
+            }
+        }
+        tags
+    })
+}
+
+/// The parameter name `head` spells in the opening's first piece `template` (`<parameter={key}>`),
+/// and the `{string}` value it carries (DSML's `true`/`false`), if any.
+pub(super) fn name_in(head: &[u8], template: &str) -> Option<(Vec<u8>, Option<&'static str>)> {
+    let (before, after) = template.split_once("{key}")?;
+    let strings: &[Option<&'static str>] = if after.contains("{string}") {
+        &[Some("true"), Some("false")]
+    } else {
+        &[None]
+    };
+    strings.iter().find_map(|&string| {
+        let after = after.replace("{string}", string.unwrap_or(""));
+        let name = head
+            .strip_prefix(before.as_bytes())?
+            .strip_suffix(after.as_bytes())?;
+        (!name.is_empty()).then(|| (name.to_vec(), string))
+    })
+}
+
+/// One parameter as the grammar builder writes it with `tags`: whitespace when `tags.between`,
+/// the opening with the name filled in (its pieces after each `{ws}` behind whitespace), the
+/// value, the close with the name, whitespace when `tags.between`.
+fn xml_param_of(node: &Value, required: bool, tags: &ParamTags) -> Option<XmlParam> {
     if kind_of(node) != "sequence" {
         return None;
     }
     let mut elements = elements_of(node);
-    while elements.first().is_some_and(is_ws_node) {
-        elements = &elements[1..];
+    if tags.between {
+        let [first, inner @ .., last] = elements else {
+            return None;
+        };
+        if !is_ws_node(first) || !is_ws_node(last) {
+            return None;
+        }
+        elements = inner;
     }
-    while elements.last().is_some_and(is_ws_node) {
-        elements = &elements[..elements.len() - 1];
-    }
-    let [first, middle @ .., value, close] = elements else {
+    let as_const = |n: &Value| (kind_of(n) == "const_string").then(|| str_bytes(n.get("value")))?;
+    let starts_clean = |text: &Vec<u8>| text.first().is_some_and(|&b| !is_ws(b));
+    let mut pieces = tags.open.split("{ws}");
+    let [first, rest @ ..] = elements else {
         return None;
     };
-    let as_const = |n: &Value| (kind_of(n) == "const_string").then(|| str_bytes(n.get("value")))?;
-    let head = as_const(first).filter(|h| h.first().is_some_and(|&b| !is_ws(b)))?;
-    let close = as_const(close).filter(|c| !c.is_empty() && border_free(c))?;
+    let mut rest = rest;
+    let head = as_const(first).filter(starts_clean)?;
+    let (name, string) = name_in(&head, pieces.next()?)?;
+    let name = std::str::from_utf8(&name).ok()?;
+    let fill = |template: &str| {
+        template
+            .replace("{key}", name)
+            .replace("{string}", string.unwrap_or(""))
+            .into_bytes()
+    };
     let mut tail = Vec::new();
-    let mut ws = false;
-    for piece in middle {
-        if is_ws_node(piece) {
-            ws = true;
-            continue;
+    for piece in pieces {
+        let [ws, text, more @ ..] = rest else {
+            return None;
+        };
+        let text = as_const(text).filter(starts_clean)?;
+        if !is_ws_node(ws) || text != fill(piece) {
+            return None;
         }
-        let text = as_const(piece).filter(|t| t.first().is_some_and(|&b| !is_ws(b)))?;
-        tail.push((std::mem::take(&mut ws), text));
+        tail.push((true, text));
+        rest = more;
     }
-    if ws || !value_ends_at_close(value, &close) {
+    let [value, close] = rest else {
+        return None;
+    };
+    let close =
+        as_const(close).filter(|c| *c == fill(tags.close) && !c.is_empty() && border_free(c))?;
+    if !value_ends_at_close(value, &close) {
         return None;
     }
     let collapse = (kind_of(value) == "any_text"
@@ -284,11 +344,19 @@ fn xml_param_of(node: &Value, required: bool) -> Option<XmlParam> {
     })
 }
 
-/// The content of an XML call: one parameter, or a sequence of them, each possibly optional.
+/// The content of an XML call written with one of the registered formats' [`ParamTags`].
 pub(super) fn xml_call_of(node: &Value) -> Option<Vec<XmlParam>> {
+    registered_param_tags()
+        .iter()
+        .find_map(|tags| xml_call_with(node, tags))
+}
+
+/// The content of an XML call written with `tags`: one parameter, or a sequence of them, each
+/// possibly optional.
+fn xml_call_with(node: &Value, tags: &ParamTags) -> Option<Vec<XmlParam>> {
     let param = |n: &Value| match kind_of(n) {
-        "optional" => xml_param_of(n.get("content")?, false),
-        _ => xml_param_of(n, true),
+        "optional" => xml_param_of(n.get("content")?, false, tags),
+        _ => xml_param_of(n, true, tags),
     };
     if let Some(p) = param(node) {
         return Some(vec![p]);
