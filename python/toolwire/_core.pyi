@@ -520,6 +520,10 @@ class StateKeyPlan:
         """False when the grammar has token-level elements (keys then use token ids)."""
     def describe(self) -> str:
         """E.g. ``triggered(prefix=[], tags=[json,json])`` or ``whole output (tokens)``."""
+    def anchors(self) -> list[str]:
+        """The kinds of anchor the keyer can reach, sorted: ``free``, ``after``, ``json``, ``xml``,
+        ``section``, and ``unfollowed`` when some call's content is not followed; empty for
+        whole-output keys."""
     def keyer(self) -> StateKeyer:
         """A keyer for one request."""
 

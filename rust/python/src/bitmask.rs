@@ -513,6 +513,11 @@ impl StateKeyPlan {
         self.0.describe()
     }
 
+    /// The kinds of anchor the keyer can reach (see `KeyPlan::anchors`).
+    fn anchors(&self) -> Vec<&'static str> {
+        self.0.anchors()
+    }
+
     /// A keyer for one request.
     fn keyer(&self) -> StateKeyer {
         StateKeyer::new(toolwire_core::bitmask::StateKeyer::new(&self.0))

@@ -14,7 +14,7 @@
 
 use std::cell::RefCell;
 
-use super::compile::same_text;
+use super::node::same_text;
 
 /// serde_json refuses the 128th nested container; text parsed here refuses it too.
 pub(crate) const SERDE_NESTING_LIMIT: usize = 128;

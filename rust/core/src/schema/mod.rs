@@ -34,6 +34,7 @@ mod compile;
 mod ecma_regex;
 mod format;
 mod instance;
+mod node;
 mod number;
 mod validate;
 
@@ -45,7 +46,7 @@ use serde_json::Value;
 /// A compiled schema. Cheap to clone (shared), and usable from many threads.
 #[derive(Clone, Debug)]
 pub struct Validator {
-    compiled: Arc<compile::CompiledSchema>,
+    compiled: Arc<node::CompiledSchema>,
 }
 
 impl Validator {

@@ -12,10 +12,9 @@ use std::hash::{Hash, Hasher};
 
 use serde_json::Value;
 
-use super::compile::{
-    escape_pointer_token, CompiledSchema, ItemRules, Keyword, Node, NodeId, PropertyRules, TypeSet,
-};
+use super::compile::escape_pointer_token;
 use super::instance::{write_json_string, Doc, Member, Span, Val};
+use super::node::{CompiledSchema, ItemRules, Keyword, Node, NodeId, PropertyRules, TypeSet};
 use super::number::{self, OwnedDecimal};
 use super::{Report, ReportEntry, Violation};
 

@@ -1,0 +1,500 @@
+//! The JSON content scanner: where a value is inside JSON content, and whether its state there
+//! is canonical (see the module docs of `key`).
+
+use serde_json::Value;
+
+use super::hash::Hash128;
+use super::is_ws;
+
+pub(super) const ANNOTATIONS: [&str; 8] = [
+    "description",
+    "title",
+    "examples",
+    "default",
+    "$comment",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+];
+
+fn collapsible(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(true) => true,
+        Value::Object(map) if map.is_empty() => true,
+        Value::Object(map) => {
+            map.keys()
+                .all(|k| k == "type" || ANNOTATIONS.contains(&k.as_str()))
+                && match map.get("type") {
+                    Some(Value::String(t)) => t == "string",
+                    Some(Value::Array(ts)) => ts.iter().any(|t| t == "string"),
+                    _ => false,
+                }
+        }
+        _ => false,
+    }
+}
+
+/// The schema of a value in the JSON content: known, any JSON, or unknown.
+#[derive(Debug, Clone)]
+pub(super) enum Sub {
+    Schema(Value),
+    Any,
+    Unknown,
+}
+
+fn is_any(schema: &Value) -> bool {
+    matches!(schema, Value::Bool(true)) || schema.as_object().is_some_and(|m| m.is_empty())
+}
+
+fn child(parent: &Sub, key: Option<&[u8]>) -> Sub {
+    let schema = match parent {
+        Sub::Any => return Sub::Any,
+        Sub::Unknown => return Sub::Unknown,
+        Sub::Schema(s) if is_any(s) => return Sub::Any,
+        Sub::Schema(Value::Object(map)) => map,
+        Sub::Schema(_) => return Sub::Unknown,
+    };
+    match key {
+        None => match schema.get("items") {
+            Some(items @ (Value::Object(_) | Value::Bool(_)))
+                if !schema.contains_key("prefixItems") =>
+            {
+                Sub::Schema(items.clone())
+            }
+            _ => Sub::Unknown,
+        },
+        Some(key) => {
+            let Ok(key) = std::str::from_utf8(key) else {
+                return Sub::Unknown;
+            };
+            let props = schema.get("properties").and_then(Value::as_object);
+            if let Some(sub) = props.and_then(|p| p.get(key)) {
+                return Sub::Schema(sub.clone());
+            }
+            match schema.get("additionalProperties") {
+                None | Some(Value::Bool(true))
+                    if props.is_none()
+                        && schema.keys().all(|k| {
+                            k == "type"
+                                || k == "additionalProperties"
+                                || ANNOTATIONS.contains(&k.as_str())
+                        }) =>
+                {
+                    Sub::Any
+                }
+                Some(extra @ Value::Object(_)) => Sub::Schema(extra.clone()),
+                _ => Sub::Unknown,
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Expect {
+    First,
+    Key,
+    Colon,
+    Value,
+    InValue,
+    CommaOrEnd,
+}
+
+#[derive(Debug, Clone)]
+struct Container {
+    object: bool,
+    expect: Expect,
+    schema: Sub,
+    key: Vec<u8>,
+    /// This container and every one around it are products (see [`product`]): the rest of
+    /// the JSON after one of its values depends only on [`JsonScan::position`].
+    product: bool,
+    /// Object: the keys written so far, each after its length. Array: items begun so far.
+    keys: Vec<u8>,
+    items: u32,
+}
+
+impl Container {
+    fn new(object: bool, schema: Sub, product_around: bool) -> Self {
+        let product = product_around && product(&schema, object);
+        Container {
+            object,
+            expect: Expect::First,
+            schema,
+            key: Vec::new(),
+            product,
+            keys: Vec::new(),
+            items: 0,
+        }
+    }
+}
+
+/// Whether a container's language is a product of its members: each member's value language
+/// depends only on its key (or on nothing, in an array), and which members may follow depends
+/// only on the keys already written (or, for a bounded array, on how many items there are).
+/// Then after a member's value is complete, the rest of the container is a function of that
+/// position and not of the values. Combinators, conditionals, `patternProperties` and the like
+/// tie members together and are not followed.
+fn product(schema: &Sub, object: bool) -> bool {
+    let map = match schema {
+        Sub::Any => return true,
+        Sub::Unknown => return false,
+        Sub::Schema(Value::Object(map)) => map,
+        Sub::Schema(s) => return is_any(s),
+    };
+    if map.is_empty() {
+        return true;
+    }
+    let allowed: &[&str] = if object {
+        &["type", "properties", "required", "additionalProperties"]
+    } else {
+        &["type", "items", "minItems", "maxItems"]
+    };
+    let want = if object { "object" } else { "array" };
+    map.get("type").and_then(Value::as_str) == Some(want)
+        && map
+            .keys()
+            .all(|k| allowed.contains(&k.as_str()) || ANNOTATIONS.contains(&k.as_str()))
+        && map.get("properties").is_none_or(|p| {
+            p.as_object()
+                .is_some_and(|p| p.values().all(|v| v.is_object() || v.is_boolean()))
+        })
+        && map
+            .get("additionalProperties")
+            .is_none_or(|a| a.is_object() || a.is_boolean())
+        && map
+            .get("items")
+            .is_none_or(|i| i.is_object() || i.is_boolean())
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Str {
+    Key,
+    Value { collapsible: bool },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Event {
+    None,
+    Open,
+    Close,
+    /// A number whose language is tracked started with this byte, in product containers.
+    NumberStart,
+}
+
+/// A number being written, as a state of a DFA for xgrammar's JSON number rules:
+/// `-?(0|[1-9][0-9]*)` for integers, then `(\.[0-9]+)?([eE][+-]?[0-9]+)?` for numbers. Two
+/// prefixes in one state of a DFA of a language have the same continuations, so the state can
+/// stand for the digits written.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Num {
+    pub(super) integer: bool,
+    /// 0 start, 1 `-`, 2 `0`, 3 integer digits, 4 `.`, 5 fraction digits, 6 `e`, 7 exponent
+    /// sign, 8 exponent digits.
+    pub(super) state: u8,
+}
+
+impl Num {
+    /// Whether the digits so far are a whole number.
+    pub(super) fn complete(self) -> bool {
+        matches!(self.state, 2 | 3 | 5 | 8)
+    }
+
+    pub(super) fn step(self, b: u8) -> Option<Num> {
+        let next = match (self.state, b) {
+            (0, b'-') => 1,
+            (0 | 1, b'0') => 2,
+            (0 | 1, b'1'..=b'9') | (3, b'0'..=b'9') => 3,
+            _ if self.integer => return None,
+            (2 | 3, b'.') => 4,
+            (4 | 5, b'0'..=b'9') => 5,
+            (2 | 3 | 5, b'e' | b'E') => 6,
+            (6, b'+' | b'-') => 7,
+            (6..=8, b'0'..=b'9') => 8,
+            _ => return None,
+        };
+        Some(Num {
+            state: next,
+            ..self
+        })
+    }
+}
+
+/// `Some(true)` for a plain integer schema, `Some(false)` for a plain number or any JSON
+/// (whose numbers follow the number rule); None for anything with bounds or other keywords.
+pub(super) fn number_kind(schema: &Sub) -> Option<bool> {
+    let map = match schema {
+        Sub::Any => return Some(false),
+        Sub::Schema(s) if is_any(s) => return Some(false),
+        Sub::Schema(Value::Object(map)) => map,
+        _ => return None,
+    };
+    if !map
+        .keys()
+        .all(|k| k == "type" || ANNOTATIONS.contains(&k.as_str()))
+    {
+        return None;
+    }
+    match map.get("type").and_then(Value::as_str) {
+        Some("integer") => Some(true),
+        Some("number") => Some(false),
+        _ => None,
+    }
+}
+
+/// Where a member's value ended during the last byte, inside product containers only.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum ValueEnd {
+    /// A number or literal ended before this byte (the byte is `,` or whitespace).
+    Before,
+    /// A string, object or array ended with this byte.
+    After,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct JsonScan {
+    root: Value,
+    collapse: bool,
+    stack: Vec<Container>,
+    started: bool,
+    pub(super) done: bool,
+    pub(super) failed: bool,
+    string: Option<Str>,
+    escape: u8,
+    utf8_need: u8,
+    key: Vec<u8>,
+    scalar: bool,
+    /// The state of a number being written whose language is known (see [`number_kind`]).
+    number: Option<Num>,
+    /// Set by [`JsonScan::feed`] when a member's value ended inside product containers.
+    pub(super) value_end: Option<ValueEnd>,
+}
+
+pub(super) fn utf8_len(lead: u8) -> u8 {
+    match lead {
+        0xC0..=0xDF => 1,
+        0xE0..=0xEF => 2,
+        0xF0..=0xFF => 3,
+        _ => 0,
+    }
+}
+
+impl JsonScan {
+    pub(super) fn new(root: Value, collapse: bool) -> Self {
+        JsonScan {
+            root,
+            collapse,
+            stack: Vec::new(),
+            started: false,
+            done: false,
+            failed: false,
+            string: None,
+            escape: 0,
+            utf8_need: 0,
+            key: Vec::new(),
+            scalar: false,
+            number: None,
+            value_end: None,
+        }
+    }
+
+    /// The state of the number being written, where its language is tracked.
+    pub(super) fn number_state(&self) -> Option<u8> {
+        self.number.map(|n| n.state)
+    }
+
+    /// Feeds `position` of the value that just ended to `hasher`: for each container from the
+    /// root, the keys written so far (objects) or the item count (bounded arrays).
+    pub(super) fn position(&self, hasher: &mut Hash128) {
+        // one tag byte per container, then a fixed-size or length-prefixed field: prefix-free
+        hasher.write(&(self.stack.len() as u64).to_le_bytes());
+        for c in &self.stack {
+            match (&c.schema, c.object) {
+                (Sub::Any, true) => hasher.write(b"A"),
+                (Sub::Any, false) => hasher.write(b"B"),
+                (_, true) => {
+                    hasher.write(b"O");
+                    hasher.write(&(c.keys.len() as u64).to_le_bytes());
+                    hasher.write(&c.keys);
+                }
+                (Sub::Schema(Value::Object(map)), false)
+                    if map.contains_key("minItems") || map.contains_key("maxItems") =>
+                {
+                    hasher.write(b"N");
+                    hasher.write(&c.items.to_le_bytes());
+                }
+                (_, false) => hasher.write(b"U"),
+            }
+        }
+    }
+
+    pub(super) fn clean_in_collapsible_string(&self) -> bool {
+        self.string == Some(Str::Value { collapsible: true })
+            && self.escape == 0
+            && self.utf8_need == 0
+    }
+
+    fn value_schema(&self) -> Sub {
+        match self.stack.last() {
+            None => Sub::Schema(self.root.clone()),
+            Some(top) => child(&top.schema, if top.object { Some(&top.key) } else { None }),
+        }
+    }
+
+    fn after_value(&mut self, end: ValueEnd) {
+        match self.stack.last_mut() {
+            None => self.done = true,
+            Some(top) => {
+                top.expect = Expect::CommaOrEnd;
+                if top.product && self.value_end != Some(ValueEnd::After) {
+                    self.value_end = Some(end);
+                }
+            }
+        }
+    }
+
+    fn fail(&mut self) -> Event {
+        self.failed = true;
+        Event::None
+    }
+
+    pub(super) fn feed(&mut self, b: u8) -> Event {
+        self.value_end = None;
+        if self.string.is_some() {
+            return self.string_byte(b);
+        }
+        if self.scalar {
+            if is_ws(b) || matches!(b, b',' | b']' | b'}') {
+                self.scalar = false;
+                self.after_value(ValueEnd::Before);
+            } else {
+                self.number = self.number.and_then(|n| n.step(b));
+                return Event::None;
+            }
+            self.number = None;
+        }
+        if is_ws(b) {
+            return Event::None;
+        }
+        if !self.started {
+            self.started = true;
+            if b != b'{' && b != b'[' {
+                return self.fail();
+            }
+            let schema = Sub::Schema(self.root.clone());
+            self.stack.push(Container::new(b == b'{', schema, true));
+            return Event::None;
+        }
+        let Some(top) = self.stack.last_mut() else {
+            return self.fail();
+        };
+        match (top.object, top.expect, b) {
+            (true, Expect::First | Expect::Key, b'"') => {
+                self.string = Some(Str::Key);
+                self.key.clear();
+                Event::None
+            }
+            (true, Expect::First | Expect::CommaOrEnd, b'}')
+            | (false, Expect::First | Expect::CommaOrEnd, b']') => {
+                self.stack.pop();
+                self.after_value(ValueEnd::After);
+                Event::None
+            }
+            (true, Expect::Colon, b':') => {
+                top.expect = Expect::Value;
+                Event::None
+            }
+            (true, Expect::CommaOrEnd, b',') => {
+                top.expect = Expect::Key;
+                Event::None
+            }
+            (false, Expect::CommaOrEnd, b',') => {
+                top.expect = Expect::Value;
+                Event::None
+            }
+            (true, Expect::Value, _) | (false, Expect::First | Expect::Value, _) => {
+                self.value_start(b)
+            }
+            _ => self.fail(),
+        }
+    }
+
+    fn value_start(&mut self, b: u8) -> Event {
+        let schema = self.value_schema();
+        if let Some(top) = self.stack.last_mut() {
+            top.expect = Expect::InValue;
+            top.items = top.items.saturating_add(1);
+        }
+        match b {
+            b'"' => {
+                let collapsible = self.collapse
+                    && match &schema {
+                        Sub::Any => true,
+                        Sub::Schema(s) => collapsible(s),
+                        Sub::Unknown => false,
+                    };
+                self.string = Some(Str::Value { collapsible });
+                if collapsible {
+                    Event::Open
+                } else {
+                    Event::None
+                }
+            }
+            b'{' | b'[' => {
+                let around = self.stack.last().is_none_or(|c| c.product);
+                self.stack.push(Container::new(b == b'{', schema, around));
+                Event::None
+            }
+            b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {
+                self.scalar = true;
+                let in_product = self.stack.last().is_some_and(|c| c.product);
+                self.number = number_kind(&schema)
+                    .filter(|_| in_product)
+                    .and_then(|integer| Num { integer, state: 0 }.step(b));
+                if self.number.is_some() {
+                    Event::NumberStart
+                } else {
+                    Event::None
+                }
+            }
+            _ => self.fail(),
+        }
+    }
+
+    fn string_byte(&mut self, b: u8) -> Event {
+        let in_key = self.string == Some(Str::Key);
+        if self.utf8_need > 0 {
+            self.utf8_need -= 1;
+        } else if self.escape == 1 {
+            self.escape = if b == b'u' { 2 } else { 0 };
+        } else if self.escape >= 2 {
+            self.escape = if self.escape < 5 { self.escape + 1 } else { 0 };
+        } else if b == b'\\' {
+            self.escape = 1;
+        } else if b == b'"' {
+            let was = self.string.take();
+            if in_key {
+                let key = std::mem::take(&mut self.key);
+                if let Some(top) = self.stack.last_mut() {
+                    top.keys
+                        .extend_from_slice(&(key.len() as u64).to_le_bytes());
+                    top.keys.extend_from_slice(&key);
+                    top.key = key;
+                    top.expect = Expect::Colon;
+                }
+                return Event::None;
+            }
+            self.after_value(ValueEnd::After);
+            return if was == Some(Str::Value { collapsible: true }) {
+                Event::Close
+            } else {
+                Event::None
+            };
+        } else {
+            self.utf8_need = utf8_len(b);
+        }
+        if in_key {
+            self.key.push(b);
+        }
+        Event::None
+    }
+}
