@@ -521,9 +521,7 @@ class StateKeyPlan:
     def describe(self) -> str:
         """E.g. ``triggered(prefix=[], tags=[json,json])`` or ``whole output (tokens)``."""
     def anchors(self) -> list[str]:
-        """The kinds of anchor the keyer can reach, sorted: ``free``, ``after``, ``json``, ``xml``,
-        ``section``, and ``unfollowed`` when some call's content is not followed; empty for
-        whole-output keys."""
+        """The kinds of anchor the keyer can reach (see `KeyPlan::anchors`)."""
     def keyer(self) -> StateKeyer:
         """A keyer for one request."""
 
