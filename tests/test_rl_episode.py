@@ -190,3 +190,28 @@ def test_results_must_match_the_turn_calls():
         ep.add_tool_results([{"role": "tool", "tool_call_id": "nope", "content": "x"}])
     with pytest.raises(toolwire.ToolwireError, match="must follow"):
         new_episode(tok).add_tool_results([])
+
+
+def test_tokens_the_grammar_forced_get_loss_zero():
+    xgrammar = pytest.importorskip("xgrammar")
+    torch = pytest.importorskip("torch")
+    from _decode_support import hermes_tag, qwen_compiler
+
+    tok = qwen_hf()
+    grammar = qwen_compiler().compile_structural_tag(hermes_tag())
+    ep = new_episode(tok, grammar=grammar)
+    prompt = ep.start([USER])
+    sampled = ids_of(tok, "Checking.\n" + hermes_text(CALLS[:1]) + "<|im_end|>")
+    ep.add_completion(sampled)
+    # independently: a matcher walks the ids; a position is forced when one token is allowed
+    matcher = xgrammar.GrammarMatcher(grammar)
+    bitmask = xgrammar.allocate_token_bitmask(1, grammar.tokenizer_info.vocab_size)
+    expected = []
+    for token in sampled:
+        matcher.fill_next_token_bitmask(bitmask)
+        bits = bitmask[0].view(torch.uint8) if hasattr(bitmask, "view") else bitmask[0]
+        allowed = int(sum(bin(b).count("1") for b in bits.tolist()))
+        expected.append(0 if allowed == 1 else 1)
+        assert matcher.accept_token(token)
+    assert 0 in expected and 1 in expected
+    assert ep.sample().loss_mask == [0] * len(prompt) + expected

@@ -12,6 +12,7 @@ chat template, what most frameworks train on, would differ.
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -82,11 +83,19 @@ class Drift:
         return self.position is None
 
 
+_WRAPPED: weakref.WeakKeyDictionary[Any, ChatTokenizer] = weakref.WeakKeyDictionary()
+
+
 def _as_chat_tokenizer(tokenizer: Any) -> ChatTokenizer:
+    """A ChatTokenizer for ``tokenizer``, made once per tokenizer object (reading a vocabulary
+    into a Vocab takes a while, an episode is one rollout)."""
     if isinstance(tokenizer, ChatTokenizer):
         return tokenizer
     if hasattr(tokenizer, "apply_chat_template") and hasattr(tokenizer, "backend_tokenizer"):
-        return ChatTokenizer.from_hf(tokenizer)
+        wrapped = _WRAPPED.get(tokenizer)
+        if wrapped is None:
+            wrapped = _WRAPPED[tokenizer] = ChatTokenizer.from_hf(tokenizer)
+        return wrapped
     raise ToolwireError(
         f"Episode needs a fast transformers tokenizer or a toolwire.rl.ChatTokenizer, not {type(tokenizer).__name__}"
     )
