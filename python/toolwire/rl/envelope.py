@@ -54,10 +54,15 @@ def render_arguments(arguments: str) -> Any:
 
 def assistant_for_template(message: dict[str, Any], *, dummy: bool = False) -> dict[str, Any]:
     """An OpenAI assistant message in the shape chat templates read; ``dummy`` keeps only the call
-    names and ids (the envelope must not depend on sampled content)."""
-    out: dict[str, Any] = {"role": "assistant", "content": "" if dummy else (message.get("content") or "")}
-    if not dummy and message.get("reasoning_content"):
-        out["reasoning_content"] = message["reasoning_content"]
+    names and ids, and "." for the content and reasoning it has (a template may render an empty
+    reasoning block only for the last message: the envelope must not depend on sampled content,
+    but the dummy must take the same branches)."""
+    def text(key: str) -> str:
+        return ("." if message.get(key) else "") if dummy else (message.get(key) or "")
+
+    out: dict[str, Any] = {"role": "assistant", "content": text("content")}
+    if message.get("reasoning_content"):
+        out["reasoning_content"] = text("reasoning_content")
     calls = message.get("tool_calls") or []
     if calls:
         out["tool_calls"] = [
@@ -95,19 +100,40 @@ def _check_extends(shorter: str | list[int], longer: str | list[int], what: str)
         )
 
 
-def _closing(tok: ChatTokenizer, base: str | list[int], last_sampled: int | None) -> str | list[int]:
-    """What the template writes from the assistant turn's end-of-turn token on, less that token
-    when the completion already ends with it."""
-    if isinstance(base, list):
-        at = max((i for i, t in enumerate(base) if t in tok.stop_ids), default=-1)
-        if at < 0:
-            return []
-        return base[at + 1 :] if last_sampled in tok.stop_ids else base[at:]
-    found = [(base.rfind(tok.token_text(s)), tok.token_text(s)) for s in tok.stop_ids if tok.token_text(s)]
-    at, text = max(found, default=(-1, ""))
-    if at < 0:
-        return ""
-    return base[at + len(text) :] if last_sampled in tok.stop_ids else base[at:]
+def _stop_positions(tok: ChatTokenizer, rendered: str | list[int], start: int) -> list[tuple[int, int, int]]:
+    """``(position, length, id)`` of every stop token in ``rendered`` from ``start`` on."""
+    if isinstance(rendered, list):
+        return [(i, 1, t) for i, t in enumerate(rendered) if i >= start and t in tok.stop_ids]
+    found = []
+    for s in tok.stop_ids:
+        text = tok.token_text(s)
+        at = rendered.find(text, start) if text else -1
+        while at >= 0:
+            found.append((at, len(text), s))
+            at = rendered.find(text, at + 1)
+    return sorted(found)
+
+
+def _closing(
+    tok: ChatTokenizer, base: str | list[int], turn_start: int, diff: str | list[int], last_sampled: int | None
+) -> tuple[str | list[int], int]:
+    """What goes between the sampled ids and the envelope the template wrote after the turn, and
+    how much of that envelope's start the completion already holds.
+
+    A template that closes the turn with a stop token (ChatML's ``<|im_end|>\n``) gets only what
+    follows the token when the completion ends with a stop token, the token and what follows when
+    it does not. A template whose turn has no end token of its own, where the stop token is the
+    next message's first (GLM's ``<|observation|>``), gets that token skipped when it is the one
+    sampled."""
+    stops = _stop_positions(tok, base, turn_start)
+    ended = last_sampled is not None and last_sampled in tok.stop_ids
+    if stops:
+        at, length, _ = stops[-1]
+        return (base[at + length :] if ended else base[at:]), 0
+    first = _stop_positions(tok, diff, 0)
+    if ended and first and first[0][0] == 0 and first[0][2] == last_sampled:
+        return base[:0], first[0][1]
+    return base[:0], 0
 
 
 def template_envelope(
@@ -120,17 +146,20 @@ def template_envelope(
     """The envelope for ``results`` after a turn whose OpenAI message is ``assistant`` (see the
     module doc)."""
     history = [DUMMY_USER, assistant_for_template(assistant, dummy=True)]
+    opening = tok.render(history[:1], tools, True)
     base = tok.render(history, tools, False)
     steps = [tok.render(history + list(results[: k + 1]), tools, False) for k in range(len(results))]
     final = tok.render(history + list(results), tools, True)
     _check_extends(base, final, "the tool messages")
+    turn_start = len(opening) if base[: len(opening)] == opening else 0
+    closing, held = _closing(tok, base, turn_start, final[len(base) :], last_sampled)
     # Each prefix of the tool messages owns what it shares with the final render (a template may
     # close a run of tool messages only after the last one, so a prefix need not extend).
-    bounds = [len(base)]
+    bounds = [len(base) + held]
     for step in steps:
         bounds.append(max(bounds[-1], min(_first_difference(step, final), len(final))))
     bounds.append(len(final))
-    pieces: list[str | list[int]] = [_closing(tok, base, last_sampled)]
+    pieces: list[str | list[int]] = [closing]
     pieces += [final[a:b] for a, b in zip(bounds, bounds[1:])]
     if isinstance(base, list):
         ids = [i for p in pieces for i in p]  # type: ignore[union-attr]
