@@ -91,7 +91,8 @@ def run_episode(family, chat, fmt, render, stops, *, reasoning, calls):
     markers = [m for m in toolwire.format_info(fmt)["markers"] if not m["role"].startswith("reasoning")]
     begin = {chat.vocab.special_id(m["text"]) for m in markers} - {None}
     at = next((i for i, t in enumerate(cut) if t in begin), None)
-    cut = cut[: (at or 0) + 3]  # inside the call
+    named = next(i for i in range(len(cut)) if calls[0][0] in family.decode(cut[: i + 1]))
+    cut = cut[: named + 2]  # inside the call, just after its name
     t3 = ep.add_completion(cut, finish_reason="length")
     assert t3.truncated and ep.done
     if at is not None:  # (a bare JSON call cut after `{"name":` reads as content: Llama 3)
@@ -147,3 +148,102 @@ def test_episode_equals_the_renderers_reference(fmt):
     assert drift.position == first and drift.reason
     if t3.message.issues:  # the cut call is not in the messages: the re-render cannot hold it
         assert first is not None
+
+
+# -- gpt-oss: openai-harmony's own renderer --------------------------------------------------------
+
+O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"  # tiktoken's o200k_base
+
+
+@pytest.fixture(scope="module")
+def harmony(tmp_path_factory):
+    """openai-harmony's gpt-oss encoding, its o200k_base ranks written from quicktok's copy (a
+    PyPI package) and checked against tiktoken's published hash: nothing is downloaded."""
+    import base64
+    import hashlib
+    import os
+    import struct
+    from pathlib import Path
+
+    quicktok = pytest.importorskip("quicktok")
+    oh = pytest.importorskip("openai_harmony")
+    from test_tokens_real import quicktok_pieces
+
+    data = (Path(quicktok.__file__).parent / "data" / "o200k.vocab").read_bytes()
+    ranks, pos = [], 4
+    for _ in range(struct.unpack_from("<I", data, 0)[0]):
+        (length,) = struct.unpack_from("<H", data, pos)
+        ranks.append((struct.unpack_from("<I", data, pos + 2 + length)[0], data[pos + 2 : pos + 2 + length]))
+        pos += 6 + length
+    text = "".join(f"{base64.b64encode(t).decode()} {r}\n" for r, t in sorted(ranks)).encode()
+    assert hashlib.sha256(text).hexdigest() == O200K_SHA256
+    folder = tmp_path_factory.mktemp("o200k")
+    (folder / "o200k_base.tiktoken").write_bytes(text)
+    old = os.environ.get("TIKTOKEN_ENCODINGS_BASE")
+    os.environ["TIKTOKEN_ENCODINGS_BASE"] = str(folder)
+    try:
+        encoding = oh.load_harmony_encoding(oh.HarmonyEncodingName.HARMONY_GPT_OSS)
+    finally:
+        if old is None:
+            os.environ.pop("TIKTOKEN_ENCODINGS_BASE")
+        else:
+            os.environ["TIKTOKEN_ENCODINGS_BASE"] = old
+    vocab = toolwire.Vocab.from_pieces(quicktok_pieces(quicktok.get_encoding("o200k_harmony")))
+    return oh, encoding, vocab
+
+
+def harmony_conversation(oh, messages, tools):
+    """OpenAI messages as Harmony messages: reasoning on the analysis channel, each call a
+    commentary message to ``functions.NAME``, each result a message from that tool."""
+    developer = oh.DeveloperContent.new().with_function_tools([
+        oh.ToolDescription.new(t["function"]["name"], t["function"].get("description", ""),
+                               parameters=t["function"]["parameters"]) for t in tools])
+    out = [oh.Message.from_role_and_content(oh.Role.SYSTEM, oh.SystemContent.new()),
+           oh.Message.from_role_and_content(oh.Role.DEVELOPER, developer)]
+    names = {}
+    for m in messages:
+        if m["role"] == "user":
+            out.append(oh.Message.from_role_and_content(oh.Role.USER, m["content"]))
+        elif m["role"] == "assistant":
+            if m.get("reasoning_content"):
+                out.append(oh.Message.from_role_and_content(oh.Role.ASSISTANT, m["reasoning_content"]).with_channel("analysis"))
+            for c in m.get("tool_calls", []):
+                names[c["id"]] = c["function"]["name"]
+                args = c["function"]["arguments"]
+                out.append(oh.Message.from_role_and_content(oh.Role.ASSISTANT, args if isinstance(args, str) else json.dumps(args))
+                           .with_channel("commentary").with_recipient(f"functions.{c['function']['name']}")
+                           .with_content_type("<|constrain|>json"))
+            if m.get("content"):
+                out.append(oh.Message.from_role_and_content(oh.Role.ASSISTANT, m["content"]).with_channel("final"))
+        elif m["role"] == "tool":
+            author = oh.Author.new(oh.Role.TOOL, f"functions.{names.get(m['tool_call_id'], m.get('name'))}")
+            out.append(oh.Message.from_author_and_content(author, m["content"]).with_recipient("assistant")
+                       .with_channel("commentary"))
+    return oh.Conversation.from_messages(out)
+
+
+def test_episode_equals_openai_harmony(harmony):
+    oh, encoding, vocab = harmony
+    keep = oh.RenderConversationConfig(auto_drop_analysis=False)
+
+    def render(messages, generation):
+        conversation = harmony_conversation(oh, messages, TOOLS)
+        if generation:
+            return encoding.render_conversation_for_completion(conversation, oh.Role.ASSISTANT, keep)
+        return encoding.render_conversation(conversation, keep)
+
+    class Codec:  # what run_episode needs to re-encode text
+        encode = staticmethod(lambda text: encoding.encode(text, allowed_special="all"))
+        decode = staticmethod(encoding.decode)
+
+    stops = set(encoding.stop_tokens_for_assistant_actions())
+    chat = toolwire.rl.ChatTokenizer(vocab, Codec.encode, render=lambda m, t, g: render(m, g), stop_ids=stops)
+    ep, (t1, t2, t3), _ = run_episode(Codec, chat, "harmony", render, stops, reasoning="One call first.", calls=CALLS[:1])
+    assert t1.message.reasoning_content == "One call first."
+    # the family envelope (no template) writes the same tokens as the renderer
+    bare = toolwire.rl.ChatTokenizer(vocab, Codec.encode, stop_ids=stops)
+    ep2 = Episode(bare, "harmony", TOOLS)
+    ep2.start(prompt_ids=ep.token_ids[: t1.start])
+    ep2.add_completion(t1.token_ids)
+    ep2.add_tool_results([{"role": "tool", "content": "result 0"}])
+    assert ep2.token_ids == ep.token_ids[: t2.start]
