@@ -8,6 +8,7 @@ rendering of each assistant message; the episode must parse them back and, while
 prefix-stable, hold exactly the reference's ids for the whole conversation.
 """
 
+import itertools
 import json
 
 import pytest
@@ -25,13 +26,17 @@ USER = {"role": "user", "content": "Weather in Paris, and the time there?"}
 CALLS = [("get_weather", {"city": "Paris", "days": 2}), ("get_time", {"timezone": "CET"})]
 
 
-def assistant(calls, *, reasoning=None, content="", first_id=0):
+def kimi_id(name, k):
+    return f"functions.{name}:{k}"
+
+
+def assistant(calls, *, reasoning=None, content="", first_id=0, call_id=kimi_id):
     msg = {"role": "assistant", "content": content}
     if reasoning:
         msg["reasoning_content"] = reasoning
     if calls:
         msg["tool_calls"] = [
-            {"id": f"functions.{n}:{first_id + k}", "type": "function", "function": {"name": n, "arguments": a}}
+            {"id": call_id(n, first_id + k), "type": "function", "function": {"name": n, "arguments": a}}
             for k, (n, a) in enumerate(calls)
         ]
     return msg
@@ -61,12 +66,12 @@ def sampled_ids(family, render, conversation, message, stops, following=None):
     return out + after[:1] if after and after[0] in stops else out
 
 
-def run_episode(family, chat, fmt, render, stops, *, reasoning, calls):
+def run_episode(family, chat, fmt, render, stops, *, reasoning, calls, call_id=kimi_id, **options):
     """Plays the three turns; returns the episode, its turns, and the reference conversation."""
-    ep = Episode(chat, fmt, TOOLS)
+    ep = Episode(chat, fmt, TOOLS, **options)
     conversation = [USER]
     assert ep.start(conversation) == render(conversation, True)
-    first = assistant(calls, reasoning=reasoning)
+    first = assistant(calls, reasoning=reasoning, call_id=call_id)
     t1 = ep.add_completion(sampled_ids(family, render, conversation, first, stops, {"role": "tool", "content": "x"}))
     assert [(c.name, json.loads(c.arguments)) for c in t1.message.tool_calls] == [(n, a) for n, a in calls], t1.message
     assert t1.message.issues == []
@@ -78,7 +83,7 @@ def run_episode(family, chat, fmt, render, stops, *, reasoning, calls):
     conversation += [first, *[dict(r, name=n) for r, (n, _) in zip(results, calls)]]
     assert ep.token_ids == render(conversation, True), "the episode parts from the reference after turn 1"
 
-    bad = assistant([("nope", {})], reasoning=reasoning and "Maybe nope.", first_id=len(calls))
+    bad = assistant([("nope", {})], reasoning=reasoning and "Maybe nope.", first_id=len(calls), call_id=call_id)
     t2 = ep.add_completion(sampled_ids(family, render, conversation, bad, stops, {"role": "tool", "content": "x"}))
     assert [(i.kind, i.index) for i in t2.message.issues] == [("unknown_tool", 0)]
     bad = with_ids(bad, [c.id for c in t2.message.tool_calls])
@@ -87,7 +92,7 @@ def run_episode(family, chat, fmt, render, stops, *, reasoning, calls):
     conversation += [bad, dict(error, name="nope")]
     assert ep.token_ids == render(conversation, True), "the episode parts from the reference after turn 2"
 
-    cut = sampled_ids(family, render, conversation, assistant(calls[:1], reasoning=reasoning, first_id=len(calls) + 1), stops)
+    cut = sampled_ids(family, render, conversation, assistant(calls[:1], reasoning=reasoning, first_id=len(calls) + 1, call_id=call_id), stops)
     markers = [m for m in toolwire.format_info(fmt)["markers"] if not m["role"].startswith("reasoning")]
     begin = {chat.vocab.special_id(m["text"]) for m in markers} - {None}
     at = next((i for i, t in enumerate(cut) if t in begin), None)
@@ -247,3 +252,44 @@ def test_episode_equals_openai_harmony(harmony):
     ep2.add_completion(t1.token_ids)
     ep2.add_tool_results([{"role": "tool", "content": "result 0"}])
     assert ep2.token_ids == ep.token_ids[: t2.start]
+
+
+# -- Mistral: mistral-common's own encoder -----------------------------------------------------------
+
+
+def test_episode_equals_mistral_common():
+    pytest.importorskip("mistral_common")
+    from pathlib import Path
+
+    import mistral_common
+    from mistral_common.protocol.instruct.request import ChatCompletionRequest
+    from mistral_common.protocol.instruct.validator import ValidationMode
+    from mistral_common.tokens.tokenizers.mistral import MistralTokenizer
+
+    path = Path(mistral_common.__file__).parent / "data" / "tekken_240911.json"
+    # finetuning mode renders a conversation that ends with the assistant; test mode one that
+    # ends with the user or tools (the generation prompt is implicit)
+    tokenizers = {mode: MistralTokenizer.from_file(str(path), mode=mode) for mode in ValidationMode}
+    tekken = tokenizers[ValidationMode.test].instruct_tokenizer.tokenizer
+
+    def render(messages, generation):
+        shown = [dict(m, content=m.get("content") or None) if m["role"] == "assistant" else m for m in messages]
+        for m in shown:
+            for c in m.get("tool_calls", []):
+                if not isinstance(c["function"]["arguments"], str):
+                    c["function"] = dict(c["function"], arguments=json.dumps(c["function"]["arguments"]))
+        mode = ValidationMode.finetuning if shown[-1]["role"] == "assistant" else ValidationMode.test
+        return tokenizers[mode].encode_chat_completion(ChatCompletionRequest(messages=shown, tools=TOOLS)).tokens
+
+    class Codec:
+        encode = staticmethod(lambda text: tekken.encode(text, bos=False, eos=False))
+        decode = staticmethod(lambda ids: tekken.decode(ids))
+
+    stops = {tekken.eos_id}
+    vocab = toolwire.Vocab.from_tekken_json(path)
+    chat = toolwire.rl.ChatTokenizer(vocab, Codec.encode, render=lambda m, t, g: render(m, g), stop_ids=stops)
+    # toolwire's Mistral parser does not keep the id a pre-v11 model writes in its call (it makes
+    # one): number them across the episode as the reference does
+    counter = itertools.count()
+    run_episode(Codec, chat, "mistral", render, stops, reasoning=None, calls=CALLS,
+                call_id=lambda name, k: f"call{k:05d}", id_factory=lambda i, name: f"call{next(counter):05d}")
