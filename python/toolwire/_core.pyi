@@ -422,3 +422,21 @@ def unsafe_apply_token_bitmask(
 def unsafe_count_allowed(bitmask_ptr: int, rows: int, words: int, vocab: int) -> list[int]:
     """Allowed-token count of each row of a contiguous int32 bitmask, over the first ``vocab`` ids;
     use :func:`toolwire.torch.count_allowed`."""
+
+# -- RL batch scoring (rust/python/src/batch.rs) ----------------------------------------------------
+
+def parse_batch(
+    parser: ToolParser,
+    completions: Iterable[str | Sequence[int]],
+    *,
+    threads: int | None = None,
+    finish_reason: str | None = None,
+) -> list[ParsedMessage]:
+    """Parse every completion (a str, or token ids for a parser built with ``vocab``) with the GIL
+    released, the work split over ``threads`` threads (default: every core); one message per
+    completion, in order. Call ids are random; a parser with ``id_factory`` is refused.
+
+    Raises:
+        ToolwireError: a completion that is neither text nor ids, ids without a vocab, an
+            ``id_factory``, or ``threads=0``.
+    """

@@ -8,6 +8,7 @@ and :meth:`Episode.drift`, where re-rendering the messages would differ. :func:`
 parses and validates a whole rollout batch on several threads (:mod:`toolwire.rl.batch`).
 """
 
+from toolwire.rl.batch import BatchScorer, Scores, score_batch
 from toolwire.rl.envelope import FAMILY_ENVELOPES, NotPrefixStable
 from toolwire.rl.episode import Drift, Episode, Sample, Turn
 from toolwire.rl.forced import forced_token_mask
@@ -15,6 +16,9 @@ from toolwire.rl.tokenizer import ChatTokenizer
 
 __all__ = [
     "FAMILY_ENVELOPES",
+    "BatchScorer",
+    "Scores",
+    "score_batch",
     "ChatTokenizer",
     "Drift",
     "Episode",

@@ -75,9 +75,9 @@ fn parse_tool_choice(choice: Option<&Bound<'_, PyAny>>) -> PyResult<ToolChoice> 
 /// A parser for one wire format and one set of tools; cheap to keep and reuse across requests.
 #[pyclass(name = "ToolParser", module = "toolwire._core", frozen)]
 pub struct ToolParser {
-    config: ParserConfig,
-    id_factory: Option<Py<PyAny>>,
-    vocab: Option<Arc<toolwire_core::vocab::Vocab>>,
+    pub(crate) config: ParserConfig,
+    pub(crate) id_factory: Option<Py<PyAny>>,
+    pub(crate) vocab: Option<Arc<toolwire_core::vocab::Vocab>>,
 }
 
 #[pymethods]
