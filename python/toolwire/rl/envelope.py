@@ -142,23 +142,24 @@ def template_envelope(
     assistant: dict[str, Any],
     results: Sequence[dict[str, Any]],
     last_sampled: int | None,
+    cache: dict[str, Any] | None = None,
 ) -> Envelope:
     """The envelope for ``results`` after a turn whose OpenAI message is ``assistant`` (see the
-    module doc)."""
+    module doc); ``cache`` keeps what depends only on the tools between calls."""
     history = [DUMMY_USER, assistant_for_template(assistant, dummy=True)]
-    opening = tok.render(history[:1], tools, True)
+    opening = cache.get("opening") if cache is not None else None
+    if opening is None:
+        opening = tok.render(history[:1], tools, True)
+        if cache is not None:
+            cache["opening"] = opening
     base = tok.render(history, tools, False)
-    steps = [tok.render(history + list(results[: k + 1]), tools, False) for k in range(len(results))]
+    block = tok.render(history + list(results), tools, False)
     final = tok.render(history + list(results), tools, True)
-    _check_extends(base, final, "the tool messages")
+    _check_extends(base, block, "the tool messages")
+    _check_extends(block, final, "the generation prompt")
     turn_start = len(opening) if base[: len(opening)] == opening else 0
     closing, held = _closing(tok, base, turn_start, final[len(base) :], last_sampled)
-    # Each prefix of the tool messages owns what it shares with the final render (a template may
-    # close a run of tool messages only after the last one, so a prefix need not extend).
-    bounds = [len(base) + held]
-    for step in steps:
-        bounds.append(max(bounds[-1], min(_first_difference(step, final), len(final))))
-    bounds.append(len(final))
+    bounds = [len(base) + held, *_result_ends(tok, history, tools, results, base, block, held), len(block), len(final)]
     pieces: list[str | list[int]] = [closing]
     pieces += [final[a:b] for a, b in zip(bounds, bounds[1:])]
     if isinstance(base, list):
@@ -166,6 +167,37 @@ def template_envelope(
         owners = [k - 1 for k, p in enumerate(pieces) for _ in p]
         return Envelope(ids, owners, tok.decode(pieces[-1]))  # type: ignore[arg-type]
     return encode_pieces(tok, pieces)  # type: ignore[arg-type]
+
+
+def _result_ends(
+    tok: ChatTokenizer,
+    history: list[dict[str, Any]],
+    tools: list[dict[str, Any]] | None,
+    results: Sequence[dict[str, Any]],
+    base: str | list[int],
+    block: str | list[int],
+    held: int,
+) -> list[int]:
+    """Where each result but the last stops owning the block of tool messages: after its content,
+    so what stands between two contents belongs to the later result. A template that does not
+    paste contents as they are (JSON-quoted, trimmed) or renders ids is asked prefix by prefix
+    instead: each prefix of the results owns what its render shares with the whole block (a
+    template may close a run of tool messages only after the last, so a prefix need not extend)."""
+    ends, at = [], len(base) + held
+    if isinstance(block, str):
+        for r in results[:-1]:
+            found = block.find(r["content"], at)
+            if found < 0:
+                break
+            at = found + len(r["content"])
+            ends.append(at)
+        else:
+            return ends
+    ends = [len(base) + held]
+    for k in range(len(results) - 1):
+        step = tok.render(history + list(results[: k + 1]), tools, False)
+        ends.append(max(ends[-1], min(_first_difference(step, block), len(block))))
+    return ends[1:]
 
 
 def encode_pieces(tok: ChatTokenizer, pieces: Sequence[str]) -> Envelope:

@@ -153,6 +153,7 @@ class Episode:
         if envelope not in ("template", "family"):
             raise ToolwireError(f"envelope must be 'template' or 'family', not {envelope!r}")
         self.envelope = envelope
+        self._envelope_cache: dict[str, Any] = {}
         self.messages: list[dict[str, Any]] = []
         self.turns: list[Turn] = []
         self._ids: list[int] = []
@@ -317,7 +318,8 @@ class Episode:
             matched.append(r)
         last = turn.token_ids[-1] if turn.token_ids else None
         if self.envelope == "template":
-            env = template_envelope(self.tokenizer, self.tools or None, self.messages[-1], matched, last)
+            env = template_envelope(self.tokenizer, self.tools or None, self.messages[-1], matched, last,
+                                    self._envelope_cache)
         else:
             env = family_envelope(self.tokenizer, self.format, matched, names, last)
         first = len(self.messages) - 1
