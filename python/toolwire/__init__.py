@@ -38,8 +38,8 @@ from toolwire._core import (
     __version__,
     format_info,
     formats,
-    render,
 )
+from toolwire._render import render
 from toolwire.openai import message_to_responses as _message_to_responses
 
 # ParsedMessage.to_responses() is written in Python (toolwire.openai) and attached here.

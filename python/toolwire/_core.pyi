@@ -29,7 +29,7 @@ def format_info(name: str) -> dict[str, Any]:
 def render(format: str, tool_calls: Iterable[ToolCall | Mapping[str, Any]], content: str | None = None) -> str:
     """The model-native text for ``tool_calls`` (``ToolCall`` objects, ``{"name", "arguments"}``
     dicts with arguments as a dict or JSON text, or OpenAI ``{"type": "function", "function": {...}}``
-    dicts), preceded by ``content``."""
+    dicts), preceded by ``content``. ``toolwire.render`` wraps it and adds ``reasoning``."""
 
 class Vocab:
     """A tokenizer's id -> bytes table, for :meth:`ToolStream.feed_tokens`."""
