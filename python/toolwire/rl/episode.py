@@ -12,7 +12,6 @@ chat template, what most frameworks train on, would differ.
 from __future__ import annotations
 
 import json
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -83,24 +82,6 @@ class Drift:
         return self.position is None
 
 
-_WRAPPED: weakref.WeakKeyDictionary[Any, ChatTokenizer] = weakref.WeakKeyDictionary()
-
-
-def _as_chat_tokenizer(tokenizer: Any) -> ChatTokenizer:
-    """A ChatTokenizer for ``tokenizer``, made once per tokenizer object (reading a vocabulary
-    into a Vocab takes a while, an episode is one rollout)."""
-    if isinstance(tokenizer, ChatTokenizer):
-        return tokenizer
-    if hasattr(tokenizer, "apply_chat_template") and hasattr(tokenizer, "backend_tokenizer"):
-        wrapped = _WRAPPED.get(tokenizer)
-        if wrapped is None:
-            wrapped = _WRAPPED[tokenizer] = ChatTokenizer.from_hf(tokenizer)
-        return wrapped
-    raise ToolwireError(
-        f"Episode needs a fast transformers tokenizer or a toolwire.rl.ChatTokenizer, not {type(tokenizer).__name__}"
-    )
-
-
 class Episode:
     """One rollout: prompt, then alternating sampled turns and tool results.
 
@@ -136,7 +117,7 @@ class Episode:
     ) -> None:
         if thinking_style not in (None, "paired", "closing_only"):
             raise ToolwireError(f"thinking_style must be 'paired', 'closing_only' or None, not {thinking_style!r}")
-        self.tokenizer = _as_chat_tokenizer(tokenizer)
+        self.tokenizer = ChatTokenizer.of(tokenizer)
         info = format_info(format)
         self.format: str = info["name"]
         self.tools = [dict(t) for t in tools or []]

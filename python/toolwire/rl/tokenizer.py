@@ -10,6 +10,7 @@ renderer or a bare tiktoken table all serve the same :class:`~toolwire.rl.Episod
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -98,6 +99,19 @@ class ChatTokenizer:
             name=getattr(tokenizer, "name_or_path", None) or type(tokenizer).__name__,
         )
 
+    @classmethod
+    def of(cls, tokenizer: Any) -> ChatTokenizer:
+        """``tokenizer`` itself if it is a ChatTokenizer, else :meth:`from_hf` made once per
+        tokenizer object (reading a vocabulary takes a while; an episode is one rollout)."""
+        if isinstance(tokenizer, ChatTokenizer):
+            return tokenizer
+        if not (hasattr(tokenizer, "apply_chat_template") and hasattr(tokenizer, "backend_tokenizer")):
+            raise ToolwireError(f"need a fast transformers tokenizer or a ChatTokenizer, not {type(tokenizer).__name__}")
+        wrapped = _WRAPPED.get(tokenizer)
+        if wrapped is None:
+            wrapped = _WRAPPED[tokenizer] = cls.from_hf(tokenizer)
+        return wrapped
+
     @property
     def has_template(self) -> bool:
         return self._render is not None
@@ -134,6 +148,9 @@ class ChatTokenizer:
     ) -> list[int]:
         out = self.render(messages, tools, add_generation_prompt)
         return self.encode(out) if isinstance(out, str) else list(out)
+
+
+_WRAPPED: weakref.WeakKeyDictionary[Any, ChatTokenizer] = weakref.WeakKeyDictionary()
 
 
 def _looks_like_end_of_turn(text: str) -> bool:
