@@ -3,7 +3,6 @@
 import json
 
 import pytest
-
 import toolwire
 
 CALLS = [{"name": "get_weather", "arguments": {"city": "Paris"}}, {"name": "get_time", "arguments": {"tz": "CET"}}]

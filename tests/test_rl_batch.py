@@ -3,7 +3,6 @@
 import json
 
 import pytest
-
 import toolwire
 from toolwire.rl import BatchScorer, score_batch
 
@@ -74,6 +73,7 @@ def test_batch_scorer_adds_reward_columns():
     assert json.loads(out["tool_calls"][0])[0]["function"]["name"] == "get_weather"
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # Ray's own internals (DataContext defaults)
 def test_batch_scorer_in_ray_data():
     ray = pytest.importorskip("ray")
     pytest.importorskip("ray.data")

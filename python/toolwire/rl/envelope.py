@@ -15,6 +15,7 @@ once from each family's documented turn format.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from typing import Any
 from toolwire._core import ToolwireError
 from toolwire.rl.tokenizer import ChatTokenizer
 
-__all__ = ["FAMILY_ENVELOPES", "Envelope", "NotPrefixStable", "template_envelope", "family_envelope"]
+__all__ = ["FAMILY_ENVELOPES", "Envelope", "NotPrefixStable", "family_envelope", "template_envelope"]
 
 DUMMY_USER = {"role": "user", "content": "Go."}
 
@@ -161,7 +162,7 @@ def template_envelope(
     closing, held = _closing(tok, base, turn_start, final[len(base) :], last_sampled)
     bounds = [len(base) + held, *_result_ends(tok, history, tools, results, base, block, held), len(block), len(final)]
     pieces: list[str | list[int]] = [closing]
-    pieces += [final[a:b] for a, b in zip(bounds, bounds[1:])]
+    pieces += [final[a:b] for a, b in itertools.pairwise(bounds)]
     if isinstance(base, list):
         ids = [i for p in pieces for i in p]  # type: ignore[union-attr]
         owners = [k - 1 for k, p in enumerate(pieces) for _ in p]

@@ -16,8 +16,18 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from toolwire._core import ParsedMessage, ToolParser, ToolSet, ToolwireError, format_info
-from toolwire.rl.envelope import family_envelope, messages_for_template, template_envelope
+from toolwire._core import (
+    ParsedMessage,
+    ToolParser,
+    ToolSet,
+    ToolwireError,
+    format_info,
+)
+from toolwire.rl.envelope import (
+    family_envelope,
+    messages_for_template,
+    template_envelope,
+)
 from toolwire.rl.tokenizer import ChatTokenizer
 
 __all__ = ["Drift", "Episode", "Sample", "Turn"]
