@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -166,15 +167,18 @@ def bench_batch(count: int) -> dict:
 def write_report(turns: list[dict], batch: dict, args) -> None:
     lines = ["# RL rollouts: turn bookkeeping and batch scoring", "",
              f"`python benches/bench_rl.py --repeat {args.repeat} --completions {args.completions}`, "
-             "a shared 2-core machine; medians of wall time per turn (µs), best-of wall time for batches.", "",
+             "a shared 2-core machine; medians of wall time per turn (µs), best-of wall time for batches.",
+             f"Load average during the run: {', '.join(f'{x:.1f}' for x in os.getloadavg())} (2 cores: thread "
+             "scaling is only meaningful near 0).", "",
              "## One turn: parse from ids + envelope + loss mask", "",
-             "| calls | completion tokens | toolwire, chat template | toolwire, family envelope | renderers: parse + bridge + training sample | renderers: bridge alone | ratio (renderers total / toolwire template) |",
+             "| calls | completion tokens | toolwire, chat template | toolwire, family envelope | renderers: parse + bridge + training sample | renderers: bridge alone | renderers total / toolwire (template, family) |",
              "|---|---|---|---|---|---|---|"]
     for r in turns:
-        ratio = r["renderers (parse + bridge + training sample)"] / r["toolwire (chat template)"]
+        total = r["renderers (parse + bridge + training sample)"]
+        ratio = f"{total / r['toolwire (chat template)']:.1f}x, {total / r['toolwire (family envelope)']:.1f}x"
         lines.append(f"| {r['calls']} | {r['completion_tokens']} | {r['toolwire (chat template)']:.0f} | "
                      f"{r['toolwire (family envelope)']:.0f} | {r['renderers (parse + bridge + training sample)']:.0f} | "
-                     f"{r['renderers bridge_to_next_turn alone']:.0f} | {ratio:.1f}x |")
+                     f"{r['renderers bridge_to_next_turn alone']:.0f} | {ratio} |")
     lines += ["", "## Scoring a batch", ""]
     one, two = batch["toolwire 1 thread (s)"], batch["toolwire 2 threads (s)"]
     lines.append(f"{batch['completions']} completions ({batch['invalid']} with issues): toolwire {one * 1e3:.1f} ms on 1 "
