@@ -28,7 +28,7 @@ def render(
     Raises:
         ToolwireError: an unknown format, or ``reasoning`` for a format without reasoning.
     """
-    body = _render_calls(format, list(tool_calls), content)
+    body = _render_calls(format, tool_calls, content)
     if reasoning is None:
         return body
     info = format_info(format)
