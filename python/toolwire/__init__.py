@@ -19,7 +19,8 @@ serving-engine adapters in :mod:`toolwire.integrations` (vLLM, SGLang).
 Grammar support (structural tags, tool_choice) lives in :mod:`toolwire.grammar` and needs the
 ``grammar`` extra. The decode loop (torch and xgrammar) is in :mod:`toolwire.torch` (bitmask
 application), :mod:`toolwire.masks` (batch masks with a cache, jump-forward), :mod:`toolwire.hf`
-(a transformers logits processor) and :mod:`toolwire.rl` (forced-token masks).
+(a transformers logits processor) and :mod:`toolwire.rl` (RL episodes token in / token out,
+forced-token masks).
 """
 
 from toolwire._core import (
@@ -38,8 +39,8 @@ from toolwire._core import (
     __version__,
     format_info,
     formats,
-    render,
 )
+from toolwire._render import render
 
 __all__ = [
     "CallIssue",

@@ -100,7 +100,7 @@ def format_info(name: str) -> FormatInfo:
 def render(format: str, tool_calls: Iterable[ToolCall | Mapping[str, Any]], content: str | None = None) -> str:
     """The model-native text for ``tool_calls`` (``ToolCall`` objects, ``{"name", "arguments"}``
     dicts with arguments as a dict or JSON text, or OpenAI ``{"type": "function", "function": {...}}``
-    dicts), preceded by ``content``.
+    dicts), preceded by ``content``. ``toolwire.render`` wraps it and adds ``reasoning``.
 
     Raises:
         TypeError: ``tool_calls`` is one call (a dict or ``ToolCall``) rather than a list.
@@ -607,3 +607,17 @@ def unsafe_apply_token_bitmask(
 def unsafe_count_allowed(bitmask_ptr: int, rows: int, words: int, vocab: int) -> list[int]:
     """Allowed-token count of each row of a contiguous int32 bitmask, over the first ``vocab`` ids;
     use :func:`toolwire.torch.count_allowed`."""
+
+# -- RL batch scoring (rust/python/src/batch.rs) ----------------------------------------------------
+
+def parse_batch(
+    parser: ToolParser,
+    completions: Iterable[str | Sequence[int]],
+    *,
+    threads: int | None = None,
+    finish_reason: str | None = None,
+) -> list[ParsedMessage]:
+    """Parse every completion (a str, or token ids for a parser built with a vocab); returns one
+    `ParsedMessage` per completion, in order. Call ids are random (an `id_factory` needs the GIL
+    and is refused). `threads`: how many threads share the work (default: the machine's cores).
+    """

@@ -1,6 +1,7 @@
 //! PyO3 glue for toolwire: classes and functions of `toolwire._core`, error mapping, and conversion
 //! between Python objects and the core's types. No parsing logic lives here.
 
+mod batch;
 mod bitmask;
 mod convert;
 mod parser;
@@ -55,5 +56,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parser::render, m)?)?;
     m.add_class::<request::Request>()?;
     m.add_function(wrap_pyfunction!(request::read_request, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::parse_batch, m)?)?;
     Ok(())
 }

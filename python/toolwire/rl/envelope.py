@@ -1,0 +1,281 @@
+"""The tokens between one sampled turn and the next: closing, tool results, next opening.
+
+They come from the model's own chat template, never from re-rendering what the model sampled: a
+dummy conversation (a user message, an assistant message carrying the turn's call names and ids
+with empty arguments) is rendered without the tool messages, with each prefix of them, and with all
+of them plus the generation prompt; each render must extend the previous one (else the template
+is not prefix-stable here and :class:`NotPrefixStable` says where), and the differences are the
+envelope. The closing is what the template writes after the assistant turn's end-of-turn token
+(ChatML's ``\\n`` after ``<|im_end|>``): only the separator when the completion already ends with
+that token, the token and the separator when it does not (a stop string, a cut turn).
+
+Without a chat template, :data:`FAMILY_ENVELOPES` holds one envelope per model family, written
+once from each family's documented turn format.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from toolwire._core import ToolwireError
+from toolwire.rl.tokenizer import ChatTokenizer
+
+__all__ = ["FAMILY_ENVELOPES", "Envelope", "NotPrefixStable", "family_envelope", "template_envelope"]
+
+DUMMY_USER = {"role": "user", "content": "Go."}
+
+
+class NotPrefixStable(ToolwireError):
+    """Rendering more messages changed tokens already rendered: the envelope cannot be a difference."""
+
+
+@dataclass
+class Envelope:
+    """Ids to append after a turn, and for each id the new message it belongs to: -1 the closing
+    of the assistant turn, ``k`` the k-th tool result, ``len(results)`` the next turn's opening."""
+
+    ids: list[int]
+    owners: list[int]
+    opening: str
+
+
+def render_arguments(arguments: str) -> Any:
+    """Chat templates expect arguments as a mapping (``tojson``, ``items()``); JSON text that is
+    not an object stays text."""
+    try:
+        value = json.loads(arguments)
+    except ValueError:
+        return arguments
+    return value if isinstance(value, dict) else arguments
+
+
+def assistant_for_template(message: dict[str, Any], *, dummy: bool = False) -> dict[str, Any]:
+    """An OpenAI assistant message in the shape chat templates read; ``dummy`` keeps only the call
+    names and ids, and "." for the content and reasoning it has (a template may render an empty
+    reasoning block only for the last message: the envelope must not depend on sampled content,
+    but the dummy must take the same branches)."""
+    def text(key: str) -> str:
+        return ("." if message.get(key) else "") if dummy else (message.get(key) or "")
+
+    out: dict[str, Any] = {"role": "assistant", "content": text("content")}
+    if message.get("reasoning_content"):
+        out["reasoning_content"] = text("reasoning_content")
+    calls = message.get("tool_calls") or []
+    if calls:
+        out["tool_calls"] = [
+            {
+                "id": c["id"],
+                "type": "function",
+                "function": {
+                    "name": c["function"]["name"],
+                    "arguments": {} if dummy else render_arguments(c["function"]["arguments"]),
+                },
+            }
+            for c in calls
+            if c.get("type", "function") == "function"
+        ]
+    return out
+
+
+def messages_for_template(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [assistant_for_template(m) if m.get("role") == "assistant" else dict(m) for m in messages]
+
+
+def _first_difference(a: Sequence[Any], b: Sequence[Any]) -> int:
+    n = min(len(a), len(b))
+    return next((i for i in range(n) if a[i] != b[i]), n)
+
+
+def _check_extends(shorter: str | list[int], longer: str | list[int], what: str) -> None:
+    if type(shorter) is not type(longer) or longer[: len(shorter)] != shorter:
+        at = _first_difference(shorter, longer)
+        show = (lambda s: repr(s[max(0, at - 20) : at + 20])) if isinstance(shorter, str) else (lambda s: s[at : at + 8])
+        raise NotPrefixStable(
+            f"the chat template is not prefix-stable: {what} changes what came before it, at "
+            f"{'character' if isinstance(shorter, str) else 'token'} {at} (before: {show(shorter)}, "
+            f"after: {show(longer)}); pass envelope='family' to use the format family's envelope instead"
+        )
+
+
+def _stop_positions(tok: ChatTokenizer, rendered: str | list[int], start: int) -> list[tuple[int, int, int]]:
+    """``(position, length, id)`` of every stop token in ``rendered`` from ``start`` on."""
+    if isinstance(rendered, list):
+        return [(i, 1, t) for i, t in enumerate(rendered) if i >= start and t in tok.stop_ids]
+    found = []
+    for s in tok.stop_ids:
+        text = tok.token_text(s)
+        at = rendered.find(text, start) if text else -1
+        while at >= 0:
+            found.append((at, len(text), s))
+            at = rendered.find(text, at + 1)
+    return sorted(found)
+
+
+def _closing(
+    tok: ChatTokenizer, base: str | list[int], turn_start: int, diff: str | list[int], last_sampled: int | None
+) -> tuple[str | list[int], int]:
+    """What goes between the sampled ids and the envelope the template wrote after the turn, and
+    how much of that envelope's start the completion already holds.
+
+    A template that closes the turn with a stop token (ChatML's ``<|im_end|>\n``) gets only what
+    follows the token when the completion ends with a stop token, the token and what follows when
+    it does not. A template whose turn has no end token of its own, where the stop token is the
+    next message's first (GLM's ``<|observation|>``), gets that token skipped when it is the one
+    sampled."""
+    stops = _stop_positions(tok, base, turn_start)
+    ended = last_sampled is not None and last_sampled in tok.stop_ids
+    if stops:
+        at, length, _ = stops[-1]
+        return (base[at + length :] if ended else base[at:]), 0
+    first = _stop_positions(tok, diff, 0)
+    if ended and first and first[0][0] == 0 and first[0][2] == last_sampled:
+        return base[:0], first[0][1]
+    return base[:0], 0
+
+
+def template_envelope(
+    tok: ChatTokenizer,
+    tools: list[dict[str, Any]] | None,
+    assistant: dict[str, Any],
+    results: Sequence[dict[str, Any]],
+    last_sampled: int | None,
+    cache: dict[str, Any] | None = None,
+) -> Envelope:
+    """The envelope for ``results`` after a turn whose OpenAI message is ``assistant`` (see the
+    module doc); ``cache`` keeps what depends only on the tools between calls."""
+    history = [DUMMY_USER, assistant_for_template(assistant, dummy=True)]
+    opening = cache.get("opening") if cache is not None else None
+    if opening is None:
+        opening = tok.render(history[:1], tools, True)
+        if cache is not None:
+            cache["opening"] = opening
+    base = tok.render(history, tools, False)
+    block = tok.render(history + list(results), tools, False)
+    final = tok.render(history + list(results), tools, True)
+    _check_extends(base, block, "the tool messages")
+    _check_extends(block, final, "the generation prompt")
+    turn_start = len(opening) if base[: len(opening)] == opening else 0
+    closing, held = _closing(tok, base, turn_start, final[len(base) :], last_sampled)
+    bounds = [len(base) + held, *_result_ends(tok, history, tools, results, base, block, held), len(block), len(final)]
+    pieces: list[str | list[int]] = [closing]
+    pieces += [final[a:b] for a, b in itertools.pairwise(bounds)]
+    if isinstance(base, list):
+        ids = [i for p in pieces for i in p]  # type: ignore[union-attr]
+        owners = [k - 1 for k, p in enumerate(pieces) for _ in p]
+        return Envelope(ids, owners, tok.decode(pieces[-1]))  # type: ignore[arg-type]
+    return encode_pieces(tok, pieces)  # type: ignore[arg-type]
+
+
+def _result_ends(
+    tok: ChatTokenizer,
+    history: list[dict[str, Any]],
+    tools: list[dict[str, Any]] | None,
+    results: Sequence[dict[str, Any]],
+    base: str | list[int],
+    block: str | list[int],
+    held: int,
+) -> list[int]:
+    """Where each result but the last stops owning the block of tool messages: after its content,
+    so what stands between two contents belongs to the later result. A template that does not
+    paste contents as they are (JSON-quoted, trimmed) or renders ids is asked prefix by prefix
+    instead: each prefix of the results owns what its render shares with the whole block (a
+    template may close a run of tool messages only after the last, so a prefix need not extend)."""
+    ends, at = [], len(base) + held
+    if isinstance(block, str):
+        for r in results[:-1]:
+            found = block.find(r["content"], at)
+            if found < 0:
+                break
+            at = found + len(r["content"])
+            ends.append(at)
+        else:
+            return ends
+    ends = [len(base) + held]
+    for k in range(len(results) - 1):
+        step = tok.render(history + list(results[: k + 1]), tools, False)
+        ends.append(max(ends[-1], min(_first_difference(step, block), len(block))))
+    return ends[1:]
+
+
+def encode_pieces(tok: ChatTokenizer, pieces: Sequence[str]) -> Envelope:
+    """Encode the pieces as one text (ids as the template's own tokenization gives them), each id
+    owned by the piece its first byte falls in."""
+    ids = tok.encode("".join(pieces))
+    bounds, end = [], 0
+    for p in pieces:
+        end += len(p.encode("utf-8"))
+        bounds.append(end)
+    owners, at, piece = [], 0, 0
+    for i in ids:
+        while piece < len(bounds) - 1 and at >= bounds[piece]:
+            piece += 1
+        owners.append(piece - 1)
+        at += len(tok.vocab.token_bytes(i) or b"")
+    return Envelope(ids, owners, pieces[-1])
+
+
+def _content(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+
+
+def _chatml(results: Sequence[dict[str, Any]], names: Sequence[str]) -> tuple[str, list[str], str, str]:
+    pieces = []
+    for k, r in enumerate(results):
+        first, last = k == 0 or results[k - 1]["role"] != "tool", k == len(results) - 1 or results[k + 1]["role"] != "tool"
+        if r["role"] != "tool":
+            pieces.append(f"<|im_start|>{r['role']}\n{_content(r)}<|im_end|>\n")
+            continue
+        head = "<|im_start|>user\n<tool_response>\n" if first else "\n<tool_response>\n"
+        pieces.append(head + _content(r) + "\n</tool_response>" + ("<|im_end|>\n" if last else ""))
+    return "<|im_end|>", pieces, "\n", "<|im_start|>assistant\n"
+
+
+def _llama3(results: Sequence[dict[str, Any]], names: Sequence[str]) -> tuple[str, list[str], str, str]:
+    pieces = [
+        f"<|start_header_id|>{'ipython' if r['role'] == 'tool' else r['role']}<|end_header_id|>\n\n{_content(r)}<|eot_id|>"
+        for r in results
+    ]
+    return "<|eot_id|>", pieces, "", "<|start_header_id|>assistant<|end_header_id|>\n\n"
+
+
+def _harmony(results: Sequence[dict[str, Any]], names: Sequence[str]) -> tuple[str, list[str], str, str]:
+    pieces = [
+        f"<|start|>functions.{n} to=assistant<|channel|>commentary<|message|>{_content(r)}<|end|>"
+        if r["role"] == "tool"
+        else f"<|start|>{r['role']}<|message|>{_content(r)}<|end|>"
+        for r, n in zip(results, names)
+    ]
+    return "<|call|>", pieces, "", "<|start|>assistant"
+
+
+FamilyEnvelope = Callable[[Sequence[dict[str, Any]], Sequence[str]], tuple[str, list[str], str, str]]
+FAMILY_ENVELOPES: dict[str, FamilyEnvelope] = {
+    "hermes": _chatml,
+    "qwen3_coder": _chatml,
+    "llama3_json": _llama3,
+    "harmony": _harmony,
+}
+"""Per canonical format: ``(results, call names) -> (end-of-turn token, one piece per result,
+separator after the end of turn, next opening)``: ChatML with Qwen's ``<tool_response>`` blocks,
+Llama 3's ``ipython`` header, Harmony's ``functions.NAME to=assistant`` commentary messages."""
+
+
+def family_envelope(
+    tok: ChatTokenizer, format: str, results: Sequence[dict[str, Any]], names: Sequence[str], last_sampled: int | None
+) -> Envelope:
+    build = FAMILY_ENVELOPES.get(format)
+    if build is None:
+        raise ToolwireError(
+            f"no chat template and no built-in envelope for {format!r} (built in: {', '.join(FAMILY_ENVELOPES)}); "
+            "pass a tokenizer with a chat template or a ChatTokenizer with a render function"
+        )
+    end, pieces, separator, opening = build(results, names)
+    closing = separator if last_sampled is not None and tok.token_text(last_sampled) == end else end + separator
+    if last_sampled is not None and last_sampled in tok.stop_ids and tok.token_text(last_sampled) != end:
+        closing = separator
+    return encode_pieces(tok, [closing, *pieces, opening])

