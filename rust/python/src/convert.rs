@@ -2,7 +2,7 @@
 //! input are small and converted once per request, so simplicity wins over speed here).
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyDict, PyString};
 use serde_json::Value;
 
 use crate::ToolwireError;

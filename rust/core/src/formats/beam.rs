@@ -71,6 +71,10 @@ const CALL: &str = "<|call|>";
 const RETURN: &str = "<|return|>";
 const PARAM_START: &str = "<rfl:parameter name=\"";
 const PARAM_END: &str = "</rfl:parameter>";
+/// Nothing between parameters; a newline around a value is formatting.
+const PARAMS: ParamTags = ParamTags::new("<rfl:parameter name=\"{key}\">", PARAM_END)
+    .padded()
+    .tight();
 
 /// The analysis message that opens every turn: Beam's reasoning block.
 pub const ANALYSIS_OPEN: &str = "<|channel|>analysis<|message|>";
@@ -79,11 +83,11 @@ pub const FINAL_OPEN: &str = "<|start|>assistant<|channel|>final<|message|>";
 
 /// One call message. `style` `beam_xml`: each argument as
 /// `<rfl:parameter name="KEY">VALUE</rfl:parameter>`, strings raw and other values as JSON.
-pub const TEMPLATE: CallTemplate = CallTemplate {
-    begin: "<|start|>assistant to={name}<|channel|>analysis <|constrain|>xml<|message|>",
-    end: "<|call|>",
-    separator: "",
-};
+pub const TEMPLATE: CallTemplate = CallTemplate::new(
+    "<|start|>assistant to={name}<|channel|>analysis <|constrain|>xml<|message|>",
+    "<|call|>",
+    "",
+);
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
@@ -118,11 +122,7 @@ pub static SPEC: Format = Format {
         ],
         reasoning: Some((ANALYSIS_OPEN, END)),
         template: Some(TEMPLATE),
-        arguments: ArgSyntax::XmlParams(
-            ParamTags::new("<rfl:parameter name=\"{key}\">", "</rfl:parameter>")
-                .padded()
-                .tight(),
-        ),
+        arguments: ArgSyntax::XmlParams(PARAMS),
         layout: Layout {
             section: None,
             content_block: Some((FINAL_OPEN, "<|return|>")),
@@ -135,10 +135,11 @@ pub static SPEC: Format = Format {
 };
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
+    let params = ctx.syntax.arguments.params().copied().unwrap_or(PARAMS);
     let body = RflBody {
         tools: ctx.tools.clone(),
-        param_start: ctx.lit(PARAM_START),
-        param_end: ctx.lit(PARAM_END),
+        param_start: ctx.lit(params.key_open()),
+        param_end: ctx.lit(params.close),
         stops: harmony::stop_lits(ctx),
         name: String::new(),
         key: String::new(),
@@ -405,11 +406,9 @@ fn render(calls: &[RenderCall], content: Option<&str>) -> String {
         out.push_str(&TEMPLATE.begin.replace("{name}", &call.name));
         if let Some(args) = call.arguments.as_object() {
             for (key, value) in args {
-                out.push_str(PARAM_START);
-                out.push_str(key);
-                out.push_str("\">");
+                out.push_str(&PARAMS.open.replace("{key}", key));
                 out.push_str(&value_text(value));
-                out.push_str(PARAM_END);
+                out.push_str(PARAMS.close);
             }
         }
         out.push_str(TEMPLATE.end);

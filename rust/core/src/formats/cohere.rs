@@ -69,11 +69,11 @@ pub static SPEC: Format = Format {
             Trigger::marker(WRAPPERS[4]),
         ],
         reasoning: Some(("<|START_THINKING|>", "<|END_THINKING|>")),
-        template: Some(CallTemplate {
-            begin: "{\"tool_call_id\": \"{index}\", \"tool_name\": \"{name}\", \"parameters\": ",
-            end: "}",
-            separator: ",\n    ",
-        }),
+        template: Some(CallTemplate::new(
+            "{\"tool_call_id\": \"{index}\", \"tool_name\": \"{name}\", \"parameters\": ",
+            "}",
+            ",\n    ",
+        )),
         arguments: ArgSyntax::Json,
         layout: Layout::section("<|START_ACTION|>[\n    ", "\n]<|END_ACTION|>"),
     },

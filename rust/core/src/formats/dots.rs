@@ -45,11 +45,11 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker(START)],
         reasoning: None,
-        template: Some(CallTemplate {
-            begin: "<invoke name=\"{name}\">\n",
-            end: "</invoke>",
-            separator: "\n",
-        }),
+        template: Some(CallTemplate::new(
+            "<invoke name=\"{name}\">\n",
+            "</invoke>",
+            "\n",
+        )),
         arguments: ArgSyntax::XmlParams(super::minimax_m2::PARAMS),
         layout: Layout::section("<dots_function_call>\n", "\n</dots_function_call>"),
     },

@@ -76,11 +76,11 @@ pub static DEEPSEEK_V3_2: Format = Format {
             Trigger::marker("<｜DSML｜invoke"),
         ],
         reasoning: Some(("<think>", "</think>")),
-        template: Some(CallTemplate {
-            begin: "<｜DSML｜invoke name=\"{name}\">\n",
-            end: "</｜DSML｜invoke>",
-            separator: "\n",
-        }),
+        template: Some(CallTemplate::new(
+            "<｜DSML｜invoke name=\"{name}\">\n",
+            "</｜DSML｜invoke>",
+            "\n",
+        )),
         arguments: ArgSyntax::XmlParams(PARAMS),
         layout: Layout::section("<｜DSML｜function_calls>\n", "\n</｜DSML｜function_calls>"),
     },
@@ -102,11 +102,11 @@ pub static DEEPSEEK_V4: Format = Format {
             Trigger::marker("<｜DSML｜invoke"),
         ],
         reasoning: Some(("<think>", "</think>")),
-        template: Some(CallTemplate {
-            begin: "<｜DSML｜invoke name=\"{name}\">\n",
-            end: "</｜DSML｜invoke>",
-            separator: "\n",
-        }),
+        template: Some(CallTemplate::new(
+            "<｜DSML｜invoke name=\"{name}\">\n",
+            "</｜DSML｜invoke>",
+            "\n",
+        )),
         arguments: ArgSyntax::XmlParams(PARAMS),
         layout: Layout::section("<｜DSML｜tool_calls>\n", "\n</｜DSML｜tool_calls>"),
     },
@@ -128,25 +128,21 @@ const MARKERS_V41: &[Marker] = &[
 
 pub static DEEPSEEK_V4_1: Format = Format {
     syntax: Syntax {
-    name: "deepseek_v4_1",
-    aliases: &["deepseekv41", "deepseek_v41", "deepseek-v4.1"],
-    families: &["DeepSeek-V4.1"],
-    description:
-        "DSML with spaced tag names: <｜DSML｜ calls> with <｜DSML｜ invoke name=...> calls and \
-                  <｜DSML｜ parameter name=... string=...> values",
-    markers: MARKERS_V41,
-    triggers: &[
-        Trigger::marker("<｜DSML｜ calls>"),
-        Trigger::marker("<｜DSML｜ invoke"),
-    ],
-    reasoning: Some(("<think>", "</think>")),
-    template: Some(CallTemplate {
-        begin: "<｜DSML｜ invoke name=\"{name}\">\n",
-        end: "</｜DSML｜ invoke>",
-        separator: "\n",
-    }),
-    arguments: ArgSyntax::XmlParams(PARAMS_V4_1),
-    layout: Layout::section("<｜DSML｜ calls>\n", "\n</｜DSML｜ calls>"),
+        name: "deepseek_v4_1",
+        aliases: &["deepseekv41", "deepseek_v41", "deepseek-v4.1"],
+        families: &["DeepSeek-V4.1"],
+        description:
+            "DSML with spaced tag names: <｜DSML｜ calls> with <｜DSML｜ invoke name=...> calls and \
+                      <｜DSML｜ parameter name=... string=...> values",
+        markers: MARKERS_V41,
+        triggers: &[
+            Trigger::marker("<｜DSML｜ calls>"),
+            Trigger::marker("<｜DSML｜ invoke"),
+        ],
+        reasoning: Some(("<think>", "</think>")),
+        template: Some(CallTemplate::new("<｜DSML｜ invoke name=\"{name}\">\n", "</｜DSML｜ invoke>", "\n")),
+        arguments: ArgSyntax::XmlParams(PARAMS_V4_1),
+        layout: Layout::section("<｜DSML｜ calls>\n", "\n</｜DSML｜ calls>"),
     },
     new_region,
     render: render_v41,

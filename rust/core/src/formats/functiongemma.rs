@@ -27,29 +27,25 @@ const TAGS: GemmaTags = GemmaTags {
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
-    name: "functiongemma",
-    aliases: &["function_gemma", "function-gemma"],
-    families: &["FunctionGemma", "functiongemma-270m-it"],
-    description: "<start_function_call>call:NAME{key:value,...}<end_function_call> with <escape>-delimited strings and bare keys, one block per call",
-    markers: &[
-        Marker::special(Role::CallStart, "<start_function_call>"),
-        Marker::special(Role::CallEnd, "<end_function_call>"),
-        Marker::special(Role::StringDelimiter, "<escape>"),
-    ],
-    // A stray `<escape>` in content is left as content (unlike Gemma 4's `<|"|>`, it reads as
-    // ordinary text).
-    triggers: &[
-        Trigger::marker("<start_function_call>"),
-        Trigger::marker("<end_function_call>"),
-    ],
-    reasoning: None,
-    template: Some(CallTemplate {
-        begin: "<start_function_call>call:{name}",
-        end: "<end_function_call>",
-        separator: "",
-    }),
-    arguments: ArgSyntax::Gemma {
-        string_delimiter: "<escape>",
+        name: "functiongemma",
+        aliases: &["function_gemma", "function-gemma"],
+        families: &["FunctionGemma", "functiongemma-270m-it"],
+        description: "<start_function_call>call:NAME{key:value,...}<end_function_call> with <escape>-delimited strings and bare keys, one block per call",
+        markers: &[
+            Marker::special(Role::CallStart, "<start_function_call>"),
+            Marker::special(Role::CallEnd, "<end_function_call>"),
+            Marker::special(Role::StringDelimiter, "<escape>"),
+        ],
+        // A stray `<escape>` in content is left as content (unlike Gemma 4's `<|"|>`, it reads as
+        // ordinary text).
+        triggers: &[
+            Trigger::marker("<start_function_call>"),
+            Trigger::marker("<end_function_call>"),
+        ],
+        reasoning: None,
+        template: Some(CallTemplate::new("<start_function_call>call:{name}", "<end_function_call>", "")),
+        arguments: ArgSyntax::Gemma {
+            string_delimiter: "<escape>",
     },
     layout: Layout::BARE,
     },

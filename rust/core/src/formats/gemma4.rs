@@ -21,32 +21,28 @@ const CALL_PREFIX: &str = "call:";
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
-    name: "gemma4",
-    aliases: &["gemma-4", "gemma_4"],
-    families: &["Gemma 4"],
-    description: "<|tool_call>call:NAME{key:value,...}<tool_call|> with <|\"|>-delimited strings and bare keys, one block per call",
-    markers: &[
-        Marker::special(Role::CallStart, CALL_START),
-        Marker::special(Role::CallEnd, CALL_END),
-        Marker::special(Role::StringDelimiter, QUOTE),
-        Marker::special(Role::ReasoningStart, "<|channel>"),
-        Marker::special(Role::ReasoningEnd, "<channel|>"),
-        Marker::plain(Role::ReasoningLabel, "thought\n"),
-    ],
-    triggers: &[
-        Trigger::marker(CALL_START),
-        Trigger::marker(CALL_END),
-        Trigger::marker(QUOTE),
-    ],
-    reasoning: Some(("<|channel>", "<channel|>")),
-    // The body is not JSON: style `gemma4` (bare keys, `<|"|>` strings) has its own grammar.
-    template: Some(CallTemplate {
-        begin: "<|tool_call>call:{name}",
-        end: "<tool_call|>",
-        separator: "",
-    }),
-    arguments: ArgSyntax::Gemma {
-        string_delimiter: QUOTE,
+        name: "gemma4",
+        aliases: &["gemma-4", "gemma_4"],
+        families: &["Gemma 4"],
+        description: "<|tool_call>call:NAME{key:value,...}<tool_call|> with <|\"|>-delimited strings and bare keys, one block per call",
+        markers: &[
+            Marker::special(Role::CallStart, CALL_START),
+            Marker::special(Role::CallEnd, CALL_END),
+            Marker::special(Role::StringDelimiter, QUOTE),
+            Marker::special(Role::ReasoningStart, "<|channel>"),
+            Marker::special(Role::ReasoningEnd, "<channel|>"),
+            Marker::plain(Role::ReasoningLabel, "thought\n"),
+        ],
+        triggers: &[
+            Trigger::marker(CALL_START),
+            Trigger::marker(CALL_END),
+            Trigger::marker(QUOTE),
+        ],
+        reasoning: Some(("<|channel>", "<channel|>")),
+        // The body is not JSON: style `gemma4` (bare keys, `<|"|>` strings) has its own grammar.
+        template: Some(CallTemplate::new("<|tool_call>call:{name}", "<tool_call|>", "")),
+        arguments: ArgSyntax::Gemma {
+            string_delimiter: QUOTE,
     },
     layout: Layout {
         section: None,

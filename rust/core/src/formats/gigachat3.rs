@@ -31,28 +31,28 @@ const EOS: &str = "</s>";
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
-    name: "gigachat3",
-    aliases: &["gigachat", "gigachat3_1", "gigachat3.1", "gigachat-3"],
-    families: &["GigaChat3-10B-A1.8B", "GigaChat3-702B-A36B", "GigaChat 3.1"],
-    description:
-        "CONTENT<|message_sep|>function call<|role_sep|>{\"name\": ..., \"arguments\": {...}} \
-                  (GigaChat 3.1: <|function_call|>{...})",
-    markers: &[
-        Marker::special(Role::MessageEnd, MESSAGE_SEP),
-        Marker::special(Role::RoleSeparator, ROLE_SEP),
-        Marker::special(Role::CallStart, FUNCTION_CALL),
-        Marker::special(Role::EndOfSequence, EOS),
-    ],
-    triggers: &[Trigger::marker(MESSAGE_SEP), Trigger::marker(FUNCTION_CALL)],
-    reasoning: None,
-    template: Some(CallTemplate {
-        begin:
-            "<|message_sep|>\n\nfunction call<|role_sep|>\n{\"name\": \"{name}\", \"arguments\": ",
-        end: "}",
-        separator: "",
-    }),
-    arguments: ArgSyntax::Json,
-    layout: Layout::section("", "<|message_sep|>\n\n"),
+        name: "gigachat3",
+        aliases: &["gigachat", "gigachat3_1", "gigachat3.1", "gigachat-3"],
+        families: &["GigaChat3-10B-A1.8B", "GigaChat3-702B-A36B", "GigaChat 3.1"],
+        description:
+            "CONTENT<|message_sep|>function call<|role_sep|>{\"name\": ..., \"arguments\": {...}} \
+                      (GigaChat 3.1: <|function_call|>{...})",
+        markers: &[
+            Marker::special(Role::MessageEnd, MESSAGE_SEP),
+            Marker::special(Role::RoleSeparator, ROLE_SEP),
+            Marker::special(Role::CallStart, FUNCTION_CALL),
+            Marker::special(Role::EndOfSequence, EOS),
+        ],
+        triggers: &[Trigger::marker(MESSAGE_SEP), Trigger::marker(FUNCTION_CALL)],
+        reasoning: None,
+        template: Some(CallTemplate {
+            begin:
+                "<|message_sep|>\n\nfunction call<|role_sep|>\n{\"name\": \"{name}\", \"arguments\": ",
+            end: "}",
+            separator: "",
+        }),
+        arguments: ArgSyntax::Json,
+        layout: Layout::section("", "<|message_sep|>\n\n"),
     },
     new_region,
     render,

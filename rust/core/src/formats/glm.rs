@@ -52,44 +52,36 @@ const MARKERS: &[Marker] = &[
 
 pub static GLM45: Format = Format {
     syntax: Syntax {
-    name: "glm45",
-    aliases: &["glm", "glm4_moe", "glm4.5", "glm4.6", "ling3", "spark25"],
-    families: &["GLM-4.5", "GLM-4.5-Air", "GLM-4.5V", "GLM-4.6", "Ling 3", "Spark 2.5"],
-    description: "<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>\\n</tool_call>, values typed by the tool schema",
-    markers: MARKERS,
-    triggers: &[Trigger::marker(CALL_START)],
-    reasoning: Some(("<think>", "</think>")),
-    // xgrammar's `glm_xml` allows whitespace around the pairs, so it covers this spacing too.
-    template: Some(CallTemplate {
-        begin: "<tool_call>{name}",
-        end: "</tool_call>",
-        separator: "\n",
-    }),
-    arguments: ArgSyntax::XmlParams(PARAMS),
-    layout: Layout::BARE,
+        name: "glm45",
+        aliases: &["glm", "glm4_moe", "glm4.5", "glm4.6", "ling3", "spark25"],
+        families: &["GLM-4.5", "GLM-4.5-Air", "GLM-4.5V", "GLM-4.6", "Ling 3", "Spark 2.5"],
+        description: "<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>\\n</tool_call>, values typed by the tool schema",
+        markers: MARKERS,
+        triggers: &[Trigger::marker(CALL_START)],
+        reasoning: Some(("<think>", "</think>")),
+        // xgrammar's `glm_xml` allows whitespace around the pairs, so it covers this spacing too.
+        template: Some(CallTemplate::new("<tool_call>{name}", "</tool_call>", "\n")),
+        arguments: ArgSyntax::XmlParams(PARAMS),
+        layout: Layout::BARE,
     },
     new_region,
     render: render_glm45,
 };
 
-const GLM47_TEMPLATE: CallTemplate = CallTemplate {
-    begin: "<tool_call>{name}",
-    end: "</tool_call>",
-    separator: "",
-};
+const GLM47_TEMPLATE: CallTemplate = CallTemplate::new("<tool_call>{name}", "</tool_call>", "");
 
 pub static GLM47: Format = Format {
     syntax: Syntax {
-    name: "glm47",
-    aliases: &["glm5", "glm4.7"],
-    families: &["GLM-4.7", "GLM-4.7-Flash", "GLM-5", "GLM-5.1"],
-    description: "<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>, values typed by the tool schema",
-    markers: MARKERS,
-    triggers: &[Trigger::marker(CALL_START)],
-    reasoning: Some(("<think>", "</think>")),
-    template: Some(GLM47_TEMPLATE),
-    arguments: ArgSyntax::XmlParams(PARAMS),
-    layout: Layout::BARE,
+        name: "glm47",
+        aliases: &["glm5", "glm4.7"],
+        families: &["GLM-4.7", "GLM-4.7-Flash", "GLM-5", "GLM-5.1"],
+        description: "<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>, values typed by the tool schema",
+        markers: MARKERS,
+        triggers: &[Trigger::marker(CALL_START)],
+        reasoning: Some(("<think>", "</think>")),
+        template: Some(GLM47_TEMPLATE),
+        arguments: ArgSyntax::XmlParams(PARAMS),
+        layout: Layout::BARE,
     },
     new_region,
     render: render_glm47,
@@ -566,14 +558,33 @@ impl GlmRegion {
     }
 }
 
-fn render_with(calls: &[RenderCall], content: Option<&str>, newlines: bool) -> String {
-    let tags = GlmTags::of(&GLM45.syntax);
-    let nl = if newlines { "\n" } else { "" };
+/// Calls in a GLM-style syntax's tags, strings raw and other values as JSON, `nl` after the name
+/// and after each tag pair: with a section (Hunyuan), `open nl`, each call followed by `nl`, then
+/// `close`; without one (GLM, IQuest), each call preceded by `nl`.
+pub fn render_tags(
+    syntax: &Syntax,
+    calls: &[RenderCall],
+    content: Option<&str>,
+    nl: &str,
+) -> String {
+    let tags = GlmTags::of(syntax);
     let mut out = String::from(content.unwrap_or(""));
+    if calls.is_empty() {
+        return out;
+    }
+    let (before, after) = match tags.section {
+        Some((open, _)) => {
+            out.push_str(open);
+            out.push_str(nl);
+            ("", nl)
+        }
+        None => (nl, ""),
+    };
     for call in calls {
-        out.push_str(nl);
+        out.push_str(before);
         out.push_str(tags.call_start);
         out.push_str(&call.name);
+        out.push_str(tags.name_sep.unwrap_or(""));
         out.push_str(nl);
         if let Some(args) = call.arguments.as_object() {
             for (key, value) in args {
@@ -588,6 +599,10 @@ fn render_with(calls: &[RenderCall], content: Option<&str>, newlines: bool) -> S
             }
         }
         out.push_str(tags.call_end);
+        out.push_str(after);
+    }
+    if let Some((_, close)) = tags.section {
+        out.push_str(close);
     }
     out
 }
@@ -595,10 +610,10 @@ fn render_with(calls: &[RenderCall], content: Option<&str>, newlines: bool) -> S
 /// As the GLM-4.5 / 4.6 chat templates write calls: `\n<tool_call>NAME\n`, then
 /// `<arg_key>K</arg_key>\n<arg_value>V</arg_value>\n` per argument, then `</tool_call>`.
 fn render_glm45(calls: &[RenderCall], content: Option<&str>) -> String {
-    render_with(calls, content, true)
+    render_tags(&GLM45.syntax, calls, content, "\n")
 }
 
 /// As the GLM-4.7 chat template writes calls: the same tags with no newlines.
 fn render_glm47(calls: &[RenderCall], content: Option<&str>) -> String {
-    render_with(calls, content, false)
+    render_tags(&GLM47.syntax, calls, content, "")
 }

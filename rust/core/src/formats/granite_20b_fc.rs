@@ -30,11 +30,11 @@ pub static SPEC: Format = Format {
         markers: &[Marker::plain(Role::CallStart, START)],
         triggers: &[Trigger::marker(START)],
         reasoning: None,
-        template: Some(CallTemplate {
-            begin: "<function_call> {\"name\": \"{name}\", \"arguments\": ",
-            end: "}",
-            separator: "\n",
-        }),
+        template: Some(CallTemplate::new(
+            "<function_call> {\"name\": \"{name}\", \"arguments\": ",
+            "}",
+            "\n",
+        )),
         arguments: ArgSyntax::Json,
         layout: Layout::BARE,
     },

@@ -71,11 +71,11 @@ pub static SPEC: Format = Format {
         // The analysis message as the reasoning pair, so `closing_only` (the prompt opened
         // `<|channel|>analysis<|message|>`) reads the model's text up to `<|end|>` as reasoning.
         reasoning: Some(("<|channel|>analysis<|message|>", END)),
-        template: Some(CallTemplate {
-            begin: "<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>",
-            end: "<|call|>",
-            separator: "<|start|>assistant",
-        }),
+        template: Some(CallTemplate::new(
+            "<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>",
+            "<|call|>",
+            "<|start|>assistant",
+        )),
         arguments: ArgSyntax::Json,
         layout: Layout {
             section: None,

@@ -8,11 +8,11 @@ use crate::region::{RegionCtx, RegionParser};
 use crate::render::{self, RenderCall};
 use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
-const TEMPLATE: CallTemplate = CallTemplate {
-    begin: "<tool_call>\n{\"name\": \"{name}\", \"arguments\": ",
-    end: "}\n</tool_call>",
-    separator: "\n",
-};
+const TEMPLATE: CallTemplate = CallTemplate::new(
+    "<tool_call>\n{\"name\": \"{name}\", \"arguments\": ",
+    "}\n</tool_call>",
+    "\n",
+);
 
 pub static SPEC: Format = Format {
     syntax: Syntax {

@@ -15,9 +15,7 @@
 //! (vLLM's `hy_v4` tests); SGLang notes the shipping HY3 tokenizer may carry such a suffix too,
 //! which `hunyuan` does not read. Read by [`super::glm`]'s region.
 
-use serde_json::Value;
-
-use super::glm::{self, GlmTags};
+use super::glm;
 use super::Format;
 use crate::render::RenderCall;
 use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger};
@@ -48,11 +46,11 @@ pub static HUNYUAN: Format = Format {
             Trigger::marker("<tool_call>"),
         ],
         reasoning: Some(("<think>", "</think>")),
-        template: Some(CallTemplate {
-            begin: "<tool_call>{name}<tool_sep>\n",
-            end: "</tool_call>",
-            separator: "\n",
-        }),
+        template: Some(CallTemplate::new(
+            "<tool_call>{name}<tool_sep>\n",
+            "</tool_call>",
+            "\n",
+        )),
         arguments: ArgSyntax::XmlParams(super::glm::PARAMS),
         layout: Layout::section("<tool_calls>\n", "\n</tool_calls>"),
     },
@@ -62,88 +60,47 @@ pub static HUNYUAN: Format = Format {
 
 pub static HY_V4: Format = Format {
     syntax: Syntax {
-    name: "hy_v4",
-    aliases: &["hy4", "hunyuan_hy4"],
-    families: &["Hunyuan HY4"],
-    description: "<tool_calls:opensource><tool_call:opensource>NAME<arg_key:opensource>K</arg_key:opensource>\
-                  <arg_value:opensource>V</arg_value:opensource></tool_call:opensource></tool_calls:opensource>, \
-                  values typed by the tool schema",
-    markers: &[
-        Marker::special(Role::SectionStart, "<tool_calls:opensource>"),
-        Marker::special(Role::SectionEnd, "</tool_calls:opensource>"),
-        Marker::special(Role::CallStart, "<tool_call:opensource>"),
-        Marker::special(Role::CallEnd, "</tool_call:opensource>"),
-        Marker::special(Role::KeyStart, "<arg_key:opensource>"),
-        Marker::special(Role::KeyEnd, "</arg_key:opensource>"),
-        Marker::special(Role::ValueStart, "<arg_value:opensource>"),
-        Marker::special(Role::ValueEnd, "</arg_value:opensource>"),
-        Marker::special(Role::ReasoningStart, "<think:opensource>"),
-        Marker::special(Role::ReasoningEnd, "</think:opensource>"),
-    ],
-    triggers: &[
-        Trigger::marker("<tool_calls:opensource>"),
-        Trigger::marker("<tool_call:opensource>"),
-    ],
-    reasoning: Some(("<think:opensource>", "</think:opensource>")),
-    template: Some(CallTemplate {
-        begin: "<tool_call:opensource>{name}",
-        end: "</tool_call:opensource>",
-        separator: "",
-    }),
-    arguments: ArgSyntax::XmlParams(ParamTags::new(
-        "<arg_key:opensource>{key}</arg_key:opensource>{ws}<arg_value:opensource>",
-        "</arg_value:opensource>",
-    )),
-    layout: Layout::section("<tool_calls:opensource>", "</tool_calls:opensource>"),
+        name: "hy_v4",
+        aliases: &["hy4", "hunyuan_hy4"],
+        families: &["Hunyuan HY4"],
+        description: "<tool_calls:opensource><tool_call:opensource>NAME<arg_key:opensource>K</arg_key:opensource>\
+                      <arg_value:opensource>V</arg_value:opensource></tool_call:opensource></tool_calls:opensource>, \
+                      values typed by the tool schema",
+        markers: &[
+            Marker::special(Role::SectionStart, "<tool_calls:opensource>"),
+            Marker::special(Role::SectionEnd, "</tool_calls:opensource>"),
+            Marker::special(Role::CallStart, "<tool_call:opensource>"),
+            Marker::special(Role::CallEnd, "</tool_call:opensource>"),
+            Marker::special(Role::KeyStart, "<arg_key:opensource>"),
+            Marker::special(Role::KeyEnd, "</arg_key:opensource>"),
+            Marker::special(Role::ValueStart, "<arg_value:opensource>"),
+            Marker::special(Role::ValueEnd, "</arg_value:opensource>"),
+            Marker::special(Role::ReasoningStart, "<think:opensource>"),
+            Marker::special(Role::ReasoningEnd, "</think:opensource>"),
+        ],
+        triggers: &[
+            Trigger::marker("<tool_calls:opensource>"),
+            Trigger::marker("<tool_call:opensource>"),
+        ],
+        reasoning: Some(("<think:opensource>", "</think:opensource>")),
+        template: Some(CallTemplate::new("<tool_call:opensource>{name}", "</tool_call:opensource>", "")),
+        arguments: ArgSyntax::XmlParams(ParamTags::new(
+            "<arg_key:opensource>{key}</arg_key:opensource>{ws}<arg_value:opensource>",
+            "</arg_value:opensource>",
+        )),
+        layout: Layout::section("<tool_calls:opensource>", "</tool_calls:opensource>"),
     },
     new_region: glm::new_region,
     render: render_hy4,
 };
 
-fn render_with(calls: &[RenderCall], content: Option<&str>, tags: &GlmTags, nl: &str) -> String {
-    let mut out = String::from(content.unwrap_or(""));
-    let Some((open, close)) = tags.section else {
-        return out;
-    };
-    if calls.is_empty() {
-        return out;
-    }
-    out.push_str(open);
-    out.push_str(nl);
-    for call in calls {
-        out.push_str(tags.call_start);
-        out.push_str(&call.name);
-        out.push_str(tags.name_sep.unwrap_or(""));
-        out.push_str(nl);
-        if let Some(args) = call.arguments.as_object() {
-            for (key, value) in args {
-                out.push_str(tags.key_start);
-                out.push_str(key);
-                out.push_str(tags.key_end);
-                out.push_str(nl);
-                out.push_str(tags.value_start);
-                match value {
-                    Value::String(s) => out.push_str(s),
-                    other => out.push_str(&crate::xml_value::template_json(other)),
-                }
-                out.push_str(tags.value_end);
-                out.push_str(nl);
-            }
-        }
-        out.push_str(tags.call_end);
-        out.push_str(nl);
-    }
-    out.push_str(close);
-    out
-}
-
 /// The layout of the HY3 parsers' docs and tests: the section, each call and each tag on its own
 /// line; strings raw, other values as JSON.
 fn render_hy3(calls: &[RenderCall], content: Option<&str>) -> String {
-    render_with(calls, content, &GlmTags::of(&HUNYUAN.syntax), "\n")
+    glm::render_tags(&HUNYUAN.syntax, calls, content, "\n")
 }
 
 /// As vLLM's `hy_v4` tests write calls: no whitespace between tags.
 fn render_hy4(calls: &[RenderCall], content: Option<&str>) -> String {
-    render_with(calls, content, &GlmTags::of(&HY_V4.syntax), "")
+    glm::render_tags(&HY_V4.syntax, calls, content, "")
 }

@@ -14,25 +14,21 @@ use crate::text;
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
-    name: "internlm",
-    aliases: &["internlm2", "internlm2_5", "intern_s1"],
-    families: &["InternLM2", "InternLM2.5", "Intern-S1"],
-    description:
-        "<|action_start|><|plugin|> then a JSON object {name, parameters}, closed by <|action_end|>",
-    markers: &[
-        Marker::special(Role::CallStart, ACTION_START),
-        Marker::special(Role::CallKind, PLUGIN),
-        Marker::special(Role::CallEnd, ACTION_END),
-    ],
-    triggers: &[Trigger::marker(ACTION_START)],
-    reasoning: None,
-    template: Some(CallTemplate {
-        begin: "<|action_start|><|plugin|>\n{\"name\": \"{name}\", \"parameters\": ",
-        end: "}<|action_end|>",
-        separator: "",
-    }),
-    arguments: ArgSyntax::Json,
-    layout: Layout::BARE,
+        name: "internlm",
+        aliases: &["internlm2", "internlm2_5", "intern_s1"],
+        families: &["InternLM2", "InternLM2.5", "Intern-S1"],
+        description:
+            "<|action_start|><|plugin|> then a JSON object {name, parameters}, closed by <|action_end|>",
+        markers: &[
+            Marker::special(Role::CallStart, ACTION_START),
+            Marker::special(Role::CallKind, PLUGIN),
+            Marker::special(Role::CallEnd, ACTION_END),
+        ],
+        triggers: &[Trigger::marker(ACTION_START)],
+        reasoning: None,
+        template: Some(CallTemplate::new("<|action_start|><|plugin|>\n{\"name\": \"{name}\", \"parameters\": ", "}<|action_end|>", "")),
+        arguments: ArgSyntax::Json,
+        layout: Layout::BARE,
     },
     new_region,
     render,

@@ -10,40 +10,34 @@
 //! llama.cpp-style loaders); the argument tags are assumed to be tokens as in GLM. Read by
 //! [`super::glm`]'s region with these tags.
 
-use serde_json::Value;
-
-use super::glm::{self, GlmTags};
+use super::glm;
 use super::Format;
 use crate::render::RenderCall;
 use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
-    name: "iquest_q1",
-    aliases: &["iquest", "iquest-q1"],
-    families: &["IQuest-Q1"],
-    description:
-        "<iquest_tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></iquest_tool_call>, \
-                  values typed by the tool schema",
-    markers: &[
-        Marker::special(Role::CallStart, "<iquest_tool_call>"),
-        Marker::special(Role::CallEnd, "</iquest_tool_call>"),
-        Marker::special(Role::KeyStart, "<arg_key>"),
-        Marker::special(Role::KeyEnd, "</arg_key>"),
-        Marker::special(Role::ValueStart, "<arg_value>"),
-        Marker::special(Role::ValueEnd, "</arg_value>"),
-        Marker::special(Role::ReasoningStart, "<think>"),
-        Marker::special(Role::ReasoningEnd, "</think>"),
-    ],
-    triggers: &[Trigger::marker("<iquest_tool_call>")],
-    reasoning: Some(("<think>", "</think>")),
-    template: Some(CallTemplate {
-        begin: "<iquest_tool_call>{name}",
-        end: "</iquest_tool_call>",
-        separator: "",
-    }),
-    arguments: ArgSyntax::XmlParams(super::glm::PARAMS),
-    layout: Layout::BARE,
+        name: "iquest_q1",
+        aliases: &["iquest", "iquest-q1"],
+        families: &["IQuest-Q1"],
+        description:
+            "<iquest_tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></iquest_tool_call>, \
+                      values typed by the tool schema",
+        markers: &[
+            Marker::special(Role::CallStart, "<iquest_tool_call>"),
+            Marker::special(Role::CallEnd, "</iquest_tool_call>"),
+            Marker::special(Role::KeyStart, "<arg_key>"),
+            Marker::special(Role::KeyEnd, "</arg_key>"),
+            Marker::special(Role::ValueStart, "<arg_value>"),
+            Marker::special(Role::ValueEnd, "</arg_value>"),
+            Marker::special(Role::ReasoningStart, "<think>"),
+            Marker::special(Role::ReasoningEnd, "</think>"),
+        ],
+        triggers: &[Trigger::marker("<iquest_tool_call>")],
+        reasoning: Some(("<think>", "</think>")),
+        template: Some(CallTemplate::new("<iquest_tool_call>{name}", "</iquest_tool_call>", "")),
+        arguments: ArgSyntax::XmlParams(super::glm::PARAMS),
+        layout: Layout::BARE,
     },
     new_region: glm::new_region,
     render,
@@ -51,25 +45,5 @@ pub static SPEC: Format = Format {
 
 /// The compact GLM-4.7 layout under IQuest's call tokens: strings raw, other values as JSON.
 fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    let tags = GlmTags::of(&SPEC.syntax);
-    let mut out = String::from(content.unwrap_or(""));
-    for call in calls {
-        out.push_str(tags.call_start);
-        out.push_str(&call.name);
-        if let Some(args) = call.arguments.as_object() {
-            for (key, value) in args {
-                out.push_str(tags.key_start);
-                out.push_str(key);
-                out.push_str(tags.key_end);
-                out.push_str(tags.value_start);
-                match value {
-                    Value::String(s) => out.push_str(s),
-                    other => out.push_str(&crate::xml_value::template_json(other)),
-                }
-                out.push_str(tags.value_end);
-            }
-        }
-        out.push_str(tags.call_end);
-    }
-    out
+    glm::render_tags(&SPEC.syntax, calls, content, "")
 }

@@ -37,11 +37,7 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker(START)],
         reasoning: Some(("<think>", "</think>")),
-        template: Some(CallTemplate {
-            begin: "{name}(",
-            end: ")",
-            separator: ", ",
-        }),
+        template: Some(CallTemplate::new("{name}(", ")", ", ")),
         arguments: ArgSyntax::PythonKwargs,
         layout: Layout::section("<|tool_call_start|>[", "]<|tool_call_end|>"),
     },

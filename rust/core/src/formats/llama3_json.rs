@@ -9,23 +9,19 @@ use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
-    name: "llama3_json",
-    aliases: &["llama3", "llama3.1", "llama3.2", "llama3.3", "llama3_1", "llama", "llama4_json"],
-    families: &["Llama 3.1", "Llama 3.2", "Llama 3.3"],
-    description: "JSON object {name, parameters} at the start of the output or after <|python_tag|>; ';' between calls",
-    markers: &[
-        Marker::special(Role::CallStart, "<|python_tag|>"),
-        Marker::special(Role::TurnEnd, "<|eom_id|>"),
-    ],
-    triggers: &[Trigger::marker("<|python_tag|>"), Trigger::at_start("{")],
-    reasoning: None,
-    template: Some(CallTemplate {
-        begin: "{\"name\": \"{name}\", \"parameters\": ",
-        end: "}",
-        separator: "; ",
-    }),
-    arguments: ArgSyntax::Json,
-    layout: Layout::section("<|python_tag|>", ""),
+        name: "llama3_json",
+        aliases: &["llama3", "llama3.1", "llama3.2", "llama3.3", "llama3_1", "llama", "llama4_json"],
+        families: &["Llama 3.1", "Llama 3.2", "Llama 3.3"],
+        description: "JSON object {name, parameters} at the start of the output or after <|python_tag|>; ';' between calls",
+        markers: &[
+            Marker::special(Role::CallStart, "<|python_tag|>"),
+            Marker::special(Role::TurnEnd, "<|eom_id|>"),
+        ],
+        triggers: &[Trigger::marker("<|python_tag|>"), Trigger::at_start("{")],
+        reasoning: None,
+        template: Some(CallTemplate::new("{\"name\": \"{name}\", \"parameters\": ", "}", "; ")),
+        arguments: ArgSyntax::Json,
+        layout: Layout::section("<|python_tag|>", ""),
     },
     new_region,
     render,

@@ -8,11 +8,11 @@ use crate::region::{RegionCtx, RegionParser};
 use crate::render::{self, RenderCall};
 use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
-const TEMPLATE: CallTemplate = CallTemplate {
-    begin: "<longcat_tool_call>\n{\"name\": \"{name}\", \"arguments\": ",
-    end: "}\n</longcat_tool_call>",
-    separator: "",
-};
+const TEMPLATE: CallTemplate = CallTemplate::new(
+    "<longcat_tool_call>\n{\"name\": \"{name}\", \"arguments\": ",
+    "}\n</longcat_tool_call>",
+    "",
+);
 
 pub static SPEC: Format = Format {
     syntax: Syntax {

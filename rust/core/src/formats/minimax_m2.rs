@@ -46,11 +46,11 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker("<minimax:tool_call>")],
         reasoning: Some(("<think>", "</think>")),
-        template: Some(CallTemplate {
-            begin: "<invoke name=\"{name}\">\n",
-            end: "</invoke>",
-            separator: "\n",
-        }),
+        template: Some(CallTemplate::new(
+            "<invoke name=\"{name}\">\n",
+            "</invoke>",
+            "\n",
+        )),
         arguments: ArgSyntax::XmlParams(PARAMS),
         layout: Layout::section("<minimax:tool_call>\n", "\n</minimax:tool_call>"),
     },

@@ -67,11 +67,11 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker("]<]minimax[>[")],
         reasoning: Some(("<mm:think>", "</mm:think>")),
-        template: Some(CallTemplate {
-            begin: "]<]minimax[>[<invoke name=\"{name}\">\n",
-            end: "]<]minimax[>[</invoke>",
-            separator: "\n",
-        }),
+        template: Some(CallTemplate::new(
+            "]<]minimax[>[<invoke name=\"{name}\">\n",
+            "]<]minimax[>[</invoke>",
+            "\n",
+        )),
         arguments: ArgSyntax::XmlParams(
             ParamTags::new("]<]minimax[>[<{key}>", "]<]minimax[>[</{key}>").nested(),
         ),

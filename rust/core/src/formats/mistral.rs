@@ -37,11 +37,7 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker("[TOOL_CALLS]"), Trigger::at_start("[")],
         reasoning: Some(("[THINK]", "[/THINK]")),
-        template: Some(CallTemplate {
-            begin: "[TOOL_CALLS]{name}[ARGS]",
-            end: "",
-            separator: "",
-        }),
+        template: Some(CallTemplate::new("[TOOL_CALLS]{name}[ARGS]", "", "")),
         arguments: ArgSyntax::Json,
         layout: Layout::BARE,
     },

@@ -125,3 +125,50 @@ fn normalize(name: &str) -> String {
 pub fn names() -> Vec<&'static str> {
     REGISTRY.iter().map(|format| format.syntax.name).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::{Role, Typing};
+
+    /// The parameter markers a syntax lists (for the grammar's exclusions and the engine's special
+    /// tokens) are the texts its `ParamTags` give the parser, renderer and grammar.
+    #[test]
+    fn parameter_markers_agree_with_the_parameter_tags() {
+        let mut xml = 0;
+        for format in REGISTRY {
+            let syntax = &format.syntax;
+            let Some(params) = syntax.arguments.params() else {
+                continue;
+            };
+            xml += 1;
+            let (key_end, value_open) = params.after_key();
+            let expect = [
+                (Role::ParamStart, vec![params.key_open(), params.tag_head()]),
+                (Role::ParamEnd, vec![params.close]),
+                (Role::KeyStart, vec![params.key_open()]),
+                (Role::KeyEnd, vec![key_end]),
+                (Role::ValueStart, vec![value_open]),
+                (Role::ValueEnd, vec![params.close]),
+            ];
+            for (role, texts) in expect {
+                for marker in syntax.markers.iter().filter(|m| m.role == role) {
+                    assert!(
+                        texts.contains(&marker.text),
+                        "{}: {role:?} {marker:?}",
+                        syntax.name
+                    );
+                }
+            }
+            let attribute = params.open.contains("{string}");
+            assert_eq!(
+                attribute,
+                params.typing == Typing::StringAttribute,
+                "{}",
+                syntax.name
+            );
+            assert!(params.open.contains("{key}"), "{}", syntax.name);
+        }
+        assert_eq!(xml, 15);
+    }
+}

@@ -35,38 +35,34 @@ const CALL_OPENS: &str = r"\[\s*[A-Za-z_\u0080-\U0010ffff][A-Za-z0-9_.\-\u0080-\
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
-    name: "pythonic",
-    aliases: &["llama4_pythonic", "olmo3", "llama4"],
-    families: &[
-        "Llama 3.2 (pythonic template)",
-        "Llama 4",
-        "Olmo 3",
-        "ToolACE",
-        "Gemma 3 (pythonic template)",
-    ],
-    description: "a Python list of calls [f(a=1, b='x'), g()], optionally inside <|python_start|>...<|python_end|>; Olmo 3: one call per line inside <function_calls>...</function_calls>",
-    markers: &[
-        Marker::special(Role::CallStart, PY_START),
-        Marker::special(Role::CallEnd, PY_END),
-        Marker::plain(Role::SectionStart, FN_START),
-        Marker::plain(Role::SectionEnd, FN_END),
-    ],
-    // The soft `[` comes before the markers: the engine's marker search stops at the earliest
-    // match of the literals listed before, so the frequent `[` keeps the search short.
-    triggers: &[
-        Trigger::at_start("[").confirmed(CALL_OPENS),
-        Trigger::soft("[").confirmed(CALL_OPENS),
-        Trigger::marker(PY_START),
-        Trigger::marker(FN_START),
-    ],
-    reasoning: None,
-    template: Some(CallTemplate {
-        begin: "{name}(",
-        end: ")",
-        separator: ", ",
-    }),
-    arguments: ArgSyntax::PythonKwargs,
-    layout: Layout::section("[", "]"),
+        name: "pythonic",
+        aliases: &["llama4_pythonic", "olmo3", "llama4"],
+        families: &[
+            "Llama 3.2 (pythonic template)",
+            "Llama 4",
+            "Olmo 3",
+            "ToolACE",
+            "Gemma 3 (pythonic template)",
+        ],
+        description: "a Python list of calls [f(a=1, b='x'), g()], optionally inside <|python_start|>...<|python_end|>; Olmo 3: one call per line inside <function_calls>...</function_calls>",
+        markers: &[
+            Marker::special(Role::CallStart, PY_START),
+            Marker::special(Role::CallEnd, PY_END),
+            Marker::plain(Role::SectionStart, FN_START),
+            Marker::plain(Role::SectionEnd, FN_END),
+        ],
+        // The soft `[` comes before the markers: the engine's marker search stops at the earliest
+        // match of the literals listed before, so the frequent `[` keeps the search short.
+        triggers: &[
+            Trigger::at_start("[").confirmed(CALL_OPENS),
+            Trigger::soft("[").confirmed(CALL_OPENS),
+            Trigger::marker(PY_START),
+            Trigger::marker(FN_START),
+        ],
+        reasoning: None,
+        template: Some(CallTemplate::new("{name}(", ")", ", ")),
+        arguments: ArgSyntax::PythonKwargs,
+        layout: Layout::section("[", "]"),
     },
     new_region,
     render,

@@ -42,11 +42,11 @@ use crate::text::{self, is_partial_of_any, starts_with_any};
 use crate::tools::ToolSet;
 use crate::xml_value::template_text;
 
-const TEMPLATE: CallTemplate = CallTemplate {
-    begin: "<tool_call>\n<function={name}>\n",
-    end: "\n</function>\n</tool_call>",
-    separator: "\n",
-};
+const TEMPLATE: CallTemplate = CallTemplate::new(
+    "<tool_call>\n<function={name}>\n",
+    "\n</function>\n</tool_call>",
+    "\n",
+);
 
 const CALL_START: &str = "<tool_call>";
 const CALL_END: &str = "</tool_call>";
@@ -61,45 +61,45 @@ pub const PARAMS: ParamTags = ParamTags::new("<parameter={key}>", PARAM_END).pad
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
-    name: "qwen3_coder",
-    aliases: &[
-        "nemotron_nano",
-        "qwen3_5",
-        "qwen3.5",
-        "qwen3_6",
-        "qwen3.6",
-        "qwen3_xml",
-        "step3p5",
-        "step3.5",
-        "nanbeige",
-        "mimo",
-    ],
-    families: &[
-        "Qwen3-Coder",
-        "Qwen3-Coder-Next",
-        "Qwen3.5",
-        "Qwen3.6",
-        "Nemotron 3 Nano",
-        "Step-3.5",
-        "Nanbeige",
-        "MiMo",
-    ],
-    description: "<tool_call><function=NAME><parameter=KEY>VALUE</parameter>...</function></tool_call>, values typed by the tool schema",
-    markers: &[
-        Marker::special(Role::CallStart, CALL_START),
-        Marker::special(Role::CallEnd, CALL_END),
-        Marker::plain(Role::FunctionStart, FUNCTION_START),
-        Marker::plain(Role::FunctionEnd, FUNCTION_END),
-        Marker::plain(Role::ParamStart, PARAM_START),
-        Marker::plain(Role::ParamEnd, PARAM_END),
-        Marker::special(Role::ReasoningStart, "<think>"),
-        Marker::special(Role::ReasoningEnd, "</think>"),
-    ],
-    triggers: &[Trigger::marker(CALL_START), Trigger::soft(FUNCTION_START)],
-    reasoning: Some(("<think>", "</think>")),
-    template: Some(TEMPLATE),
-    arguments: ArgSyntax::XmlParams(PARAMS),
-    layout: Layout::BARE,
+        name: "qwen3_coder",
+        aliases: &[
+            "nemotron_nano",
+            "qwen3_5",
+            "qwen3.5",
+            "qwen3_6",
+            "qwen3.6",
+            "qwen3_xml",
+            "step3p5",
+            "step3.5",
+            "nanbeige",
+            "mimo",
+        ],
+        families: &[
+            "Qwen3-Coder",
+            "Qwen3-Coder-Next",
+            "Qwen3.5",
+            "Qwen3.6",
+            "Nemotron 3 Nano",
+            "Step-3.5",
+            "Nanbeige",
+            "MiMo",
+        ],
+        description: "<tool_call><function=NAME><parameter=KEY>VALUE</parameter>...</function></tool_call>, values typed by the tool schema",
+        markers: &[
+            Marker::special(Role::CallStart, CALL_START),
+            Marker::special(Role::CallEnd, CALL_END),
+            Marker::plain(Role::FunctionStart, FUNCTION_START),
+            Marker::plain(Role::FunctionEnd, FUNCTION_END),
+            Marker::plain(Role::ParamStart, PARAM_START),
+            Marker::plain(Role::ParamEnd, PARAM_END),
+            Marker::special(Role::ReasoningStart, "<think>"),
+            Marker::special(Role::ReasoningEnd, "</think>"),
+        ],
+        triggers: &[Trigger::marker(CALL_START), Trigger::soft(FUNCTION_START)],
+        reasoning: Some(("<think>", "</think>")),
+        template: Some(TEMPLATE),
+        arguments: ArgSyntax::XmlParams(PARAMS),
+        layout: Layout::BARE,
     },
     new_region,
     render,

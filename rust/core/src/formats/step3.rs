@@ -33,37 +33,33 @@ const SEP: &str = "<｜tool_sep｜>";
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
-    name: "step3",
-    aliases: &["step-3", "step_3"],
-    families: &["Step-3"],
-    description: "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=...>\
-                  <steptml:parameter name=...>V</steptml:parameter></steptml:invoke><｜tool_call_end｜>\
-                  <｜tool_calls_end｜>, values typed by the tool schema",
-    markers: &[
-        Marker::special(Role::SectionStart, SECTION_START),
-        Marker::special(Role::SectionEnd, SECTION_END),
-        Marker::special(Role::CallWrapperStart, CALL_START),
-        Marker::special(Role::CallWrapperEnd, CALL_END),
-        Marker::special(Role::TypeSeparator, SEP),
-        Marker::plain(Role::CallStart, "<steptml:invoke"),
-        Marker::plain(Role::CallEnd, "</steptml:invoke>"),
-        Marker::plain(Role::ParamStart, "<steptml:parameter"),
-        Marker::plain(Role::ParamEnd, "</steptml:parameter>"),
-        Marker::special(Role::ReasoningStart, "<think>"),
-        Marker::special(Role::ReasoningEnd, "</think>"),
-    ],
-    triggers: &[Trigger::marker(SECTION_START)],
-    reasoning: Some(("<think>", "</think>")),
-    template: Some(CallTemplate {
-        begin: "<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"{name}\">\n",
-        end: "</steptml:invoke><｜tool_call_end｜>",
-        separator: "\n",
-    }),
-    arguments: ArgSyntax::XmlParams(ParamTags::new(
-        "<steptml:parameter name=\"{key}\">",
-        "</steptml:parameter>",
-    )),
-    layout: Layout::section("<｜tool_calls_begin｜>\n", "\n<｜tool_calls_end｜>"),
+        name: "step3",
+        aliases: &["step-3", "step_3"],
+        families: &["Step-3"],
+        description: "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=...>\
+                      <steptml:parameter name=...>V</steptml:parameter></steptml:invoke><｜tool_call_end｜>\
+                      <｜tool_calls_end｜>, values typed by the tool schema",
+        markers: &[
+            Marker::special(Role::SectionStart, SECTION_START),
+            Marker::special(Role::SectionEnd, SECTION_END),
+            Marker::special(Role::CallWrapperStart, CALL_START),
+            Marker::special(Role::CallWrapperEnd, CALL_END),
+            Marker::special(Role::TypeSeparator, SEP),
+            Marker::plain(Role::CallStart, "<steptml:invoke"),
+            Marker::plain(Role::CallEnd, "</steptml:invoke>"),
+            Marker::plain(Role::ParamStart, "<steptml:parameter"),
+            Marker::plain(Role::ParamEnd, "</steptml:parameter>"),
+            Marker::special(Role::ReasoningStart, "<think>"),
+            Marker::special(Role::ReasoningEnd, "</think>"),
+        ],
+        triggers: &[Trigger::marker(SECTION_START)],
+        reasoning: Some(("<think>", "</think>")),
+        template: Some(CallTemplate::new("<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"{name}\">\n", "</steptml:invoke><｜tool_call_end｜>", "\n")),
+        arguments: ArgSyntax::XmlParams(ParamTags::new(
+            "<steptml:parameter name=\"{key}\">",
+            "</steptml:parameter>",
+        )),
+        layout: Layout::section("<｜tool_calls_begin｜>\n", "\n<｜tool_calls_end｜>"),
     },
     new_region,
     render,
