@@ -26,6 +26,9 @@ def main() -> None:
     home = pathlib.Path.home() / ".cargo" / "registry" / "src"
     source = next(home.glob("*/openai-harmony-0.0.8"))
     dest = pathlib.Path(__file__).parent / "target" / "patched" / "openai-harmony"
+    stamp = dest / ".patched-from"
+    if stamp.exists() and stamp.read_text() == str(source):
+        return  # already written: rewriting it would rebuild both Dynamo crates
     if dest.exists():
         shutil.rmtree(dest)
     shutil.copytree(source, dest, ignore=shutil.ignore_patterns("javascript", "demo", "python", "test-data"))
@@ -43,6 +46,7 @@ def main() -> None:
     end = code.index("\n}\n", start) + 3
     code = code[:start] + "#[cfg(not(target_arch = \"wasm32\"))]\n" + NO_DOWNLOAD + code[end:]
     encodings.write_text(code)
+    stamp.write_text(str(source))
     print(dest, file=sys.stderr)
 
 

@@ -15,14 +15,23 @@ pub struct Call {
 pub const SIZES: [usize; 3] = [1, 8, 64];
 pub const PREAMBLE: &str = "I'll look that up for you.\n";
 
-const CITIES: [&str; 4] = ["Paris, France", "Tokyo, Japan", "São Paulo, Brazil", "Nairobi, Kenya"];
+const CITIES: [&str; 4] = [
+    "Paris, France",
+    "Tokyo, Japan",
+    "São Paulo, Brazil",
+    "Nairobi, Kenya",
+];
 const UNITS: [&str; 2] = ["celsius", "fahrenheit"];
 const QUERIES: [&str; 3] = [
     "latest results of the 2026 regional elections",
     "how to rotate a PostgreSQL primary without downtime",
     "best hiking trails near Lake Tahoe in October",
 ];
-const PATHS: [&str; 3] = ["src/server/handlers.rs", "docs/deploy/kubernetes.md", "tests/test_api.py"];
+const PATHS: [&str; 3] = [
+    "src/server/handlers.rs",
+    "docs/deploy/kubernetes.md",
+    "tests/test_api.py",
+];
 const PEOPLE: [&str; 3] = ["ana@example.com", "li.wei@example.org", "sam.o@example.net"];
 const SUBJECTS: [&str; 2] = ["Quarterly numbers", "Re: launch checklist"];
 const BODIES: [&str; 2] = [
@@ -67,21 +76,53 @@ pub fn tools_json() -> Value {
                "parameters": {"type": "object", "properties": properties, "required": required}}})
     };
     json!([
-        tool("get_weather", json!({"location": {"type": "string"}, "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}, "days": {"type": "integer"}}), &["location"]),
-        tool("search_web", json!({"query": {"type": "string"}, "max_results": {"type": "integer"}}), &["query"]),
-        tool("read_file", json!({"path": {"type": "string"}, "start_line": {"type": "integer"}, "end_line": {"type": "integer"}}), &["path"]),
-        tool("send_email", json!({"to": {"type": "string"}, "subject": {"type": "string"}, "body": {"type": "string"}}), &["to", "body"]),
-        tool("create_event", json!({"title": {"type": "string"}, "start": {"type": "string"}, "duration_minutes": {"type": "integer"}, "attendees": {"type": "array", "items": {"type": "string"}}}), &["title", "start"]),
+        tool(
+            "get_weather",
+            json!({"location": {"type": "string"}, "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}, "days": {"type": "integer"}}),
+            &["location"]
+        ),
+        tool(
+            "search_web",
+            json!({"query": {"type": "string"}, "max_results": {"type": "integer"}}),
+            &["query"]
+        ),
+        tool(
+            "read_file",
+            json!({"path": {"type": "string"}, "start_line": {"type": "integer"}, "end_line": {"type": "integer"}}),
+            &["path"]
+        ),
+        tool(
+            "send_email",
+            json!({"to": {"type": "string"}, "subject": {"type": "string"}, "body": {"type": "string"}}),
+            &["to", "body"]
+        ),
+        tool(
+            "create_event",
+            json!({"title": {"type": "string"}, "start": {"type": "string"}, "duration_minutes": {"type": "integer"}, "attendees": {"type": "array", "items": {"type": "string"}}}),
+            &["title", "start"]
+        ),
     ])
 }
 
 /// The model output toolwire's renderer writes for these calls after a short sentence.
 pub fn render(format: &Format, calls: &[Call]) -> String {
-    let render_calls: Vec<RenderCall> = calls
+    (format.render)(&render_calls(calls), Some(PREAMBLE))
+}
+
+/// The calls as one JSON array after `open`, as toolwire's renderer writes JSON-array formats.
+pub fn render_array(calls: &[Call], open: &str) -> String {
+    (toolwire_core::render::content_and_array)(&render_calls(calls), Some(PREAMBLE), open, "")
+}
+
+fn render_calls(calls: &[Call]) -> Vec<RenderCall> {
+    calls
         .iter()
-        .map(|c| RenderCall { name: c.name.clone(), arguments: c.arguments.clone(), id: None })
-        .collect();
-    (format.render)(&render_calls, Some(PREAMBLE))
+        .map(|c| RenderCall {
+            name: c.name.clone(),
+            arguments: c.arguments.clone(),
+            id: None,
+        })
+        .collect()
 }
 
 /// 4-character chunks, except that a special marker is always one chunk of its own.
@@ -89,7 +130,11 @@ pub fn chunks<'a>(text: &'a str, special: &[&str]) -> Vec<&'a str> {
     let mut out = Vec::new();
     let (mut start, mut chars, mut i) = (0, 0, 0);
     while i < text.len() {
-        if let Some(marker) = special.iter().filter(|m| text[i..].starts_with(**m)).max_by_key(|m| m.len()) {
+        if let Some(marker) = special
+            .iter()
+            .filter(|m| text[i..].starts_with(**m))
+            .max_by_key(|m| m.len())
+        {
             if start < i {
                 out.push(&text[start..i]);
             }

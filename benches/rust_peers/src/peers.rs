@@ -23,7 +23,12 @@ pub struct Tools {
 
 impl Tools {
     pub fn new(json: Value) -> Self {
-        let functions: Vec<&Value> = json.as_array().unwrap().iter().map(|t| &t["function"]).collect();
+        let functions: Vec<&Value> = json
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| &t["function"])
+            .collect();
         let _ = &functions;
         Self {
             toolwire: Arc::new(ToolSet::from_json(&json).expect("tools")),
@@ -92,28 +97,49 @@ impl Imp {
         match self {
             Imp::Toolwire(config) | Imp::ToolwireValidated(config) => {
                 let message = parse(config, text);
-                Ok(message.tool_calls.into_iter().map(|c| (c.name, c.arguments)).collect())
+                Ok(message
+                    .tool_calls
+                    .into_iter()
+                    .map(|c| (c.name, c.arguments))
+                    .collect())
             }
             #[cfg(feature = "dynamo_v1")]
             Imp::DynamoV1(key) => {
                 let parsed = futures::executor::block_on(
-                    dynamo_parsers::tool_calling::parsers::detect_and_parse_tool_call_with_recovery(text, Some(key), Some(&tools.dynamo_v1)),
+                    dynamo_parsers::tool_calling::parsers::detect_and_parse_tool_call_with_recovery(
+                        text,
+                        Some(key),
+                        Some(&tools.dynamo_v1),
+                    ),
                 )
                 .map_err(|e| e.to_string())?;
-                Ok(parsed.0.into_iter().map(|c| (c.function.name, c.function.arguments)).collect())
+                Ok(parsed
+                    .0
+                    .into_iter()
+                    .map(|c| (c.function.name, c.function.arguments))
+                    .collect())
             }
             #[cfg(feature = "dynamo_v2")]
             Imp::DynamoV2(family) => {
-                let mut parser = dynamo_parsers_v2::create_tool_parser_for_family(family, &tools.dynamo_v2)
-                    .map_err(|e| e.to_string())?;
+                let mut parser =
+                    dynamo_parsers_v2::create_tool_parser_for_family(family, &tools.dynamo_v2)
+                        .map_err(|e| e.to_string())?;
                 let result = parser.parse_complete(text).map_err(|e| e.to_string())?;
-                Ok(result.calls.into_iter().map(|c| (c.name.unwrap_or_default(), c.arguments)).collect())
+                Ok(result
+                    .calls
+                    .into_iter()
+                    .map(|c| (c.name.unwrap_or_default(), c.arguments))
+                    .collect())
             }
             #[cfg(feature = "smg")]
             Imp::Smg(_, parser) => {
-                let (_, calls) = futures::executor::block_on(parser.parse_complete_with_tools(text, &tools.smg))
-                    .map_err(|e| e.to_string())?;
-                Ok(calls.into_iter().map(|c| (c.function.name, c.function.arguments)).collect())
+                let (_, calls) =
+                    futures::executor::block_on(parser.parse_complete_with_tools(text, &tools.smg))
+                        .map_err(|e| e.to_string())?;
+                Ok(calls
+                    .into_iter()
+                    .map(|c| (c.function.name, c.function.arguments))
+                    .collect())
             }
         }
     }
@@ -128,7 +154,10 @@ impl Imp {
             Imp::DynamoV1(_) => {}
             #[cfg(feature = "dynamo_v2")]
             Imp::DynamoV2(family) => {
-                let _ = std::hint::black_box(dynamo_parsers_v2::create_tool_parser_for_family(family, &tools.dynamo_v2));
+                let _ = std::hint::black_box(dynamo_parsers_v2::create_tool_parser_for_family(
+                    family,
+                    &tools.dynamo_v2,
+                ));
             }
             #[cfg(feature = "smg")]
             Imp::Smg(key, _) => {
@@ -140,7 +169,12 @@ impl Imp {
 
     /// Streams `chunks` through a fresh parser. With `first_argument`, stops as soon as any
     /// argument text has come out (the calls returned are then partial).
-    pub fn stream(&self, chunks: &[&str], tools: &Tools, first_argument: bool) -> Result<Found, String> {
+    pub fn stream(
+        &self,
+        chunks: &[&str],
+        tools: &Tools,
+        first_argument: bool,
+    ) -> Result<Found, String> {
         let mut found = Calls::default();
         match self {
             Imp::Toolwire(config) | Imp::ToolwireValidated(config) => {
@@ -165,8 +199,9 @@ impl Imp {
             Imp::DynamoV1(_) => return Err("no streaming entry point driven".into()),
             #[cfg(feature = "dynamo_v2")]
             Imp::DynamoV2(family) => {
-                let mut parser = dynamo_parsers_v2::create_tool_parser_for_family(family, &tools.dynamo_v2)
-                    .map_err(|e| e.to_string())?;
+                let mut parser =
+                    dynamo_parsers_v2::create_tool_parser_for_family(family, &tools.dynamo_v2)
+                        .map_err(|e| e.to_string())?;
                 for chunk in chunks {
                     for call in parser.push(chunk).map_err(|e| e.to_string())?.calls {
                         found.add(call.tool_index, call.name, &call.arguments);
@@ -181,10 +216,14 @@ impl Imp {
             }
             #[cfg(feature = "smg")]
             Imp::Smg(key, _) => {
-                let mut parser = smg_factory().registry().create_parser(key).ok_or("no parser")?;
+                let mut parser = smg_factory()
+                    .registry()
+                    .create_parser(key)
+                    .ok_or("no parser")?;
                 for chunk in chunks {
-                    let result = futures::executor::block_on(parser.parse_incremental(chunk, &tools.smg))
-                        .map_err(|e| e.to_string())?;
+                    let result =
+                        futures::executor::block_on(parser.parse_incremental(chunk, &tools.smg))
+                            .map_err(|e| e.to_string())?;
                     for call in result.calls {
                         found.add(call.tool_index, call.name, &call.parameters);
                     }
