@@ -412,7 +412,9 @@ impl Sink {
         // 100,000 calls quadratic) while outputs without model ids never hash an id.
         if self.calls[index].model_id && !self.ids_indexed {
             self.ids_indexed = true;
-            let earlier = self.calls[..index].iter().filter(|c| c.state == CallState::Complete);
+            let earlier = self.calls[..index]
+                .iter()
+                .filter(|c| c.state == CallState::Complete);
             self.complete_ids.extend(earlier.map(|c| c.call.id.clone()));
         }
         let record = &self.calls[index];
