@@ -1,10 +1,10 @@
 //! toolwire-core: incremental, streaming tool-call parsers for LLM output, in pure Rust.
 //!
 //! Models write tool calls in many wire formats. Each format is described once by a
-//! [`spec::FormatSpec`]; the [`stream::StreamParser`] engine reads any of them from text deltas
-//! (or decoded token ids), releases content as soon as it cannot be a marker, streams call names
-//! and argument fragments in the OpenAI shape, and reports broken output as [`message::Issue`]s
-//! instead of failing.
+//! [`spec::Syntax`] (bound to its parser and renderer by [`formats::Format`]); the
+//! [`stream::StreamParser`] engine reads any of them from text deltas (or decoded token ids),
+//! releases content as soon as it cannot be a marker, streams call names and argument fragments in
+//! the OpenAI shape, and reports broken output as [`message::Issue`]s instead of failing.
 //!
 //! ```
 //! use toolwire_core::{stream::{ParserConfig, StreamParser}, tools::ToolSet};

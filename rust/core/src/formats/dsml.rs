@@ -95,20 +95,13 @@ pub static DEEPSEEK_V4: Format = Format {
         families: &["DeepSeek-V4-Pro", "DeepSeek-V4-Flash"],
         description: "DSML: <｜DSML｜tool_calls> with <｜DSML｜invoke name=...> calls and \
                   <｜DSML｜parameter name=... string=...> values",
-        markers: MARKERS,
         triggers: &[
             Trigger::marker("<｜DSML｜tool_calls>"),
             Trigger::marker("<｜DSML｜function_calls>"),
             Trigger::marker("<｜DSML｜invoke"),
         ],
-        reasoning: Some(("<think>", "</think>")),
-        template: Some(CallTemplate::new(
-            "<｜DSML｜invoke name=\"{name}\">\n",
-            "</｜DSML｜invoke>",
-            "\n",
-        )),
-        arguments: ArgSyntax::XmlParams(PARAMS),
         layout: Layout::section("<｜DSML｜tool_calls>\n", "\n</｜DSML｜tool_calls>"),
+        ..DEEPSEEK_V3_2.syntax
     },
     new_region,
     render: render_v4,
