@@ -73,14 +73,20 @@ impl ValueScanner {
             return ScanResult::Incomplete;
         }
         while i < bytes.len() {
-            let b = bytes[i];
-            i += 1;
             if self.in_string {
                 if self.escaped {
                     self.escaped = false;
-                } else if b == b'\\' {
+                    i += 1;
+                    continue;
+                }
+                // Inside a string only a quote or a backslash matters: jump to the next one.
+                let Some(k) = memchr::memchr2(b'"', b'\\', &bytes[i..]) else {
+                    return ScanResult::Incomplete;
+                };
+                i += k + 1;
+                if bytes[i - 1] == b'\\' {
                     self.escaped = true;
-                } else if b == b'"' {
+                } else {
                     self.in_string = false;
                     if self.depth == 0 {
                         return ScanResult::Complete(i);
@@ -88,6 +94,8 @@ impl ValueScanner {
                 }
                 continue;
             }
+            let b = bytes[i];
+            i += 1;
             match b {
                 b'"' => self.in_string = true,
                 b'{' | b'[' => self.depth += 1,
@@ -131,8 +139,17 @@ impl StringReader {
 
     /// The decoded string, or `None` when its escapes are invalid.
     pub fn decoded(&self) -> Option<String> {
+        if let Some(plain) = self.plain() {
+            return Some(plain.to_owned());
+        }
         let literal = format!("\"{}\"", self.raw);
         serde_json::from_str::<String>(&literal).ok()
+    }
+
+    /// The contents when they decode to themselves (no escape, no control character).
+    pub fn plain(&self) -> Option<&str> {
+        let plain = !self.raw.bytes().any(|b| b == b'\\' || b < 0x20);
+        plain.then_some(self.raw.as_str())
     }
 }
 

@@ -147,10 +147,23 @@ impl Delta {
 #[derive(Debug, Default)]
 pub struct DeltaBuffer {
     deltas: Vec<Delta>,
+    /// One-shot parsing wants only the message: updates are dropped instead of copied.
+    discard: bool,
 }
 
 impl DeltaBuffer {
+    /// A buffer that keeps nothing (its `take` is always empty).
+    pub fn discarding() -> Self {
+        Self {
+            deltas: Vec::new(),
+            discard: true,
+        }
+    }
+
     pub fn reasoning(&mut self, text: &str) {
+        if self.discard {
+            return;
+        }
         if text.is_empty() {
             return;
         }
@@ -166,6 +179,9 @@ impl DeltaBuffer {
     }
 
     pub fn content(&mut self, text: &str) {
+        if self.discard {
+            return;
+        }
         if text.is_empty() {
             return;
         }
@@ -181,6 +197,9 @@ impl DeltaBuffer {
     }
 
     pub fn call_start(&mut self, index: usize, id: &str, name: &str) {
+        if self.discard {
+            return;
+        }
         let entry = CallDelta {
             index,
             id: Some(id.to_owned()),
@@ -200,6 +219,9 @@ impl DeltaBuffer {
     }
 
     pub fn call_args(&mut self, index: usize, fragment: &str) {
+        if self.discard {
+            return;
+        }
         if fragment.is_empty() {
             return;
         }
@@ -238,6 +260,9 @@ impl DeltaBuffer {
 
     /// A complete custom-tool call, in one delta.
     pub fn custom_call(&mut self, index: usize, id: &str, name: &str, input: &str) {
+        if self.discard {
+            return;
+        }
         self.call_start(index, id, name);
         if let Some(entry) = self.deltas.last_mut().and_then(|d| d.tool_calls.last_mut()) {
             entry.input = Some(input.to_owned());
@@ -245,6 +270,9 @@ impl DeltaBuffer {
     }
 
     pub fn finish(&mut self, reason: &str) {
+        if self.discard {
+            return;
+        }
         self.deltas.push(Delta {
             finish_reason: Some(reason.to_owned()),
             ..Delta::default()

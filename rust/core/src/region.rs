@@ -108,6 +108,15 @@ impl MarkerTable {
             .map_or(marker_text, |(_, s)| s.as_str())
     }
 
+    /// [`MarkerTable::lit_text`] without a copy in text mode, where every marker is its own text.
+    pub fn lit_cow(&self, marker_text: &'static str) -> std::borrow::Cow<'static, str> {
+        if self.entries.is_empty() {
+            std::borrow::Cow::Borrowed(marker_text)
+        } else {
+            std::borrow::Cow::Owned(self.lit_text(marker_text))
+        }
+    }
+
     /// Like [`MarkerTable::lit`], for markers that are several tokens of which some are special: a
     /// tokenizer matches special tokens first, so in token mode `<｜DSML｜invoke` arrives as `<`, the
     /// `｜DSML｜` token and `invoke`, and its search text holds the sentinel for the middle part.
@@ -187,8 +196,10 @@ pub struct Sink {
     markers: Arc<MarkerTable>,
     tool_choice: ToolChoice,
     parallel_tool_calls: bool,
-    /// Ids of the completed calls, and how many there are.
+    /// Ids of the completed calls once `ids_indexed` (see [`Sink::end_call`]), and how many
+    /// calls completed.
     complete_ids: HashSet<String>,
+    ids_indexed: bool,
     completed: usize,
     /// Everything but argument text the sink has been given (see [`Sink::events`]).
     events: u64,
@@ -212,6 +223,7 @@ impl Sink {
             tool_choice: ToolChoice::Auto,
             parallel_tool_calls: true,
             complete_ids: HashSet::new(),
+            ids_indexed: false,
             completed: 0,
             events: 0,
             cut: None,
@@ -395,10 +407,18 @@ impl Sink {
         }
         self.calls[index].state = CallState::Complete;
         self.completed += 1;
+        // Ids of completed calls are indexed from the first id the model wrote on (the earlier
+        // ones added then), so that a repeated model id is found in constant time (a scan made
+        // 100,000 calls quadratic) while outputs without model ids never hash an id.
+        if self.calls[index].model_id && !self.ids_indexed {
+            self.ids_indexed = true;
+            let earlier = self.calls[..index]
+                .iter()
+                .filter(|c| c.state == CallState::Complete);
+            self.complete_ids.extend(earlier.map(|c| c.call.id.clone()));
+        }
         let record = &self.calls[index];
-        // Every id of a completed call, so that a repeated model id is found in constant time
-        // (a scan of the earlier calls made 100,000 calls quadratic).
-        let repeated = !self.complete_ids.insert(record.call.id.clone());
+        let repeated = self.ids_indexed && !self.complete_ids.insert(record.call.id.clone());
         if record.model_id && repeated {
             let detail = format!("call id {:?} is used twice in one message", record.call.id);
             self.push_issue(Some(index), IssueKind::DuplicateCallId, detail, raw);
@@ -515,6 +535,23 @@ impl Sink {
             .map(|c| c.call.clone())
             .collect();
         message
+    }
+
+    /// The message, without copying it: for one-shot parsing, when the sink is done.
+    pub fn into_message(self) -> Message {
+        let mut message = self.message;
+        message.tool_calls = self
+            .calls
+            .into_iter()
+            .filter(|c| c.state == CallState::Complete)
+            .map(|c| c.call)
+            .collect();
+        message
+    }
+
+    /// Keep only the message: no deltas are built (one-shot parsing never reads them).
+    pub(crate) fn discard_deltas(&mut self) {
+        self.deltas = DeltaBuffer::discarding();
     }
 }
 

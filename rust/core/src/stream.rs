@@ -5,6 +5,7 @@
 //! `parse` is `feed` of the whole text followed by `finish`, so one-shot and streamed parsing agree
 //! by construction; every decision waits until enough text has arrived, never on a chunk boundary.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
@@ -220,20 +221,20 @@ pub struct StreamParser {
     at_output_start: bool,
     sink: Sink,
     finished: bool,
-    trigger_lits: Vec<String>,
+    trigger_lits: Vec<Cow<'static, str>>,
     /// A label the format writes right after its native reasoning opener (Gemma 4's
     /// `thought\n`), still to be stripped from the start of the reasoning.
     label_pending: Option<&'static str>,
     /// End markers with no open call: markup, not content (kept in an issue).
-    stray_lits: Vec<String>,
+    stray_lits: Vec<Cow<'static, str>>,
     /// What content scanning looks for: triggers valid anywhere, then stray end markers, with
     /// the trigger index of each (`usize::MAX` for a stray marker).
-    scan_lits: Vec<String>,
+    scan_lits: Vec<Cow<'static, str>>,
     scan_ids: Vec<usize>,
     /// `max_call_bytes` bookkeeping for the open region.
     budget: Option<Budget>,
     /// Where a cut region ends: its call-end, section-end or message-end markers.
-    discard_lits: Vec<String>,
+    discard_lits: Vec<Cow<'static, str>>,
 }
 
 impl StreamParser {
@@ -292,14 +293,14 @@ impl StreamParser {
         self.trigger_lits = spec
             .triggers
             .iter()
-            .map(|t| self.markers.lit_text(t.text))
+            .map(|t| self.markers.lit_cow(t.text))
             .collect();
         self.stray_lits = spec
             .markers
             .iter()
             .filter(|m| matches!(m.role, Role::CallEnd | Role::SectionEnd))
             .filter(|m| !spec.triggers.iter().any(|t| t.text == m.text))
-            .map(|m| self.markers.lit_text(m.text))
+            .map(|m| self.markers.lit_cow(m.text))
             .collect();
         let anywhere = spec
             .triggers
@@ -326,7 +327,7 @@ impl StreamParser {
                 Role::CallEnd | Role::MessageEnd => !has_sections,
                 _ => false,
             })
-            .map(|m| self.markers.lit_text(m.text))
+            .map(|m| self.markers.lit_cow(m.text))
             .collect();
     }
 
@@ -546,7 +547,7 @@ impl StreamParser {
             let mut waiting = false;
             let mut best: Option<usize> = None;
             for (i, lit) in self.trigger_lits.iter().enumerate() {
-                if rest.starts_with(lit.as_str()) {
+                if rest.starts_with(lit.as_ref()) {
                     if best.is_none_or(|b| self.trigger_lits[b].len() < lit.len()) {
                         best = Some(i);
                     }
@@ -595,7 +596,7 @@ impl StreamParser {
                     let stray = self
                         .stray_lits
                         .iter()
-                        .find(|l| self.pending.starts_with(l.as_str()))
+                        .find(|l| self.pending.starts_with(l.as_ref()))
                         .cloned();
                     let stray = stray.unwrap_or_default();
                     self.consume(stray.len());
@@ -713,7 +714,7 @@ impl StreamParser {
     }
 
     fn step_discard(&mut self, dropped: usize, eof: bool) -> bool {
-        let lits: Vec<&str> = self.discard_lits.iter().map(String::as_str).collect();
+        let lits: Vec<&str> = self.discard_lits.iter().map(|l| l.as_ref()).collect();
         // Dropped bytes are counted as text (a special-token marker by its characters).
         let found = text::scan(&self.pending, &lits);
         let (upto, end_len) = match found {
@@ -801,10 +802,12 @@ fn reasoning_label(config: &ParserConfig, opened_by: Option<&str>) -> Option<&'s
         .map(|m| m.text)
 }
 
-/// One-shot parse: the same engine, fed everything at once.
+/// One-shot parse: the same engine, fed everything at once. No deltas are built, and the message
+/// is moved out rather than copied.
 pub fn parse(config: &ParserConfig, text: &str) -> Message {
     let mut stream = StreamParser::new(config.clone());
+    stream.sink.discard_deltas();
     let _ = stream.feed(text);
     let _ = stream.finish(None);
-    stream.message()
+    stream.sink.into_message()
 }

@@ -11,13 +11,32 @@
 pub fn find_any<S: AsRef<str>>(hay: &str, literals: &[S]) -> Option<(usize, usize)> {
     let bytes = hay.as_bytes();
     let mut first_bytes = [false; 256];
+    let (mut distinct, mut count) = ([0u8; 3], 0);
     for lit in literals.iter().map(AsRef::as_ref).filter(|l| !l.is_empty()) {
-        first_bytes[lit.as_bytes()[0] as usize] = true;
-    }
-    for pos in 0..bytes.len() {
-        if !first_bytes[bytes[pos] as usize] {
-            continue;
+        let first = lit.as_bytes()[0];
+        if !std::mem::replace(&mut first_bytes[first as usize], true) {
+            if let Some(slot) = distinct.get_mut(count) {
+                *slot = first;
+            }
+            count += 1;
         }
+    }
+    // With at most three distinct first bytes, jump between candidates with memchr.
+    let next_candidate = |from: usize| -> Option<usize> {
+        let rest = &bytes[from..];
+        let [a, b, c] = distinct;
+        let found = match count {
+            0 => None,
+            1 => memchr::memchr(a, rest),
+            2 => memchr::memchr2(a, b, rest),
+            3 => memchr::memchr3(a, b, c, rest),
+            _ => rest.iter().position(|&x| first_bytes[x as usize]),
+        };
+        found.map(|k| from + k)
+    };
+    let mut from = 0;
+    while let Some(pos) = next_candidate(from) {
+        from = pos + 1;
         let rest = &bytes[pos..];
         let best = literals
             .iter()
@@ -147,6 +166,18 @@ mod tests {
         // The search bound for a later literal may fall inside a multi-byte char.
         assert_eq!(find_any("<é", &["<", "<x"]), Some((0, 0)));
         assert_eq!(find_any("<😀<x", &["<", "<x"]), Some((0, 0)));
+    }
+
+    #[test]
+    fn finds_with_any_number_of_distinct_first_bytes() {
+        let hay = "xx a<b [c {d |e";
+        assert_eq!(find_any(hay, &["[c"]), Some((7, 0)));
+        assert_eq!(find_any(hay, &["{d", "[c"]), Some((7, 1)));
+        assert_eq!(find_any(hay, &["{d", "|e", "<b"]), Some((4, 2)));
+        assert_eq!(find_any(hay, &["|e", "{d", "[c", "<b"]), Some((4, 3)));
+        // A candidate byte that starts no literal here is skipped, and the search goes on.
+        assert_eq!(find_any("<a <b", &["<b"]), Some((3, 0)));
+        assert_eq!(find_any("|a {a [a <a", &["|b", "{b", "[b", "<b"]), None);
     }
 
     #[test]

@@ -379,7 +379,7 @@ impl RegionParser for GemmaRegion {
                     match self.quote_at(rest, eof) {
                         None => return Progress::more(i),
                         Some(true) => {
-                            self.raw.push_str(&self.quote.clone());
+                            self.raw.push_str(&self.quote);
                             i += self.quote.len();
                             self.buf.clear();
                             self.state = State::QuotedKey;
@@ -510,7 +510,7 @@ impl RegionParser for GemmaRegion {
                         _ => match self.quote_at(rest, eof) {
                             None => return Progress::more(i),
                             Some(true) => {
-                                self.raw.push_str(&self.quote.clone());
+                                self.raw.push_str(&self.quote);
                                 i += self.quote.len();
                                 self.begin_value("\"", sink);
                                 self.state = State::Str;

@@ -233,10 +233,17 @@ impl JsonCallObject {
                     }
                     Some(n) => {
                         i += n;
-                        let key = self.reader.decoded().unwrap_or_default();
-                        self.role = if self.keys.name.contains(&key.as_str()) {
+                        let decoded;
+                        let key = match self.reader.plain() {
+                            Some(plain) => plain,
+                            None => {
+                                decoded = self.reader.decoded().unwrap_or_default();
+                                decoded.as_str()
+                            }
+                        };
+                        self.role = if self.keys.name.contains(&key) {
                             KeyRole::Name
-                        } else if self.keys.arguments.contains(&key.as_str()) {
+                        } else if self.keys.arguments.contains(&key) {
                             KeyRole::Arguments
                         } else {
                             KeyRole::Other
