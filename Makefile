@@ -1,6 +1,6 @@
 # Task runner. `make test` is the README's test command; `.ci/run` runs that command itself.
-PYTHON ?= python
-STUBTEST_ALLOWLIST ?= stubtest-allowlist.txt
+PYTHON ?= python3
+STUBTEST_ALLOWLIST ?= .mypy-stubtest-allowlist
 
 .PHONY: build test lint fmt bench
 
@@ -17,7 +17,7 @@ lint:
 		echo "$(PYTHON) -m mypy.stubtest toolwire._core --allowlist $(STUBTEST_ALLOWLIST)"; \
 		$(PYTHON) -m mypy.stubtest toolwire._core --allowlist $(STUBTEST_ALLOWLIST); \
 	else echo "stubtest: no $(STUBTEST_ALLOWLIST), skipped"; fi
-	@if command -v ruff >/dev/null; then echo "ruff check python tests benches"; ruff check python tests benches; \
+	@if command -v ruff >/dev/null; then echo "ruff check python tests benches scripts examples"; ruff check python tests benches scripts examples; \
 	else echo "ruff: not installed, skipped"; fi
 
 fmt:

@@ -45,13 +45,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 
+import toolwire  # noqa: E402
 import torch  # noqa: E402
 import xgrammar as xgr  # noqa: E402
-
 from _decode_support import QWEN_VOCAB_SIZE, qwen_compiler, qwen_encoder, qwen_info, qwen_vocab  # noqa: E402
 from samples import _BODIES, _CITIES, _PATHS, _PEOPLE, _QUERIES, _SUBJECTS, _TITLES, TOOLS  # noqa: E402
-
-import toolwire  # noqa: E402
 from toolwire import grammar  # noqa: E402
 from toolwire.masks import BatchMasker, _index  # noqa: E402
 

@@ -32,10 +32,9 @@ import sys
 import time
 from pathlib import Path
 
+import toolwire
 import torch
 import xgrammar as xgr
-
-import toolwire
 from toolwire.masks import tokenizer_info
 from toolwire.torch import apply_token_bitmask_
 

@@ -30,7 +30,6 @@ import torch
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 
 from bench_bitmask import VOCAB_SIZE, batch_of, trace_masks  # noqa: E402
-
 from toolwire.torch import apply_token_bitmask_  # noqa: E402
 
 BATCH = 64

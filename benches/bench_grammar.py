@@ -23,9 +23,8 @@ import sys
 import time
 from pathlib import Path
 
-import xgrammar as xgr
-
 import toolwire
+import xgrammar as xgr
 from toolwire import grammar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))

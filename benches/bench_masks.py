@@ -24,7 +24,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import torch  # noqa: E402
 import xgrammar as xgr  # noqa: E402
-
 from _decode_support import QWEN_VOCAB_SIZE, encode_hermes, hermes_tag, qwen_compiler, qwen_info, qwen_vocab  # noqa: E402
 from toolwire.masks import BatchMasker  # noqa: E402
 

@@ -18,7 +18,6 @@ import json
 import time
 
 import jsonschema
-
 import toolwire
 
 TOOLS = [

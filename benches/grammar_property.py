@@ -21,9 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-import toolwire  # noqa: E402
-
 import _grammar_sampling as S  # noqa: E402
+import toolwire  # noqa: E402
 
 
 def main() -> int:

@@ -151,9 +151,9 @@ def _sglang() -> dict:
         # Its import chain prints deprecation chatter on stderr; hide it.
         saved, sys.stderr = sys.stderr, io.StringIO()
         try:
+            import sglang
             from sglang.srt.entrypoints.openai.protocol import Function, Tool
             from sglang.srt.function_call.function_call_parser import FunctionCallParser
-            import sglang
         finally:
             sys.stderr = saved
     except Exception as e:  # ImportError, or a broken transitive dependency

@@ -20,10 +20,9 @@ import json
 import sys
 from pathlib import Path
 
+import toolwire
 import torch
 import xgrammar as xgr
-
-import toolwire
 from toolwire import grammar
 from toolwire._demo_live import QWEN_SPECIALS, STOPS, VOCAB_SIZE, random_model
 from toolwire.masks import BatchMasker, tokenizer_info

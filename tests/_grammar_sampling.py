@@ -23,15 +23,14 @@ import json
 import random
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import xgrammar as xgr
-
 import toolwire
+import xgrammar as xgr
 from toolwire import grammar as G
 
 # The Qwen2.5/Qwen3 added tokens, from id 151643 (tokenizer_config.json of the Qwen3 models).

@@ -4,7 +4,6 @@ import json
 import re
 
 import pytest
-
 import toolwire
 from conftest import WEATHER_TOOLS
 

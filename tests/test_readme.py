@@ -5,7 +5,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 import toolwire
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,7 +9,6 @@ import json
 from typing import Any
 
 import pytest
-
 import toolwire
 
 grammar = pytest.importorskip("toolwire.grammar")

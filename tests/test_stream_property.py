@@ -3,11 +3,10 @@ message as one-shot parsing, for every format."""
 
 import json
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 import toolwire
 from conftest import WEATHER_TOOLS
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 CALL_SETS = [
     [{"name": "get_weather", "arguments": {"location": "Tōkyō \"central\"", "days": 3}}],

