@@ -18,6 +18,20 @@ pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
         .map_err(|e| ToolwireError::new_err(format!("not JSON-serialisable: {e}")))
 }
 
+/// An absent Python argument, or None, as JSON null.
+pub fn value_or_null(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Value> {
+    match obj {
+        Some(obj) if !obj.is_none() => to_value(obj),
+        _ => Ok(Value::Null),
+    }
+}
+
+/// A JSON value as a Python object (through `json`, as `to_value` goes the other way).
+pub fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    py.import("json")?
+        .call_method1("loads", (value.to_string(),))
+}
+
 pub fn dict<'py>(
     py: Python<'py>,
     items: &[(&str, Bound<'py, PyAny>)],

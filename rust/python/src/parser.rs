@@ -14,8 +14,9 @@ use toolwire_core::stream::{ParserConfig, StreamParser};
 use toolwire_core::tools::ToolSet;
 use toolwire_core::{formats as registry, Error};
 
-use crate::convert::{dict, opt_str, positive, repr, to_value, wrong_type, Flag, Text};
-use crate::request::value_or_null;
+use crate::convert::{
+    dict, opt_str, positive, repr, to_py, to_value, value_or_null, wrong_type, Flag, Text,
+};
 use crate::vocab::Vocab;
 use crate::{to_py_err, ToolwireError};
 
@@ -657,8 +658,7 @@ pub fn format_info<'py>(py: Python<'py>, name: Text<'_>) -> PyResult<Bound<'py, 
         let grammar = format.syntax.template.is_some();
         map.insert("supports_structural_tag".into(), Value::Bool(grammar));
     }
-    py.import("json")?
-        .call_method1("loads", (info.to_string(),))
+    to_py(py, &info)
 }
 
 fn render_call(position: usize, item: &Bound<'_, PyAny>) -> PyResult<RenderCall> {

@@ -8,22 +8,8 @@ use toolwire_core::formats as registry;
 use toolwire_core::request::{read_tools, ReasoningMode, SchemaMode, ToolChoice, ToolDecl};
 use toolwire_core::Error;
 
-use crate::convert::to_value;
+use crate::convert::{to_py, value_or_null};
 use crate::to_py_err;
-
-/// An absent Python argument, or None, as JSON null.
-pub fn value_or_null(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Value> {
-    match obj {
-        Some(obj) if !obj.is_none() => to_value(obj),
-        _ => Ok(Value::Null),
-    }
-}
-
-/// A JSON value as a Python object (through `json`, as `to_value` goes the other way).
-fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
-    py.import("json")?
-        .call_method1("loads", (value.to_string(),))
-}
 
 /// One request read by the rules both the parser and the grammar follow.
 #[pyclass(name = "Request", module = "toolwire._core", frozen)]
