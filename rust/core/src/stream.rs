@@ -444,6 +444,17 @@ impl StreamParser {
         self.sink.message()
     }
 
+    /// For one-shot parsing: build no deltas (`feed` and `finish` return none), only the
+    /// message, which [`Self::into_message`] then hands over without a copy.
+    pub fn discard_deltas(&mut self) {
+        self.sink.discard_deltas();
+    }
+
+    /// The message, without copying it, once the stream is done.
+    pub fn into_message(self) -> Message {
+        self.sink.into_message()
+    }
+
     fn pump(&mut self, eof: bool) {
         loop {
             let progressed = match std::mem::replace(&mut self.state, State::Content) {
@@ -806,8 +817,8 @@ fn reasoning_label(config: &ParserConfig, opened_by: Option<&str>) -> Option<&'s
 /// is moved out rather than copied.
 pub fn parse(config: &ParserConfig, text: &str) -> Message {
     let mut stream = StreamParser::new(config.clone());
-    stream.sink.discard_deltas();
+    stream.discard_deltas();
     let _ = stream.feed(text);
     let _ = stream.finish(None);
-    stream.sink.into_message()
+    stream.into_message()
 }

@@ -36,6 +36,7 @@ fn parse_one(
     finish: Option<&str>,
 ) -> Result<Message, Error> {
     let mut stream = StreamParser::new(parser.config.clone());
+    stream.discard_deltas();
     match completion {
         Completion::Text(text) => stream.feed(text)?,
         Completion::Ids(ids) => {
@@ -44,7 +45,7 @@ fn parse_one(
         }
     };
     stream.finish(finish)?;
-    Ok(stream.message())
+    Ok(stream.into_message())
 }
 
 /// Parse every completion (a str, or token ids for a parser built with a vocab); returns one

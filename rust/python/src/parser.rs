@@ -158,9 +158,10 @@ impl ToolParser {
     fn parse(&self, text: Text<'_>) -> PyResult<ParsedMessage> {
         let text = text.to_str()?;
         let mut stream = self.stream()?;
+        stream.inner.discard_deltas();
         stream.run(|s| s.feed(text))?;
         stream.run(|s| s.finish(None))?;
-        Ok(ParsedMessage::from(stream.inner.message()))
+        Ok(ParsedMessage::from(stream.inner.into_message()))
     }
 
     /// A new stream for one request.
