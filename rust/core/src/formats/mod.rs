@@ -158,6 +158,7 @@ mod tests {
             );
             assert!(params.open.contains("{key}"), "{}", syntax.name);
         }
-        assert_eq!(xml, 15);
+        // the fifteen XML-parameter formats of this writing, and any added since
+        assert!(xml >= 15, "{xml}");
     }
 }
