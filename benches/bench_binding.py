@@ -36,7 +36,11 @@ RACE = HERE / "rust_peers"
 REPORT = HERE / "report"
 FORMATS = ("hermes", "qwen3_coder", "deepseek_v3_2", "kimi_k2", "harmony")
 SAMPLE_NS = 300_000
-VARIANTS = ("plain", "tools")
+# How Python drives the parser, and the harness implementation it is compared with: without tools,
+# with the five tools (every call validated), and with tools plus `Delta.to_openai()` on every
+# delta, as a server building OpenAI chunks does (Rust builds no such objects: that column
+# is the cost of the dicts on top of the binding).
+VARIANTS = {"plain": "toolwire", "tools": "toolwire+schema", "openai": "toolwire+schema"}
 
 
 def rust_cells(rounds: int, build: bool) -> dict:
@@ -71,6 +75,19 @@ def request(parser: toolwire.ToolParser, chunks: list[str]):
     return run
 
 
+def openai_request(parser: toolwire.ToolParser, chunks: list[str]):
+    def run():
+        stream = parser.stream()
+        feed = stream.feed
+        for chunk in chunks:
+            for delta in feed(chunk):
+                delta.to_openai()
+        for delta in stream.finish():
+            delta.to_openai()
+
+    return run
+
+
 def floor(chunks: list[str]):
     def run():
         call = len
@@ -95,12 +112,17 @@ def python_times(race: dict, rounds: int) -> list[dict]:
     cells = []
     for cell in race["cells"]:
         chunks = cell["chunk_texts"]
-        parsers = {"plain": toolwire.ToolParser(cell["format"]), "tools": toolwire.ToolParser(cell["format"], tools)}
-        for variant, parser in parsers.items():
+        plain, with_tools = toolwire.ToolParser(cell["format"]), toolwire.ToolParser(cell["format"], tools)
+        for variant, parser in (("plain", plain), ("tools", with_tools)):
             check(parser, chunks, cell["calls"], f"{cell['format']}/{cell['calls']} {variant}")
-        ops = {f"stream_{v}": request(p, chunks) for v, p in parsers.items()}
-        ops |= {f"setup_{v}": p.stream for v, p in parsers.items()}
-        ops["floor"] = floor(chunks)
+        ops = {
+            "stream_plain": request(plain, chunks),
+            "stream_tools": request(with_tools, chunks),
+            "stream_openai": openai_request(with_tools, chunks),
+            "setup_plain": plain.stream,
+            "setup_tools": with_tools.stream,
+            "floor": floor(chunks),
+        }
         cells.append({"cell": cell, "ops": ops, "reps": {}, "best": dict.fromkeys(ops, float("inf"))})
     for round_index in range(rounds):
         gc.collect()
@@ -119,27 +141,28 @@ def row(cell: dict, best: dict) -> dict:
     n = len(cell["chunk_texts"])
     rust = {e["implementation"]: e for e in cell["entries"]}
     out = {"format": cell["format"], "calls": cell["calls"], "chunks": n, "floor_ns": round(best["floor"] / n, 1)}
-    for variant, label in zip(VARIANTS, ("toolwire", "toolwire+schema")):
+    for variant, label in VARIANTS.items():
         out[f"rust_{variant}_ns"] = rust[label]["stream_ns_per_chunk"]
         out[f"python_{variant}_ns"] = round(best[f"stream_{variant}"] / n, 1)
-        out[f"rust_setup_{variant}_ns"] = rust[label]["setup_ns"]
+    for variant in ("plain", "tools"):
+        out[f"rust_setup_{variant}_ns"] = rust[VARIANTS[variant]]["setup_ns"]
         out[f"python_setup_{variant}_ns"] = round(best[f"setup_{variant}"], 1)
     return out
 
 
 def added_ns(row: dict, variant: str) -> float | None:
     """Python minus Rust; None where the harness did not time toolwire (its calls differed)."""
-    rust = row[f"rust_{variant}_ns"]
-    return None if rust is None else row[f"python_{variant}_ns"] - rust
+    rust, python = row[f"rust_{variant}_ns"], row.get(f"python_{variant}_ns")
+    return None if rust is None or python is None else python - rust
 
 
-def mean(values) -> float:
+def mean(values) -> float | None:
     known = [v for v in values if v is not None]
-    return sum(known) / len(known)
+    return sum(known) / len(known) if known else None
 
 
-def cell_ns(value: float | None) -> str:
-    return "differs" if value is None else f"{value:.0f}"
+def cell_ns(value: float | None, missing: str = "differs") -> str:
+    return missing if value is None else f"{value:.0f}"
 
 
 def commit() -> str:
@@ -158,7 +181,9 @@ def markdown(runs: dict, command: str) -> str:
         "1/8/64 calls, 4-character chunks with special markers whole, per-request setup included",
         "(`parser.stream()`, `finish()`). ns per chunk, this thread's CPU time, min over interleaved",
         "rounds. `plain`: `ToolParser(format)`; `tools`: `ToolParser(format, tools)` with five tools, every",
-        "call validated against its schema. `added` is Python minus Rust; `floor` is the same Python loop",
+        "call validated against its schema; `openai`: `tools` plus `delta.to_openai()` on every delta, as a",
+        "server building OpenAI chunks does (against Rust `tools`, which builds no such objects).",
+        "`added` is Python minus Rust; `floor` is the same Python loop",
         "calling `len(chunk)`, the cost any Python-driven parser pays per chunk before parsing anything.",
         "`differs`: the harness times only parsers whose calls match the rendered ones, and qwen3_coder",
         'without tools reads its XML values as strings (`"days": "3"`); means are over the timed cells.',
@@ -171,15 +196,19 @@ def markdown(runs: dict, command: str) -> str:
         lines.append(
             f"- `{label}`: commit {meta['commit']}, {meta['date']}, {meta['rounds']} rounds, "
             f"load average {meta['load']} on {meta['cpus']} CPUs, Python {meta['python']}"
+            + (f". {meta['note']}" if meta.get("note") else "")
         )
     lines.append("")
-    summary = ["| run | mean added ns/chunk, plain | mean added ns/chunk, tools | mean Python ns/chunk, plain | tools |", "|---|---|---|---|---|"]
+    summary = [
+        "| run |" + "".join(f" added, {v} |" for v in VARIANTS) + "".join(f" Python, {v} |" for v in VARIANTS),
+        "|---|" + "---|" * 2 * len(VARIANTS),
+    ]
     for label in labels:
         rows = runs[label]["rows"]
-        added = [mean(added_ns(r, v) for r in rows) for v in VARIANTS]
-        python = [mean(r[f"python_{v}_ns"] for r in rows) for v in VARIANTS]
-        summary.append(f"| {label} | {added[0]:.0f} | {added[1]:.0f} | {python[0]:.0f} | {python[1]:.0f} |")
-    lines += ["## Summary", "", *summary, ""]
+        added = [mean(added_ns(r, v) for r in rows if f"python_{v}_ns" in r) for v in VARIANTS]
+        python = [mean(r.get(f"python_{v}_ns") for r in rows) for v in VARIANTS]
+        summary.append(f"| {label} |" + "".join(f" {cell_ns(x, '–')} |" for x in added + python))
+    lines += ["## Summary (mean ns per chunk over the cells)", "", *summary, ""]
     header = "| format | calls | chunks | floor |"
     rule = "|---|---|---|---|"
     for variant in VARIANTS:
@@ -193,7 +222,7 @@ def markdown(runs: dict, command: str) -> str:
             line += f" {cell_ns(first[f'rust_{variant}_ns'])} |"
             for label in labels:
                 r = runs[label]["rows"][index]
-                line += f" {r[f'python_{variant}_ns']:.0f} | {cell_ns(added_ns(r, variant))} |"
+                line += f" {cell_ns(r.get(f'python_{variant}_ns'), '–')} | {cell_ns(added_ns(r, variant))} |"
         lines.append(line)
     lines += [
         "",
@@ -216,6 +245,7 @@ def markdown(runs: dict, command: str) -> str:
 def main() -> None:
     args = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     args.add_argument("--label", required=True, help="name of this run in the report (before, after, ...)")
+    args.add_argument("--note", default="", help="what this run's code changed, for the report")
     args.add_argument("--rounds", type=int, default=21)
     args.add_argument("--skip-build", action="store_true", help="reuse the harness binary already built")
     args.add_argument("--out", type=pathlib.Path, default=REPORT / "binding.md")
@@ -232,6 +262,7 @@ def main() -> None:
             "load": " ".join(f"{x:.1f}" for x in os.getloadavg()),
             "cpus": os.cpu_count(),
             "python": platform.python_version(),
+            "note": opts.note,
         },
         "rows": rows,
     }

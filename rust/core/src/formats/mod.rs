@@ -1,5 +1,6 @@
 //! The format registry: every wire format is one file in this folder with a `SPEC` (its
-//! [`Syntax`] bound to its region parser and renderer), plus one line in `REGISTRY`.
+//! [`Syntax`] bound to its region parser and renderer), plus one line in `REGISTRY`; the names
+//! serving engines give the formats are in [`engine_names`].
 
 pub mod apertus;
 pub mod beam;
@@ -10,6 +11,7 @@ pub mod deepseek_v3_1;
 pub mod default;
 pub mod dots;
 pub mod dsml;
+pub mod engine_names;
 pub mod ernie45;
 pub mod functiongemma;
 pub mod gemma4;
@@ -109,13 +111,40 @@ pub static REGISTRY: &[&Format] = &[
     &ernie45::SPEC,
 ];
 
-/// Find a format by canonical name or alias (case-insensitive, `-` and `_` interchangeable).
+/// Find a format by canonical name, alias or engine name (case-insensitive, `-` and `_`
+/// interchangeable). A format's own names win over another format's engine names.
 pub fn lookup(name: &str) -> Option<&'static Format> {
     let wanted = normalize(name);
-    REGISTRY.iter().copied().find(|format| {
+    let is_wanted = |candidate: &str| normalize(candidate) == wanted;
+    let own = REGISTRY.iter().copied().find(|format| {
         let syntax = &format.syntax;
-        normalize(syntax.name) == wanted || syntax.aliases.iter().any(|a| normalize(a) == wanted)
+        is_wanted(syntax.name) || syntax.aliases.iter().any(|a| is_wanted(a))
+    });
+    own.or_else(|| {
+        let row = engine_names::ENGINE_NAMES
+            .iter()
+            .find(|row| row.all().any(is_wanted))?;
+        REGISTRY
+            .iter()
+            .copied()
+            .find(|format| format.syntax.name == row.format)
     })
+}
+
+/// The names besides the canonical one that [`lookup`] is given for `format`: its own aliases,
+/// then its engine names (as each engine spells them, each once).
+pub fn aliases(format: &Format) -> Vec<&'static str> {
+    let syntax = &format.syntax;
+    let engine = engine_names::of(syntax.name)
+        .into_iter()
+        .flat_map(|row| row.all());
+    let mut out: Vec<&'static str> = Vec::new();
+    for name in syntax.aliases.iter().copied().chain(engine) {
+        if name != syntax.name && !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
 }
 
 fn normalize(name: &str) -> String {
