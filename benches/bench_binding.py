@@ -209,35 +209,32 @@ def markdown(runs: dict, command: str) -> str:
         python = [mean(r.get(f"python_{v}_ns") for r in rows) for v in VARIANTS]
         summary.append(f"| {label} |" + "".join(f" {cell_ns(x, '–')} |" for x in added + python))
     lines += ["## Summary (mean ns per chunk over the cells)", "", *summary, ""]
-    header = "| format | calls | chunks | floor |"
-    rule = "|---|---|---|---|"
-    for variant in VARIANTS:
-        header += f" Rust {variant} |" + "".join(f" {label} Python | {label} added |" for label in labels)
-        rule += "---|" + "---|---|" * len(labels)
-    lines += ["## Per cell (ns per chunk)", "", header, rule]
     base = runs[labels[0]]["rows"]
-    for index, first in enumerate(base):
-        line = f"| {first['format']} | {first['calls']} | {first['chunks']} | {first['floor_ns']:.0f} |"
-        for variant in VARIANTS:
-            line += f" {cell_ns(first[f'rust_{variant}_ns'])} |"
+    for variant in VARIANTS:
+        header = "| format | calls | chunks | floor |" + "".join(f" {l} Rust | {l} Python | {l} added |" for l in labels)
+        lines += [f"## Per cell, {variant} (ns per chunk)", "", header, "|---|---|---|---|" + "---|---|---|" * len(labels)]
+        for index, first in enumerate(base):
+            line = f"| {first['format']} | {first['calls']} | {first['chunks']} | {first['floor_ns']:.0f} |"
             for label in labels:
                 r = runs[label]["rows"][index]
-                line += f" {cell_ns(r.get(f'python_{variant}_ns'), '–')} | {cell_ns(added_ns(r, variant))} |"
-        lines.append(line)
+                line += f" {cell_ns(r[f'rust_{variant}_ns'])} | {cell_ns(r.get(f'python_{variant}_ns'), '–')} |"
+                line += f" {cell_ns(added_ns(r, variant))} |"
+            lines.append(line)
+        lines.append("")
     lines += [
-        "",
         "## Per-request setup (ns)",
         "",
         "Rust: `StreamParser::new(config.clone())`; Python: `parser.stream()`.",
         "",
-        "| format | calls | Rust plain | Rust tools |" + "".join(f" {label} plain | {label} tools |" for label in labels),
-        "|---|---|---|---|" + "---|---|" * len(labels),
+        "| format | calls |" + "".join(f" {l} Rust plain | {l} Python plain | {l} Rust tools | {l} Python tools |" for l in labels),
+        "|---|---|" + "---|---|---|---|" * len(labels),
     ]
     for index, first in enumerate(base):
-        line = f"| {first['format']} | {first['calls']} | {cell_ns(first['rust_setup_plain_ns'])} | {cell_ns(first['rust_setup_tools_ns'])} |"
+        line = f"| {first['format']} | {first['calls']} |"
         for label in labels:
             r = runs[label]["rows"][index]
-            line += f" {r['python_setup_plain_ns']:.0f} | {r['python_setup_tools_ns']:.0f} |"
+            for variant in ("plain", "tools"):
+                line += f" {cell_ns(r[f'rust_setup_{variant}_ns'])} | {r[f'python_setup_{variant}_ns']:.0f} |"
         lines.append(line)
     return "\n".join(lines) + "\n"
 
