@@ -211,7 +211,9 @@ def markdown(runs: dict, command: str) -> str:
     lines += ["## Summary (mean ns per chunk over the cells)", "", *summary, ""]
     base = runs[labels[0]]["rows"]
     for variant in VARIANTS:
-        header = "| format | calls | chunks | floor |" + "".join(f" {l} Rust | {l} Python | {l} added |" for l in labels)
+        header = "| format | calls | chunks | floor |" + "".join(
+            f" {label} Rust | {label} Python | {label} added |" for label in labels
+        )
         lines += [f"## Per cell, {variant} (ns per chunk)", "", header, "|---|---|---|---|" + "---|---|---|" * len(labels)]
         for index, first in enumerate(base):
             line = f"| {first['format']} | {first['calls']} | {first['chunks']} | {first['floor_ns']:.0f} |"
@@ -226,7 +228,10 @@ def markdown(runs: dict, command: str) -> str:
         "",
         "Rust: `StreamParser::new(config.clone())`; Python: `parser.stream()`.",
         "",
-        "| format | calls |" + "".join(f" {l} Rust plain | {l} Python plain | {l} Rust tools | {l} Python tools |" for l in labels),
+        "| format | calls |"
+        + "".join(
+            f" {label} Rust plain | {label} Python plain | {label} Rust tools | {label} Python tools |" for label in labels
+        ),
         "|---|---|" + "---|---|---|---|" * len(labels),
     ]
     for index, first in enumerate(base):

@@ -6,8 +6,9 @@ The name lists are written out here from those releases' registries, so the chec
 the engines; where an engine is installed, its registry must hold no name missing from them
 (a newer engine then fails here until its new names are placed)."""
 
-import pytest
+from pathlib import Path
 
+import pytest
 import toolwire
 from toolwire import _core
 
@@ -42,9 +43,7 @@ def row_naming(engine: str, name: str) -> dict:
     return rows[0]
 
 
-@pytest.mark.parametrize(
-    ("engine", "name"), [("sglang", n) for n in SGLANG_0_5_23] + [("vllm", n) for n in VLLM_0_33]
-)
+@pytest.mark.parametrize(("engine", "name"), [("sglang", n) for n in SGLANG_0_5_23] + [("vllm", n) for n in VLLM_0_33])
 def test_every_engine_name_maps_or_says_why_not(engine, name):
     row = row_naming(engine, name)
     if row["format"] in toolwire.formats():
@@ -58,8 +57,6 @@ def test_every_engine_name_maps_or_says_why_not(engine, name):
 
 
 def _docs_not_supported() -> str:
-    from pathlib import Path
-
     page = (Path(__file__).resolve().parents[1] / "docs" / "formats.md").read_text(encoding="utf-8")
     return page.split("Not supported yet:", 1)[1]
 
