@@ -53,10 +53,27 @@ class PythonKwargsArguments(TypedDict):
 
 ArgumentsInfo = JsonArguments | XmlParamArguments | GemmaArguments | PythonKwargsArguments
 
+class EngineNames(TypedDict):
+    sglang: list[str]
+    vllm: list[str]
+    dynamo: list[str]
+
+class EngineNamesRow(EngineNames):
+    format: str
+
+class NotSupportedRow(TypedDict):
+    format: str
+    reason: str
+
+class EngineNameTable(TypedDict):
+    formats: list[EngineNamesRow]
+    not_supported: list[NotSupportedRow]
+
 class FormatInfo(TypedDict):
 
     name: str
     aliases: list[str]
+    engine_names: EngineNames
     families: list[str]
     description: str
     markers: list[MarkerInfo]
@@ -91,10 +108,18 @@ def format_info(name: str) -> FormatInfo:
     ``begin`` holding ``{name}`` and maybe ``{index}``), ``arguments`` (how the arguments are
     written: ``kind`` ``json``, ``xml_params`` with its tags, ``gemma`` or ``python_kwargs``),
     ``section``, ``content_block`` and ``reasoning_block`` (``begin``/``end`` or None),
-    ``content_after_calls``, and ``supports_structural_tag``.
+    ``content_after_calls``, and ``supports_structural_tag``. ``aliases`` holds every other name
+    the format is found by, its ``engine_names`` included: the ``sglang``, ``vllm`` and ``dynamo``
+    parser names that read this format (``rust/core/src/formats/engine_names.rs``).
 
     Raises:
         ToolwireError: ``name`` is neither a format nor an alias.
+    """
+
+def engine_names() -> EngineNameTable:
+    """The engine-name table (for ``scripts/update_readme_formats.py`` and its test): ``formats``, one
+    ``{"format", "sglang", "vllm", "dynamo"}`` per format an engine names (formats toolwire lacks
+    included), and ``not_supported``, ``{"format", "reason"}`` for each format not read yet.
     """
 
 def render(format: str, tool_calls: Iterable[ToolCall | Mapping[str, Any]], content: str | None = None) -> str:

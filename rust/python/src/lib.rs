@@ -53,6 +53,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bitmask::unsafe_count_allowed, m)?)?;
     m.add_function(wrap_pyfunction!(parser::formats, m)?)?;
     m.add_function(wrap_pyfunction!(parser::format_info, m)?)?;
+    m.add_function(wrap_pyfunction!(parser::engine_names, m)?)?;
     m.add_function(wrap_pyfunction!(parser::render, m)?)?;
     m.add_class::<request::Request>()?;
     m.add_function(wrap_pyfunction!(request::read_request, m)?)?;
