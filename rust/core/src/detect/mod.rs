@@ -1,0 +1,457 @@
+//! Which wire format a model's chat template writes, decided from the format specs alone.
+//!
+//! Users pick a parser by name, and a wrong pick parses nothing. The chat template is where a
+//! model family writes its own tool calls back into the prompt, so its text shows the format; the
+//! vocabulary's added tokens show which markers are single special tokens. Detection asks each
+//! registered format for its evidence, all of it read from the format's [`Syntax`]:
+//!
+//! - **layout**: the format's renderer writes one probe call (`get_weather`, `{"city": "Paris"}`);
+//!   the literal pieces between the name, the argument key, the value and the arguments' JSON are
+//!   what a template writes around its `{{ ... }}` expressions (GLM-4.5's `</arg_key>\n<arg_value>`
+//!   against GLM-4.7's `</arg_key><arg_value>`). A piece is found in the template's literal text
+//!   ([`jinja::flatten`]), where a computed value may stand for an identifier inside the piece
+//!   (DeepSeek-R1 writes `tool['type']` where the renderer writes `function`);
+//! - **markers**: each marker text, found in the template or among the vocabulary's added tokens.
+//!
+//! Only a template that shows some tool-call markup of a format makes it a candidate (reasoning
+//! delimiters alone do not). Two candidates are compared on the evidence that tells them apart:
+//! what one has and the other does not. The one with more of its own evidence found wins; when
+//! neither has any, the one whose evidence is all found wins over one that claims markup the
+//! template does not show (Hermes over ERNIE without `<response>`). A format that wins against
+//! every other candidate is the answer; otherwise the result is ambiguous, with the candidates
+//! ranked, and a template without tool syntax is unknown. There is no fallback format.
+
+mod jinja;
+
+pub use jinja::{flatten, HOLE};
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::json;
+
+use crate::formats::{Format, REGISTRY};
+use crate::render::RenderCall;
+use crate::request::ReasoningMode;
+use crate::spec::{Role, Syntax};
+
+/// What detection reads: the chat template's source, optionally the prompt it renders for one
+/// user message with `add_generation_prompt` (which says whether the prompt opens reasoning), and
+/// optionally the vocabulary's added tokens.
+#[derive(Debug, Default)]
+pub struct Source<'a> {
+    pub template: &'a str,
+    pub generation_prompt: Option<&'a str>,
+    pub vocabulary: Option<Vocabulary>,
+}
+
+/// A tokenizer's added tokens, and which of them are special (stripped by `skip_special_tokens`).
+#[derive(Debug, Default, Clone)]
+pub struct Vocabulary {
+    pub added: Vec<String>,
+    pub special: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Confident,
+    Ambiguous,
+    Unknown,
+}
+
+/// One format the template may be written for, with its evidence.
+#[derive(Debug, Serialize)]
+pub struct Candidate {
+    pub format: &'static str,
+    /// The share of the format's evidence (layout pieces count twice) that was found.
+    pub coverage: f64,
+    pub found: Vec<String>,
+    pub missing: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Detection {
+    pub status: Status,
+    /// The format when confident.
+    pub format: Option<&'static str>,
+    /// For the format: `closing_only` when the generation prompt opens the reasoning block,
+    /// `native` (or `think`, for a format without its own delimiters) when the template shows the
+    /// block, None when it shows no reasoning.
+    pub reasoning: Option<&'static str>,
+    /// `closing_only` (the prompt opens the block) or `paired` (the model writes both ends).
+    pub thinking_style: Option<&'static str>,
+    /// The format's markers that are special tokens: from the vocabulary when one was given,
+    /// otherwise as the spec records them. Non-empty: `skip_special_tokens` must be off.
+    pub special_markers: Vec<&'static str>,
+    pub vocabulary_checked: bool,
+    /// Every candidate, best first.
+    pub candidates: Vec<Candidate>,
+}
+
+const PROBE_NAME: &str = "get_weather";
+const PROBE_KEY: &str = "city";
+const PROBE_VALUE: &str = "Paris";
+const LAYOUT_WEIGHT: u32 = 2;
+const MARKER_WEIGHT: u32 = 1;
+/// The least coverage a winner needs to be the answer.
+const MIN_COVERAGE: f64 = 0.4;
+
+struct Item {
+    text: String,
+    weight: u32,
+    /// Tool-call markup (not reasoning or chat markup): makes its format a candidate.
+    anchor: bool,
+}
+
+struct Scored {
+    format: &'static Format,
+    items: Vec<Item>,
+    /// Per item: found anywhere, and found in the template itself.
+    found: Vec<bool>,
+    in_template: Vec<bool>,
+}
+
+impl Scored {
+    fn total(&self) -> u32 {
+        self.items.iter().map(|i| i.weight).sum()
+    }
+    fn coverage(&self) -> f64 {
+        let found: u32 = self.items.iter().zip(&self.found).filter(|(_, f)| **f).map(|(i, _)| i.weight).sum();
+        f64::from(found) / f64::from(self.total().max(1))
+    }
+    fn is_candidate(&self) -> bool {
+        self.items.iter().zip(&self.in_template).any(|(i, t)| i.anchor && *t)
+    }
+    /// `(found, missing)` weight of this format's evidence that `other` does not have.
+    fn own(&self, other: &Scored) -> (u32, u32) {
+        let mut out = (0, 0);
+        for (item, found) in self.items.iter().zip(&self.found) {
+            if other.items.iter().any(|o| o.text == item.text) {
+                continue;
+            }
+            if *found {
+                out.0 += item.weight;
+            } else {
+                out.1 += item.weight;
+            }
+        }
+        out
+    }
+    fn beats(&self, other: &Scored) -> bool {
+        let (mine, my_missing) = self.own(other);
+        let (theirs, their_missing) = other.own(self);
+        mine > theirs || (mine == theirs && my_missing == 0 && their_missing > 0)
+    }
+}
+
+/// Detect the format `source` is written for.
+pub fn detect(source: &Source<'_>) -> Detection {
+    let flat = flatten(source.template);
+    let added = source.vocabulary.as_ref().map_or(&[][..], |v| &v.added[..]);
+    let scored: Vec<Scored> = REGISTRY
+        .iter()
+        .map(|format| {
+            let items = evidence(format);
+            let in_template: Vec<bool> = items
+                .iter()
+                .map(|item| shows(&flat, source.template, item))
+                .collect();
+            let found = items
+                .iter()
+                .zip(&in_template)
+                .map(|(item, t)| *t || added.iter().any(|a| *a == item.text))
+                .collect();
+            Scored { format, items, found, in_template }
+        })
+        .filter(Scored::is_candidate)
+        .collect();
+    let wins: Vec<usize> = scored
+        .iter()
+        .map(|a| scored.iter().filter(|b| !std::ptr::eq(a, *b) && a.beats(b)).count())
+        .collect();
+    let mut order: Vec<usize> = (0..scored.len()).collect();
+    order.sort_by(|&a, &b| {
+        wins[b].cmp(&wins[a]).then(scored[b].coverage().total_cmp(&scored[a].coverage()))
+    });
+    let winner = order
+        .first()
+        .copied()
+        .filter(|&w| wins[w] + 1 == scored.len() && scored[w].coverage() >= MIN_COVERAGE);
+    let status = match (winner, scored.is_empty()) {
+        (Some(_), _) => Status::Confident,
+        (None, true) => Status::Unknown,
+        (None, false) => Status::Ambiguous,
+    };
+    let format = winner.map(|w| scored[w].format);
+    let (reasoning, thinking_style) =
+        format.map_or((None, None), |f| reasoning(&f.syntax, &flat, source));
+    let special_markers = format.map_or_else(Vec::new, |f| special_markers(&f.syntax, source));
+    let candidates = order
+        .iter()
+        .map(|&i| candidate(&scored[i]))
+        .collect();
+    Detection {
+        status,
+        format: format.map(|f| f.syntax.name),
+        reasoning,
+        thinking_style,
+        special_markers,
+        vocabulary_checked: source.vocabulary.is_some(),
+        candidates,
+    }
+}
+
+fn candidate(scored: &Scored) -> Candidate {
+    let (mut found, mut missing) = (Vec::new(), Vec::new());
+    for (item, f) in scored.items.iter().zip(&scored.found) {
+        if *f { &mut found } else { &mut missing }.push(item.text.clone());
+    }
+    Candidate {
+        format: scored.format.syntax.name,
+        coverage: (scored.coverage() * 1000.0).round() / 1000.0,
+        found,
+        missing,
+    }
+}
+
+/// A format's evidence: its layout pieces and its marker texts, each once.
+fn evidence(format: &Format) -> Vec<Item> {
+    let mut items: BTreeMap<String, Item> = BTreeMap::new();
+    let mut add = |text: &str, weight: u32, anchor: bool| {
+        let entry = items.entry(text.to_owned()).or_insert(Item { text: text.to_owned(), weight, anchor });
+        entry.weight = entry.weight.max(weight);
+        entry.anchor |= anchor;
+    };
+    for piece in layout_pieces(format) {
+        add(&piece, LAYOUT_WEIGHT, true);
+    }
+    for marker in format.syntax.markers {
+        add(marker.text, MARKER_WEIGHT, is_call_markup(marker.role));
+    }
+    if let Some((open, close)) = format.syntax.reasoning {
+        add(open, MARKER_WEIGHT, false);
+        add(close, MARKER_WEIGHT, false);
+    }
+    items.into_values().collect()
+}
+
+fn is_call_markup(role: Role) -> bool {
+    use Role::*;
+    !matches!(
+        role,
+        ReasoningStart
+            | ReasoningEnd
+            | ReasoningExit
+            | ReasoningLabel
+            | ResponseStart
+            | ResponseEnd
+            | AnswerStart
+            | AnswerEnd
+            | MessageStart
+            | MessageEnd
+            | TurnEnd
+            | EndOfSequence
+            | Channel
+            | HeaderEnd
+            | RoleSeparator
+            | Return
+    )
+}
+
+/// The literal pieces of the format's rendering of the probe call, split where the template
+/// writes a value (name, argument key, value, the arguments as JSON); pieces without a letter or
+/// digit (`="`, `}]`) are too common to tell anything.
+fn layout_pieces(format: &Format) -> Vec<String> {
+    let call = RenderCall {
+        name: PROBE_NAME.into(),
+        arguments: json!({ PROBE_KEY: PROBE_VALUE }),
+        id: None,
+    };
+    let text = (format.render)(&[call], None);
+    let holes = [
+        format!("{{\"{PROBE_KEY}\":\"{PROBE_VALUE}\"}}"),
+        format!("{{\"{PROBE_KEY}\": \"{PROBE_VALUE}\"}}"),
+        PROBE_NAME.to_owned(),
+        PROBE_KEY.to_owned(),
+        PROBE_VALUE.to_owned(),
+    ];
+    let mut pieces = Vec::new();
+    let mut rest = text.as_str();
+    loop {
+        let next = holes
+            .iter()
+            .filter_map(|h| rest.find(h.as_str()).map(|at| (at, h.len())))
+            .min_by_key(|&(at, len)| (at, std::cmp::Reverse(len)));
+        let (piece, after) = match next {
+            Some((at, len)) => (&rest[..at], Some(&rest[at + len..])),
+            None => (rest, None),
+        };
+        let piece = piece.trim();
+        if piece.chars().any(char::is_alphanumeric) && !piece.chars().all(is_fill) {
+            pieces.push(piece.to_owned());
+        }
+        match after {
+            Some(after) => rest = after,
+            None => return pieces,
+        }
+    }
+}
+
+/// A character a computed value may write where a piece has it (an identifier, `functions.f:0`).
+fn is_fill(c: char) -> bool {
+    c.is_alphanumeric() || "_.-:".contains(c)
+}
+
+fn shows(flat: &str, raw: &str, item: &Item) -> bool {
+    if item.weight == MARKER_WEIGHT {
+        return flat.contains(&item.text) || raw.contains(&item.text);
+    }
+    piece_in(flat, &item.text)
+}
+
+/// Whether `piece` is in the flattened template, where each [`HOLE`] may write a run of
+/// [`is_fill`] characters (the piece may also start or end inside such a run).
+fn piece_in(flat: &str, piece: &str) -> bool {
+    if flat.contains(piece) {
+        return true;
+    }
+    let segments: Vec<&str> = flat.split(HOLE).collect();
+    for (i, segment) in segments.iter().enumerate() {
+        for (at, _) in segment.char_indices() {
+            if segment.len() - at < piece.len() && matches_from(piece, &segments, i, at) {
+                return true;
+            }
+        }
+        if i > 0 {
+            for (k, c) in piece.char_indices().skip(1) {
+                if !is_fill(piece[..k].chars().last().unwrap_or(c)) {
+                    break;
+                }
+                if matches_from(&piece[k..], &segments, i, 0) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+fn matches_from(piece: &str, segments: &[&str], i: usize, at: usize) -> bool {
+    let segment = &segments[i][at..];
+    if piece.len() <= segment.len() {
+        return segment.starts_with(piece);
+    }
+    let Some(rest) = piece.strip_prefix(segment) else {
+        return false;
+    };
+    if i + 1 >= segments.len() {
+        return false;
+    }
+    let fill = rest.char_indices().find(|(_, c)| !is_fill(*c)).map_or(rest.len(), |(k, _)| k);
+    (0..=fill)
+        .filter(|k| rest.is_char_boundary(*k))
+        .any(|k| matches_from(&rest[k..], segments, i + 1, 0))
+}
+
+fn reasoning(
+    syntax: &Syntax,
+    flat: &str,
+    source: &Source<'_>,
+) -> (Option<&'static str>, Option<&'static str>) {
+    let (open, close, mode) = match syntax.reasoning {
+        Some((open, close)) => (open, close, ReasoningMode::Native),
+        None => ("<think>", "</think>", ReasoningMode::Think),
+    };
+    let opens = match source.generation_prompt {
+        Some(prompt) => prompt.trim_end().ends_with(open.trim_end()),
+        None => generation_prompt_opens(source.template, open, close),
+    };
+    let shown = |text: &str| (flat.contains(text) || source.template.contains(text));
+    if opens {
+        (ReasoningMode::ClosingOnly.name(), Some("closing_only"))
+    } else if shown(open) && shown(close) {
+        (mode.name(), Some("paired"))
+    } else {
+        (None, None)
+    }
+}
+
+/// Without a rendered prompt: whether the text written after the template's last
+/// `add_generation_prompt` test opens the block and leaves it open.
+fn generation_prompt_opens(template: &str, open: &str, close: &str) -> bool {
+    let Some(at) = template.rfind("add_generation_prompt") else {
+        return false;
+    };
+    let after = &template[at..];
+    let body = after.find("%}").map_or(after, |end| &after[end + 2..]);
+    let mut end = body.len().min(400);
+    while !body.is_char_boundary(end) {
+        end -= 1;
+    }
+    let written = flatten(&body[..end]);
+    written.rfind(open).is_some_and(|o| !written[o..].contains(close))
+}
+
+fn special_markers(syntax: &Syntax, source: &Source<'_>) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for marker in syntax.markers {
+        let special = match &source.vocabulary {
+            Some(vocabulary) => vocabulary.special.iter().any(|t| t == marker.text),
+            None => marker.special_token,
+        };
+        if special && !out.contains(&marker.text) {
+            out.push(marker.text);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn detect_text(template: &str) -> Detection {
+        detect(&Source { template, ..Source::default() })
+    }
+
+    #[test]
+    fn glm_spacing_decides_between_glm45_and_glm47() {
+        let glm45 = "{{ '<tool_call>' + tc.name }}{% for k, v in a %}<arg_key>{{ k }}</arg_key>\n<arg_value>{{ v }}</arg_value>\n{% endfor %}</tool_call>{{ '<think>' }}</think>";
+        let glm47 = "{{ '<tool_call>' + tc.name }}{% for k, v in a %}<arg_key>{{ k }}</arg_key><arg_value>{{ v }}</arg_value>{% endfor %}</tool_call>";
+        assert_eq!(detect_text(glm45).format, Some("glm45"));
+        assert_eq!(detect_text(glm45).reasoning, Some("native"));
+        assert_eq!(detect_text(glm47).format, Some("glm47"));
+        assert_eq!(detect_text(glm47).reasoning, None);
+    }
+
+    #[test]
+    fn a_template_without_tool_syntax_is_unknown() {
+        let chatml = "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}<think>";
+        let detection = detect_text(chatml);
+        assert_eq!(detection.status, Status::Unknown);
+        assert!(detection.format.is_none() && detection.candidates.is_empty());
+    }
+
+    #[test]
+    fn a_computed_value_may_stand_inside_a_piece() {
+        assert!(piece_in("<a>\u{1}<sep>\u{1}\n```json", "<a>function<sep>"));
+        assert!(piece_in("x\u{1}<arg>", "functions.f:0<arg>"));
+        assert!(!piece_in("<a>\u{1}<sep>", "<a>fun ction<sep>"));
+    }
+
+    #[test]
+    fn the_generation_prompt_decides_closing_only() {
+        let template = "{{ '<tool_call>\\n{\"name\": \"' + c.name + '\", \"arguments\": ' + a + '}\\n</tool_call>' }}\
+                        {%- if add_generation_prompt %}{{ '<|im_start|>assistant\\n<think>\\n' }}{% endif %}";
+        let detection = detect_text(template);
+        assert_eq!(detection.format, Some("hermes"));
+        assert_eq!(detection.thinking_style, Some("closing_only"));
+        let rendered = detect(&Source {
+            template,
+            generation_prompt: Some("<|im_start|>assistant\n"),
+            ..Source::default()
+        });
+        assert_eq!(rendered.reasoning, None);
+    }
+}
