@@ -113,35 +113,55 @@ fn split_tag<'a>(from: &'a str, close: &str, strings: bool) -> (&'a str, &'a str
 }
 
 /// An output tag's string literals, unescaped, with one [`HOLE`] for each run of other operands
-/// (operators and brackets alone are not operands).
+/// (operators and grouping parentheses alone are not operands). A literal inside brackets or a
+/// call's parentheses (`tool['type']`, `x.split('</think>')`) is part of an operand, not output.
 fn write_output(out: &mut String, body: &str) {
     let mut chars = body.chars().peekable();
     let mut operand = false;
+    // One entry per open bracket: whether literals inside it are output (grouping parentheses).
+    let mut open: Vec<bool> = Vec::new();
+    let mut last = ' ';
     while let Some(c) = chars.next() {
+        let output = open.iter().all(|o| *o);
         if c == '\'' || c == '"' {
-            if operand {
-                out.push(HOLE);
-                operand = false;
-            }
+            let mut literal = String::new();
             while let Some(d) = chars.next() {
                 match d {
                     '\\' => match chars.next() {
-                        Some('n') => out.push('\n'),
-                        Some('t') => out.push('\t'),
-                        Some('r') => out.push('\r'),
-                        Some(e @ ('\\' | '\'' | '"')) => out.push(e),
+                        Some('n') => literal.push('\n'),
+                        Some('t') => literal.push('\t'),
+                        Some('r') => literal.push('\r'),
+                        Some(e @ ('\\' | '\'' | '"')) => literal.push(e),
                         Some(e) => {
-                            out.push('\\');
-                            out.push(e);
+                            literal.push('\\');
+                            literal.push(e);
                         }
                         None => {}
                     },
                     d if d == c => break,
-                    d => out.push(d),
+                    d => literal.push(d),
                 }
             }
-        } else if !(c.is_whitespace() || "+~()".contains(c)) {
+            if output {
+                if operand {
+                    out.push(HOLE);
+                    operand = false;
+                }
+                out.push_str(&literal);
+            } else {
+                operand = true;
+            }
+        } else if c == '(' || c == '[' {
+            let call = c == '[' || last.is_alphanumeric() || last == '_' || last == ')' || last == ']';
+            open.push(!call);
+            operand |= call;
+        } else if c == ')' || c == ']' {
+            open.pop();
+        } else if !(c.is_whitespace() || "+~".contains(c)) {
             operand = true;
+        }
+        if !c.is_whitespace() {
+            last = c;
         }
     }
     if operand {
@@ -157,6 +177,12 @@ mod tests {
     fn literals_join_across_statements_and_expressions_become_holes() {
         let template = "{%- for tc in calls %}\n{{- '<tool_call>' + tc.name }}\n{% for k in a %}\n<arg_key>{{ k }}</arg_key>\n{% endfor %}</tool_call>{% endfor %}";
         assert_eq!(flatten(template), "<tool_call>\u{1}\n<arg_key>\u{1}</arg_key>\n</tool_call>");
+    }
+
+    #[test]
+    fn keys_and_call_arguments_are_not_output() {
+        let template = "{{ '<a>' + tool['type'] + '<sep>' + (x if y else '') + c.split('</b>')[0] }}";
+        assert_eq!(flatten(template), "<a>\u{1}<sep>\u{1}\u{1}");
     }
 
     #[test]

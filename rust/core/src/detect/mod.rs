@@ -11,7 +11,10 @@
 //!   against GLM-4.7's `</arg_key><arg_value>`). A piece is found in the template's literal text
 //!   ([`jinja::flatten`]), where a computed value may stand for an identifier inside the piece
 //!   (DeepSeek-R1 writes `tool['type']` where the renderer writes `function`);
-//! - **markers**: each marker text, found in the template or among the vocabulary's added tokens.
+//! - **markers**: each marker text, found in the template or among the vocabulary's added tokens;
+//! - **chat-template markup** the spec records for detection only
+//!   ([`crate::spec::CHAT_TEMPLATE_MARKUP`]: gpt-oss's `to=functions.` recipient in the role
+//!   header, Llama's `ipython` tool-result turn).
 //!
 //! Only a template that shows some tool-call markup of a format makes it a candidate (reasoning
 //! delimiters alone do not). Two candidates are compared on the evidence that tells them apart:
@@ -33,7 +36,7 @@ use serde_json::json;
 use crate::formats::{Format, REGISTRY};
 use crate::render::RenderCall;
 use crate::request::ReasoningMode;
-use crate::spec::{Role, Syntax};
+use crate::spec::{Role, Syntax, CHAT_TEMPLATE_MARKUP};
 
 /// What detection reads: the chat template's source, optionally the prompt it renders for one
 /// user message with `add_generation_prompt` (which says whether the prompt opens reasoning), and
@@ -225,6 +228,11 @@ fn evidence(format: &Format) -> Vec<Item> {
     };
     for piece in layout_pieces(format) {
         add(&piece, LAYOUT_WEIGHT, true);
+    }
+    for (_, pieces) in CHAT_TEMPLATE_MARKUP.iter().filter(|(name, _)| *name == format.syntax.name) {
+        for piece in *pieces {
+            add(piece, LAYOUT_WEIGHT, true);
+        }
     }
     for marker in format.syntax.markers {
         add(marker.text, MARKER_WEIGHT, is_call_markup(marker.role));
@@ -423,6 +431,14 @@ mod tests {
         assert_eq!(detect_text(glm45).reasoning, Some("native"));
         assert_eq!(detect_text(glm47).format, Some("glm47"));
         assert_eq!(detect_text(glm47).reasoning, None);
+    }
+
+    #[test]
+    fn chat_template_markup_names_registered_formats() {
+        for (name, pieces) in CHAT_TEMPLATE_MARKUP {
+            assert!(crate::formats::lookup(name).is_some_and(|f| f.syntax.name == *name), "{name}");
+            assert!(!pieces.is_empty());
+        }
     }
 
     #[test]
