@@ -610,6 +610,15 @@ def unsafe_count_allowed(bitmask_ptr: int, rows: int, words: int, vocab: int) ->
 
 # -- RL batch scoring (rust/python/src/batch.rs) ----------------------------------------------------
 
+def detect_template(
+    template: str,
+    *,
+    generation_prompt: str | None = None,
+    added_tokens: Sequence[str] | None = None,
+    special_tokens: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """"""
+
 def parse_batch(
     parser: ToolParser,
     completions: Iterable[str | Sequence[int]],

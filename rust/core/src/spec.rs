@@ -391,8 +391,14 @@ pub static CHAT_TEMPLATE_MARKUP: &[(&str, &[&str])] = &[
     // gpt-oss's template puts the recipient in the role header and `json` after the channel.
     (
         "harmony",
-        &["<|start|>assistant to=functions.", "<|channel|>commentary json<|message|>"],
+        &[
+            "<|start|>assistant to=functions.",
+            "<|channel|>commentary json<|message|>",
+        ],
     ),
     // Llama 3.x templates write tool results as an `ipython` turn.
-    ("llama3_json", &["<|start_header_id|>ipython<|end_header_id|>"]),
+    (
+        "llama3_json",
+        &["<|start_header_id|>ipython<|end_header_id|>"],
+    ),
 ];

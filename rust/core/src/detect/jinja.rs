@@ -152,7 +152,8 @@ fn write_output(out: &mut String, body: &str) {
                 operand = true;
             }
         } else if c == '(' || c == '[' {
-            let call = c == '[' || last.is_alphanumeric() || last == '_' || last == ')' || last == ']';
+            let call =
+                c == '[' || last.is_alphanumeric() || last == '_' || last == ')' || last == ']';
             open.push(!call);
             operand |= call;
         } else if c == ')' || c == ']' {
@@ -176,12 +177,16 @@ mod tests {
     #[test]
     fn literals_join_across_statements_and_expressions_become_holes() {
         let template = "{%- for tc in calls %}\n{{- '<tool_call>' + tc.name }}\n{% for k in a %}\n<arg_key>{{ k }}</arg_key>\n{% endfor %}</tool_call>{% endfor %}";
-        assert_eq!(flatten(template), "<tool_call>\u{1}\n<arg_key>\u{1}</arg_key>\n</tool_call>");
+        assert_eq!(
+            flatten(template),
+            "<tool_call>\u{1}\n<arg_key>\u{1}</arg_key>\n</tool_call>"
+        );
     }
 
     #[test]
     fn keys_and_call_arguments_are_not_output() {
-        let template = "{{ '<a>' + tool['type'] + '<sep>' + (x if y else '') + c.split('</b>')[0] }}";
+        let template =
+            "{{ '<a>' + tool['type'] + '<sep>' + (x if y else '') + c.split('</b>')[0] }}";
         assert_eq!(flatten(template), "<a>\u{1}<sep>\u{1}\u{1}");
     }
 

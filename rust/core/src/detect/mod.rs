@@ -120,11 +120,20 @@ impl Scored {
         self.items.iter().map(|i| i.weight).sum()
     }
     fn coverage(&self) -> f64 {
-        let found: u32 = self.items.iter().zip(&self.found).filter(|(_, f)| **f).map(|(i, _)| i.weight).sum();
+        let found: u32 = self
+            .items
+            .iter()
+            .zip(&self.found)
+            .filter(|(_, f)| **f)
+            .map(|(i, _)| i.weight)
+            .sum();
         f64::from(found) / f64::from(self.total().max(1))
     }
     fn is_candidate(&self) -> bool {
-        self.items.iter().zip(&self.in_template).any(|(i, t)| i.anchor && *t)
+        self.items
+            .iter()
+            .zip(&self.in_template)
+            .any(|(i, t)| i.anchor && *t)
     }
     /// `(found, missing)` weight of this format's evidence that `other` does not have.
     fn own(&self, other: &Scored) -> (u32, u32) {
@@ -163,19 +172,31 @@ pub fn detect(source: &Source<'_>) -> Detection {
             let found = items
                 .iter()
                 .zip(&in_template)
-                .map(|(item, t)| *t || added.iter().any(|a| *a == item.text))
+                .map(|(item, t)| *t || added.contains(&item.text))
                 .collect();
-            Scored { format, items, found, in_template }
+            Scored {
+                format,
+                items,
+                found,
+                in_template,
+            }
         })
         .filter(Scored::is_candidate)
         .collect();
     let wins: Vec<usize> = scored
         .iter()
-        .map(|a| scored.iter().filter(|b| !std::ptr::eq(a, *b) && a.beats(b)).count())
+        .map(|a| {
+            scored
+                .iter()
+                .filter(|b| !std::ptr::eq(a, *b) && a.beats(b))
+                .count()
+        })
         .collect();
     let mut order: Vec<usize> = (0..scored.len()).collect();
     order.sort_by(|&a, &b| {
-        wins[b].cmp(&wins[a]).then(scored[b].coverage().total_cmp(&scored[a].coverage()))
+        wins[b]
+            .cmp(&wins[a])
+            .then(scored[b].coverage().total_cmp(&scored[a].coverage()))
     });
     let winner = order
         .first()
@@ -190,10 +211,7 @@ pub fn detect(source: &Source<'_>) -> Detection {
     let (reasoning, thinking_style) =
         format.map_or((None, None), |f| reasoning(&f.syntax, &flat, source));
     let special_markers = format.map_or_else(Vec::new, |f| special_markers(&f.syntax, source));
-    let candidates = order
-        .iter()
-        .map(|&i| candidate(&scored[i]))
-        .collect();
+    let candidates = order.iter().map(|&i| candidate(&scored[i])).collect();
     Detection {
         status,
         format: format.map(|f| f.syntax.name),
@@ -222,14 +240,21 @@ fn candidate(scored: &Scored) -> Candidate {
 fn evidence(format: &Format) -> Vec<Item> {
     let mut items: BTreeMap<String, Item> = BTreeMap::new();
     let mut add = |text: &str, weight: u32, anchor: bool| {
-        let entry = items.entry(text.to_owned()).or_insert(Item { text: text.to_owned(), weight, anchor });
+        let entry = items.entry(text.to_owned()).or_insert(Item {
+            text: text.to_owned(),
+            weight,
+            anchor,
+        });
         entry.weight = entry.weight.max(weight);
         entry.anchor |= anchor;
     };
     for piece in layout_pieces(format) {
         add(&piece, LAYOUT_WEIGHT, true);
     }
-    for (_, pieces) in CHAT_TEMPLATE_MARKUP.iter().filter(|(name, _)| *name == format.syntax.name) {
+    for (_, pieces) in CHAT_TEMPLATE_MARKUP
+        .iter()
+        .filter(|(name, _)| *name == format.syntax.name)
+    {
         for piece in *pieces {
             add(piece, LAYOUT_WEIGHT, true);
         }
@@ -356,7 +381,10 @@ fn matches_from(piece: &str, segments: &[&str], i: usize, at: usize) -> bool {
     if i + 1 >= segments.len() {
         return false;
     }
-    let fill = rest.char_indices().find(|(_, c)| !is_fill(*c)).map_or(rest.len(), |(k, _)| k);
+    let fill = rest
+        .char_indices()
+        .find(|(_, c)| !is_fill(*c))
+        .map_or(rest.len(), |(k, _)| k);
     (0..=fill)
         .filter(|k| rest.is_char_boundary(*k))
         .any(|k| matches_from(&rest[k..], segments, i + 1, 0))
@@ -375,7 +403,7 @@ fn reasoning(
         Some(prompt) => prompt.trim_end().ends_with(open.trim_end()),
         None => generation_prompt_opens(source.template, open, close),
     };
-    let shown = |text: &str| (flat.contains(text) || source.template.contains(text));
+    let shown = |text: &str| flat.contains(text) || source.template.contains(text);
     if opens {
         (ReasoningMode::ClosingOnly.name(), Some("closing_only"))
     } else if shown(open) && shown(close) {
@@ -398,7 +426,9 @@ fn generation_prompt_opens(template: &str, open: &str, close: &str) -> bool {
         end -= 1;
     }
     let written = flatten(&body[..end]);
-    written.rfind(open).is_some_and(|o| !written[o..].contains(close))
+    written
+        .rfind(open)
+        .is_some_and(|o| !written[o..].contains(close))
 }
 
 fn special_markers(syntax: &Syntax, source: &Source<'_>) -> Vec<&'static str> {
@@ -420,7 +450,10 @@ mod tests {
     use super::*;
 
     fn detect_text(template: &str) -> Detection {
-        detect(&Source { template, ..Source::default() })
+        detect(&Source {
+            template,
+            ..Source::default()
+        })
     }
 
     #[test]
@@ -436,7 +469,10 @@ mod tests {
     #[test]
     fn chat_template_markup_names_registered_formats() {
         for (name, pieces) in CHAT_TEMPLATE_MARKUP {
-            assert!(crate::formats::lookup(name).is_some_and(|f| f.syntax.name == *name), "{name}");
+            assert!(
+                crate::formats::lookup(name).is_some_and(|f| f.syntax.name == *name),
+                "{name}"
+            );
             assert!(!pieces.is_empty());
         }
     }
