@@ -43,6 +43,7 @@ def test_detects_the_format_of_its_template(fmt):
     assert not detection.vocabulary_checked
     assert detection.candidates[0].format == fmt
     assert detection.require() == fmt
+    assert tuple(detection) == (fmt, reasoning, expect[2] == "yes")
 
 
 PLAIN_CHATML = (

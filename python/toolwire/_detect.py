@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,10 @@ class Detection:
     def needs_special_tokens(self) -> bool:
         """Whether decoding with ``skip_special_tokens=True`` would strip markers of the format."""
         return bool(self.special_markers)
+
+    def __iter__(self) -> Iterator[Any]:
+        """``format, reasoning, needs_special_tokens = detect_format(...)``."""
+        return iter((self.format, self.reasoning, self.needs_special_tokens))
 
     def require(self) -> str:
         """The format, or a :class:`ToolwireError` naming the candidates."""

@@ -48,15 +48,8 @@ from sglang.srt.function_call.base_format_detector import BaseFormatDetector
 from sglang.srt.function_call.core_types import StreamingParseResult, StructureInfo, ToolCallItem
 
 import toolwire
-from toolwire.integrations.common import (
-    AUTO,
-    StreamFeeder,
-    detected_format,
-    merge,
-    registered_name,
-    tool_dicts,
-    warn_stripped_markers,
-)
+from toolwire.integrations import common
+from toolwire.integrations.common import StreamFeeder, merge, registered_name, tool_dicts
 
 __all__ = ["ToolwireDetector", "detector_class", "register", "registered_names"]
 
@@ -307,9 +300,9 @@ def register(tokenizer: Any = None) -> dict[str, str]:
 
     names = registered_names()
     if tokenizer is not None:
-        fmt = detected_format(tokenizer).require()
+        fmt = common.detected_format(tokenizer).require()
         logger.info("toolwire_auto: %s detected from the chat template", fmt)
-        names[AUTO] = fmt
+        names[common.AUTO] = fmt
         warn_tokenizer(fmt, tokenizer)
     for name, fmt in names.items():
         FunctionCallParser.ToolCallParserEnum[name] = detector_class(fmt)
@@ -318,6 +311,6 @@ def register(tokenizer: Any = None) -> dict[str, str]:
 
 def warn_tokenizer(fmt: str, tokenizer: Any) -> list[str]:
     """Warn once when the format's markers are special tokens of the tokenizer; returns them."""
-    return warn_stripped_markers(
+    return common.warn_stripped_markers(
         "SGLang", fmt, tokenizer, logger, "SGLang keeps them only for requests with tools and tool_choice != 'none'."
     )
