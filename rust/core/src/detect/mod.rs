@@ -160,15 +160,13 @@ impl Scored {
 /// Detect the format `source` is written for.
 pub fn detect(source: &Source<'_>) -> Detection {
     let flat = flatten(source.template);
+    let text = Text::new(source.template, &flat);
     let added = source.vocabulary.as_ref().map_or(&[][..], |v| &v.added[..]);
     let scored: Vec<Scored> = REGISTRY
         .iter()
         .map(|format| {
             let items = evidence(format);
-            let in_template: Vec<bool> = items
-                .iter()
-                .map(|item| shows(&flat, source.template, item))
-                .collect();
+            let in_template: Vec<bool> = items.iter().map(|item| text.shows(item)).collect();
             let found = items
                 .iter()
                 .zip(&in_template)
@@ -336,38 +334,53 @@ fn is_fill(c: char) -> bool {
     c.is_alphanumeric() || "_.-:".contains(c)
 }
 
-fn shows(flat: &str, raw: &str, item: &Item) -> bool {
-    if item.weight == MARKER_WEIGHT {
-        return flat.contains(&item.text) || raw.contains(&item.text);
-    }
-    piece_in(flat, &item.text)
+/// The template as detection searches it: its source, its literal text ([`flatten`]), and that
+/// text split at the holes.
+struct Text<'a> {
+    raw: &'a str,
+    flat: &'a str,
+    segments: Vec<&'a str>,
 }
 
-/// Whether `piece` is in the flattened template, where each [`HOLE`] may write a run of
-/// [`is_fill`] characters (the piece may also start or end inside such a run).
-fn piece_in(flat: &str, piece: &str) -> bool {
-    if flat.contains(piece) {
-        return true;
-    }
-    let segments: Vec<&str> = flat.split(HOLE).collect();
-    for (i, segment) in segments.iter().enumerate() {
-        for (at, _) in segment.char_indices() {
-            if segment.len() - at < piece.len() && matches_from(piece, &segments, i, at) {
-                return true;
-            }
-        }
-        if i > 0 {
-            for (k, c) in piece.char_indices().skip(1) {
-                if !is_fill(piece[..k].chars().last().unwrap_or(c)) {
-                    break;
-                }
-                if matches_from(&piece[k..], &segments, i, 0) {
-                    return true;
-                }
-            }
+impl<'a> Text<'a> {
+    fn new(raw: &'a str, flat: &'a str) -> Self {
+        Self {
+            raw,
+            flat,
+            segments: flat.split(HOLE).collect(),
         }
     }
-    false
+
+    fn shows(&self, item: &Item) -> bool {
+        if item.weight == MARKER_WEIGHT {
+            return self.flat.contains(&item.text) || self.raw.contains(&item.text);
+        }
+        self.has_piece(&item.text)
+    }
+
+    /// Whether `piece` is in the literal text, where each [`HOLE`] may write a run of
+    /// [`is_fill`] characters (the piece may also start or end inside such a run).
+    fn has_piece(&self, piece: &str) -> bool {
+        if self.flat.contains(piece) {
+            return true;
+        }
+        let segments = &self.segments;
+        let lead = piece
+            .char_indices()
+            .find(|(_, c)| !is_fill(*c))
+            .map_or(piece.len(), |(k, _)| k);
+        segments.iter().enumerate().any(|(i, segment)| {
+            let tails = segment
+                .char_indices()
+                .filter(|(at, _)| segment.len() - at < piece.len())
+                .any(|(at, _)| matches_from(piece, segments, i, at));
+            let after_hole = i > 0
+                && (1..=lead.min(piece.len() - 1))
+                    .filter(|k| piece.is_char_boundary(*k))
+                    .any(|k| matches_from(&piece[k..], segments, i, 0));
+            tails || after_hole
+        })
+    }
 }
 
 fn matches_from(piece: &str, segments: &[&str], i: usize, at: usize) -> bool {
@@ -487,9 +500,20 @@ mod tests {
 
     #[test]
     fn a_computed_value_may_stand_inside_a_piece() {
+        let piece_in = |flat: &str, piece: &str| Text::new("", flat).has_piece(piece);
         assert!(piece_in("<a>\u{1}<sep>\u{1}\n```json", "<a>function<sep>"));
         assert!(piece_in("x\u{1}<arg>", "functions.f:0<arg>"));
         assert!(!piece_in("<a>\u{1}<sep>", "<a>fun ction<sep>"));
+        assert!(!piece_in("\u{1}", "function"));
+    }
+
+    #[test]
+    fn any_prefix_of_a_template_is_read_without_panicking() {
+        let template = "{%- if x %}{{- '<｜DSML｜invoke name=\"' + c['name'] + '\">\\n' -}}\n  {# ｜ #}<think>{{ \"}}\" }}{% endif -%} ▁";
+        for (at, _) in template.char_indices() {
+            let detection = detect_text(&template[..at]);
+            assert!(detection.status != Status::Confident || detection.format.is_some());
+        }
     }
 
     #[test]
