@@ -38,7 +38,7 @@ class Detection:
 
     ``status`` is ``"confident"`` (``format`` is set), ``"ambiguous"`` (several formats fit and
     nothing in their specs tells them apart here) or ``"unknown"`` (the template shows no tool
-    syntax); ``candidates`` ranks the formats that fit, best first. ``reasoning`` is the
+    syntax, or too little of any format's); ``candidates`` ranks the formats that fit, best first. ``reasoning`` is the
     ``reasoning=`` value to parse with (``"closing_only"`` when the generation prompt opens the
     block, ``"native"`` or ``"think"`` when the model writes it, None when the template shows no
     reasoning) and ``thinking_style`` says the same as ``"closing_only"`` / ``"paired"``.

@@ -22,7 +22,8 @@
 //! neither has any, the one whose evidence is all found wins over one that claims markup the
 //! template does not show (Hermes over ERNIE without `<response>`). A format that wins against
 //! every other candidate is the answer; otherwise the result is ambiguous, with the candidates
-//! ranked, and a template without tool syntax is unknown. There is no fallback format.
+//! ranked. A template without tool syntax is unknown, and so is one whose best format shows less
+//! than [`MIN_COVERAGE`] of its evidence. There is no fallback format.
 
 mod jinja;
 
@@ -98,7 +99,7 @@ const PROBE_VALUE: &str = "Paris";
 const LAYOUT_WEIGHT: u32 = 2;
 const MARKER_WEIGHT: u32 = 1;
 /// The least coverage a winner needs to be the answer.
-const MIN_COVERAGE: f64 = 0.4;
+pub const MIN_COVERAGE: f64 = 0.4;
 
 struct Item {
     text: String,
@@ -196,14 +197,16 @@ pub fn detect(source: &Source<'_>) -> Detection {
             .cmp(&wins[a])
             .then(scored[b].coverage().total_cmp(&scored[a].coverage()))
     });
-    let winner = order
+    let top = order
         .first()
         .copied()
-        .filter(|&w| wins[w] + 1 == scored.len() && scored[w].coverage() >= MIN_COVERAGE);
-    let status = match (winner, scored.is_empty()) {
+        .filter(|&w| wins[w] + 1 == scored.len());
+    let winner = top.filter(|&w| scored[w].coverage() >= MIN_COVERAGE);
+    let status = match (winner, top) {
         (Some(_), _) => Status::Confident,
-        (None, true) => Status::Unknown,
-        (None, false) => Status::Ambiguous,
+        (None, Some(_)) => Status::Unknown,
+        (None, None) if scored.is_empty() => Status::Unknown,
+        (None, None) => Status::Ambiguous,
     };
     let format = winner.map(|w| scored[w].format);
     let (reasoning, thinking_style) =
@@ -477,6 +480,14 @@ mod tests {
         assert_eq!(detect_text(glm45).reasoning, Some("native"));
         assert_eq!(detect_text(glm47).format, Some("glm47"));
         assert_eq!(detect_text(glm47).reasoning, None);
+    }
+
+    #[test]
+    fn too_little_evidence_is_unknown_with_its_candidate() {
+        let detection = detect_text("Answer with <|python_start|> when you call a function.");
+        assert_eq!(detection.status, Status::Unknown);
+        assert_eq!(detection.candidates[0].format, "pythonic");
+        assert!(detection.candidates[0].coverage < MIN_COVERAGE);
     }
 
     #[test]
