@@ -86,6 +86,13 @@ def test_distinguishing_evidence_decides_shared_markers():
             assert candidates[a].coverage > candidates[b].coverage, (a, b)
 
 
+@pytest.mark.parametrize(("a", "b"), [("hermes", "qwen3_coder"), ("glm45", "glm47")])
+def test_a_template_writing_both_formats_in_full_is_ambiguous(a, b):
+    detection = toolwire.detect_format(template(a) + template(b))
+    assert detection.status == "ambiguous" and detection.format is None
+    assert {c.format for c in detection.candidates[:2]} == {a, b}
+
+
 def test_the_generation_prompt_decides_closing_only_without_jinja2(monkeypatch):
     import toolwire._detect as detect
 

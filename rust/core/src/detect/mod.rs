@@ -20,7 +20,8 @@
 //! delimiters alone do not). Two candidates are compared on the evidence that tells them apart:
 //! what one has and the other does not. The one with more of its own evidence found wins; when
 //! neither has any, the one whose evidence is all found wins over one that claims markup the
-//! template does not show (Hermes over ERNIE without `<response>`). A format that wins against
+//! template does not show (Hermes over ERNIE without `<response>`); neither wins when both show
+//! all of theirs (a template that writes Hermes JSON and Qwen3-Coder XML alike). A format that wins against
 //! every other candidate is the answer; otherwise the result is ambiguous, with the candidates
 //! ranked. A template without tool syntax is unknown, and so is one whose best format shows less
 //! than [`MIN_COVERAGE`] of its evidence. There is no fallback format.
@@ -139,11 +140,8 @@ impl Scored {
     /// `(found, missing)` weight of this format's evidence that `other` does not have.
     fn own(&self, other: &Scored) -> (u32, u32) {
         let mut out = (0, 0);
-        for (item, found) in self.items.iter().zip(&self.found) {
-            if other.items.iter().any(|o| o.text == item.text) {
-                continue;
-            }
-            if *found {
+        for (item, found) in self.own_items(other) {
+            if found {
                 out.0 += item.weight;
             } else {
                 out.1 += item.weight;
@@ -151,7 +149,40 @@ impl Scored {
         }
         out
     }
+
+    fn own_items<'s>(&'s self, other: &'s Scored) -> impl Iterator<Item = (&'s Item, bool)> + 's {
+        self.items
+            .iter()
+            .zip(self.found.iter().copied())
+            .filter(move |(item, _)| !other.items.iter().any(|o| o.text == item.text))
+    }
+
+    /// Whether the template shows all of this format's own evidence against `other`, leaving
+    /// out what `other`'s found pieces contain (DeepSeek V3.1's
+    /// `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>` inside V3's piece that goes on with
+    /// `function<｜tool▁sep｜>`).
+    fn fully_shown_against(&self, other: &Scored) -> bool {
+        let found_there: Vec<&str> = other
+            .items
+            .iter()
+            .zip(&other.found)
+            .filter(|(_, f)| **f)
+            .map(|(i, _)| i.text.as_str())
+            .collect();
+        let mut rest = self
+            .own_items(other)
+            .filter(|(item, _)| !found_there.iter().any(|t| t.contains(item.text.as_str())))
+            .peekable();
+        rest.peek().is_some() && rest.all(|(_, found)| found)
+    }
+
+    /// More of its own evidence found; or as much, all of it found, against a format that
+    /// claims markup the template does not show. Never against a format that shows all of its
+    /// own (a template that writes both formats is ambiguous).
     fn beats(&self, other: &Scored) -> bool {
+        if other.fully_shown_against(self) {
+            return false;
+        }
         let (mine, my_missing) = self.own(other);
         let (theirs, their_missing) = other.own(self);
         mine > theirs || (mine == theirs && my_missing == 0 && their_missing > 0)
@@ -480,6 +511,23 @@ mod tests {
         assert_eq!(detect_text(glm45).reasoning, Some("native"));
         assert_eq!(detect_text(glm47).format, Some("glm47"));
         assert_eq!(detect_text(glm47).reasoning, None);
+    }
+
+    #[test]
+    fn a_template_writing_two_formats_in_full_is_ambiguous() {
+        let hermes = "{{ '<tool_call>\\n{\"name\": \"' + c.name + '\", \"arguments\": ' + a + '}\\n</tool_call>' }}";
+        let coder = "{{ '<tool_call>\\n<function=' + c.name + '>\\n' }}{% for k in a %}{{ '<parameter=' + k + '>\\n' + v + '\\n</parameter>\\n' }}{% endfor %}{{ '</function>\\n</tool_call>' }}";
+        assert_eq!(detect_text(hermes).format, Some("hermes"));
+        assert_eq!(detect_text(coder).format, Some("qwen3_coder"));
+        let both = detect_text(&format!(
+            "{{% if json %}}{hermes}{{% else %}}{coder}{{% endif %}}"
+        ));
+        assert_eq!(both.status, Status::Ambiguous);
+        let names: Vec<_> = both.candidates.iter().take(2).map(|c| c.format).collect();
+        assert!(
+            names.contains(&"hermes") && names.contains(&"qwen3_coder"),
+            "{names:?}"
+        );
     }
 
     #[test]
