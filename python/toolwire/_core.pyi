@@ -635,6 +635,31 @@ def unsafe_count_allowed(bitmask_ptr: int, rows: int, words: int, vocab: int) ->
 
 # -- RL batch scoring (rust/python/src/batch.rs) ----------------------------------------------------
 
+def detect_template(
+    template: str,
+    *,
+    generation_prompt: str | None = None,
+    added_tokens: Sequence[str] | None = None,
+    special_tokens: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """The format a chat template writes, decided over the format specs; ``toolwire.detect_format``
+    reads tokenizers, configs and paths and calls this.
+
+    Arguments:
+        template: the chat template's source.
+        generation_prompt: what it renders for one user message with ``add_generation_prompt``
+            (says whether the prompt opens reasoning); None: read from the template's text.
+        added_tokens: the vocabulary's added tokens (None: no vocabulary, markers are read from
+            the template alone and ``special_markers`` from the spec).
+        special_tokens: those of them that are special (``skip_special_tokens`` strips them).
+
+    Returns:
+        A dict: ``status`` (``confident``, ``ambiguous`` or ``unknown``), ``format`` (None unless
+        confident), ``reasoning``, ``thinking_style``, ``special_markers``,
+        ``vocabulary_checked``, and ``candidates`` (best first: ``format``, ``coverage``,
+        ``found``, ``missing``).
+    """
+
 def parse_batch(
     parser: ToolParser,
     completions: Iterable[str | Sequence[int]],

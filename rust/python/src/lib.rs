@@ -4,6 +4,7 @@
 mod batch;
 mod bitmask;
 mod convert;
+mod detect;
 mod parser;
 mod request;
 mod toolset;
@@ -58,5 +59,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<request::Request>()?;
     m.add_function(wrap_pyfunction!(request::read_request, m)?)?;
     m.add_function(wrap_pyfunction!(batch::parse_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(detect::detect_template, m)?)?;
     Ok(())
 }
