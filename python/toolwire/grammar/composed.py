@@ -1,0 +1,593 @@
+"""Composed constrained decoding: the format's scaffolding from one tool-independent grammar,
+each tool's call from a grammar compiled for that tool alone, cached across requests.
+
+xgrammar compiles a structural tag as a whole, about 20-30 ms per strict tool on a 150k
+vocabulary, again for every distinct tool list. Here a request's grammar is put together from:
+
+* the *scaffold*: the request's structural tag (:func:`toolwire.grammar.structural_tag`'s, built
+  by the same code) with every tool's call replaced by one stand-in call whose begin is the part
+  of the format's call begin before the tool's name (``<tool_call>\\n{"name": "``) and whose
+  arguments are a sentinel. It depends on the format, the mode, ``parallel_tool_calls`` and the
+  reasoning setting only, so it is compiled once per tokenizer and kept;
+* each tool's *piece*: that tool's call tag alone (begin with its name, arguments, end), compiled
+  the first time a call of it starts (or ahead, :meth:`ComposedGrammar.prefetch`) and kept in a
+  byte-bounded LRU (:class:`PieceCache`) keyed by (tokenizer, format, the tag's JSON, which holds
+  the tool's schema in the schema mode's reading).
+
+A :class:`ComposedMatcher` runs the scaffold until it is inside a call begin (its forced
+continuation reaches the sentinel), then follows the tools whose begin agrees with the text so
+far (the names as literals, over the vocabulary's bytes; a tool's piece once its name is written),
+and when the piece has read the call's end it hands the scaffold the stand-in call and the rest of
+the token. Its masks equal the whole tag's bit for bit, because each token is judged by the part of
+the grammar its bytes fall in:
+
+* a token that stays in the scaffold, in one tool's begin or in one piece is judged by it;
+* a token that crosses from a begin into the arguments is checked against the piece;
+* a token that crosses a call's end into what follows is checked against the scaffold after the
+  stand-in call (the call's end is forced there, so such tokens start with the forced text);
+* a token that would cross from scaffold text through the whole name-free begin into a name, or
+  past a call's complete end text from inside the arguments, is judged wrongly by the pieces:
+  :func:`compose` refuses (falls back to the whole tag) when the vocabulary holds one.
+
+Where a request cannot be composed (per-turn formats, a begin with no text before the name, a
+vocabulary with such crossing tokens, token-id markers via ``vocab=``), :func:`compose` returns
+a grammar on the whole tag (``ComposedGrammar.fallback`` says why), with the same matcher API.
+"""
+
+from __future__ import annotations
+
+import bisect
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import xgrammar as xgr
+from xgrammar.structural_tag import ConstStringFormat, StructuralTag, TagFormat
+
+from toolwire import ToolwireError
+
+from .cache import tag_json
+from .calls import _call_tag, _ToolTags
+from .format_view import _format, _turn_channels
+from .tags import _build, structural_tag
+from .tools import _read
+
+#: The stand-in call's arguments in the scaffold: no tool name or argument text holds it.
+SENTINEL = "\x01\x02\x03"
+
+
+class ComposedMismatch(ToolwireError):
+    """A part of the composed grammar refused text another part allowed (a bug, never input)."""
+
+
+class PieceCache:
+    """Compiled grammars by key, least recently used first out, bounded by their bytes
+    (xgrammar's ``memory_size_bytes``). Thread-safe; reports ``nbytes``, hits, misses, evictions."""
+
+    def __init__(self, max_bytes: int = 256 << 20) -> None:
+        if max_bytes <= 0:
+            raise ValueError("max_bytes must be positive")
+        self.max_bytes = max_bytes
+        self.nbytes = 0
+        self.hits = self.misses = self.evictions = 0
+        self._lock = threading.Lock()
+        self._entries: OrderedDict[Any, tuple[xgr.CompiledGrammar, int]] = OrderedDict()
+
+    def get(self, key: Any, build: Callable[[], xgr.CompiledGrammar]) -> xgr.CompiledGrammar:
+        with self._lock:
+            hit = self._entries.get(key)
+            if hit is not None:
+                self._entries.move_to_end(key)
+                self.hits += 1
+                return hit[0]
+            self.misses += 1
+        compiled = build()
+        size = int(compiled.memory_size_bytes) + 64 + (len(key[-1]) if isinstance(key, tuple) and isinstance(key[-1], str) else 0)
+        with self._lock:
+            if key not in self._entries:
+                self._entries[key] = (compiled, size)
+                self.nbytes += size
+                while self.nbytes > self.max_bytes and len(self._entries) > 1:
+                    _, (_, gone) = self._entries.popitem(last=False)
+                    self.nbytes -= gone
+                    self.evictions += 1
+        return compiled
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def stats(self) -> dict[str, int]:
+        return {"entries": len(self._entries), "nbytes": self.nbytes, "max_bytes": self.max_bytes, "hits": self.hits, "misses": self.misses, "evictions": self.evictions}
+
+
+default_pieces = PieceCache()
+
+
+class _Vocab:
+    """A tokenizer's token bytes as xgrammar reads them (ids with text, stop ids left out), by
+    exact bytes and in sorted order for prefix lookups."""
+
+    def __init__(self, info: xgr.TokenizerInfo) -> None:
+        self.info = info
+        self.size = info.vocab_size
+        self.words = (self.size + 31) // 32
+        stops = set(info.stop_token_ids)
+        self.token_bytes: list[bytes] = [b if isinstance(b, bytes) else b.encode() for b in info.decoded_vocab]
+        self.by_bytes: dict[bytes, list[int]] = {}
+        for i, b in enumerate(self.token_bytes[: self.size]):
+            if b and i not in stops:
+                self.by_bytes.setdefault(b, []).append(i)
+        self.sorted = sorted(self.by_bytes)
+        self.longest = max(map(len, self.sorted))
+
+    def extending(self, prefix: bytes) -> list[bytes]:
+        """The token texts that start with ``prefix`` and are longer."""
+        out = []
+        i = bisect.bisect_right(self.sorted, prefix)
+        while i < len(self.sorted) and self.sorted[i].startswith(prefix):
+            out.append(self.sorted[i])
+            i += 1
+        return out
+
+    def containing(self, needle: bytes) -> list[bytes]:
+        """Token texts holding ``needle`` with at least one byte after it."""
+        return [b for b in self.sorted if needle in b[:-1] or (needle in b and not b.endswith(needle))]
+
+
+_VOCABS: dict[int, _Vocab] = {}
+_VOCABS_LOCK = threading.Lock()
+
+
+def _vocab(info: xgr.TokenizerInfo) -> _Vocab:
+    with _VOCABS_LOCK:
+        v = _VOCABS.get(id(info))
+        if v is not None and v.info is info:
+            return v
+    v = _Vocab(info)
+    with _VOCABS_LOCK:
+        if len(_VOCABS) >= 4:
+            _VOCABS.pop(next(iter(_VOCABS)))
+        _VOCABS[id(info)] = v
+    return v
+
+
+def _set_bits(row: np.ndarray, ids: Sequence[int]) -> None:
+    for t in ids:
+        row[t >> 5] |= np.uint32(1 << (t & 31))
+
+
+def _lcp(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+@dataclass
+class _Scaffold:
+    compiled: xgr.CompiledGrammar
+    tag: StructuralTag
+    head: str  # the call begin before the name
+    end: str
+    refusal: str | None  # why this tokenizer's vocabulary cannot be composed for it
+
+
+_SCAFFOLDS: OrderedDict[tuple[int, str], _Scaffold] = OrderedDict()
+_SCAFFOLDS_LOCK = threading.Lock()
+
+
+def _scaffold(info: xgr.TokenizerInfo, fmt: Any, mode: str, parallel: bool, reasoning: Any, compiler: xgr.GrammarCompiler) -> _Scaffold:
+    head = fmt.begin.split("{name}", 1)[0]
+    stand_in = TagFormat(begin=head, content=ConstStringFormat(value=SENTINEL), end=fmt.end)
+    probe = _read(fmt.name, [{"type": "function", "function": {"name": "x"}}], "required" if mode == "named" else mode, reasoning=reasoning)
+    tag = _build(fmt, probe.tools, mode, parallel, "auto", reasoning, None, tool_tags=lambda _t: stand_in)  # type: ignore[arg-type]
+    key = (id(info), tag.model_dump_json())
+    with _SCAFFOLDS_LOCK:
+        hit = _SCAFFOLDS.get(key)
+        if hit is not None:
+            _SCAFFOLDS.move_to_end(key)
+            return hit
+    vocab = _vocab(info)
+    markers = [t for _, t, _ in fmt.markers] + list(fmt.call_triggers()) + list(fmt.section or ()) + list(fmt.reasoning or ())
+    ambiguous = max([_lcp(head, m) for m in markers if m] + [0])
+    refusal = None
+    tail = head[min(ambiguous, len(head) - 1) :].encode()
+    crossing = vocab.containing(tail)
+    if crossing:
+        refusal = f"tokens cross the name-free call begin into a name ({crossing[0]!r})"
+    elif fmt.end and vocab.containing(fmt.end.encode()):
+        refusal = f"tokens cross the call end {fmt.end!r} into what follows"
+    built = _Scaffold(compiler.compile_structural_tag(tag), tag, head, fmt.end, refusal)
+    with _SCAFFOLDS_LOCK:
+        _SCAFFOLDS[key] = built
+        while len(_SCAFFOLDS) > 64:
+            _SCAFFOLDS.popitem(last=False)
+    return built
+
+
+@dataclass
+class _Tool:
+    name: str
+    tag: TagFormat
+    begin: bytes
+    key: tuple[Any, ...]
+
+
+@dataclass
+class ComposedGrammar:
+    """One request's grammar: the scaffold, and its tools' call tags (compiled on need)."""
+
+    tokenizer_info: xgr.TokenizerInfo
+    format: str
+    whole_tag: StructuralTag | None
+    tools: list[_Tool] = field(default_factory=list)
+    scaffold: _Scaffold | None = None
+    fallback: str | None = None
+    pieces: PieceCache = field(default_factory=lambda: default_pieces)
+    compiler: xgr.GrammarCompiler | None = None
+    _whole: xgr.CompiledGrammar | None = None
+    _literal_masks: dict[Any, np.ndarray] = field(default_factory=dict)
+    _extras: dict[Any, np.ndarray] = field(default_factory=dict)
+
+    def piece(self, i: int) -> xgr.CompiledGrammar:
+        """Tool ``i``'s compiled call grammar (from the cache, or compiled now)."""
+        tool = self.tools[i]
+        compiler = self.compiler
+        assert compiler is not None
+        return self.pieces.get(tool.key, lambda: compiler.compile_structural_tag(StructuralTag(format=tool.tag)))
+
+    def prefetch(self, executor: Any = None) -> Any:
+        """Compile every tool's piece now (on ``executor``, a ``concurrent.futures`` executor,
+        when given: xgrammar compiles without the GIL). Returns the futures, or None."""
+        if executor is None:
+            for i in range(len(self.tools)):
+                self.piece(i)
+            return None
+        return [executor.submit(self.piece, i) for i in range(len(self.tools))]
+
+    def whole(self) -> xgr.CompiledGrammar:
+        """The whole structural tag, compiled (the fallback and the reference)."""
+        if self._whole is None:
+            assert self.whole_tag is not None and self.compiler is not None
+            self._whole = self.compiler.compile_structural_tag(self.whole_tag)
+        return self._whole
+
+    def matcher(self) -> ComposedMatcher | xgr.GrammarMatcher:
+        """A new matcher: composed, or xgrammar's on the whole tag for a fallback."""
+        if self.fallback is not None:
+            return xgr.GrammarMatcher(self.whole())
+        return ComposedMatcher(self)
+
+    def literal_mask(self, branches: tuple[int, ...], pos: int) -> np.ndarray:
+        """Tokens that continue the begins of ``branches`` (tool indices) from byte ``pos``:
+        prefixes of the rest, and texts running past a begin that its piece accepts."""
+        key = (branches, pos)
+        row = self._literal_masks.get(key)
+        if row is not None:
+            return row
+        vocab = _vocab(self.tokenizer_info)
+        row = np.zeros(vocab.words, dtype=np.uint32)
+        for i in branches:
+            rest = self.tools[i].begin[pos:]
+            for n in range(1, min(len(rest), vocab.longest) + 1):
+                ids = vocab.by_bytes.get(rest[:n])
+                if ids:
+                    _set_bits(row, ids)
+            longer = vocab.extending(rest)
+            if longer:
+                probe = xgr.GrammarMatcher(self.piece(i))
+                probe.accept_string(self.tools[i].begin)
+                for text in longer:
+                    if probe.accept_string(text[len(rest) :]):
+                        probe.rollback(1)
+                        _set_bits(row, vocab.by_bytes[text])
+        if len(self._literal_masks) < 4096:
+            self._literal_masks[key] = row
+        return row
+
+    def extras(self, after_call: xgr.GrammarMatcher, forced: bytes, calls: int) -> np.ndarray:
+        """Tokens that spell the forced rest of a call's end and run on into what the scaffold
+        allows after the call."""
+        key = (forced, min(calls, 1))
+        row = self._extras.get(key)
+        if row is not None:
+            return row
+        vocab = _vocab(self.tokenizer_info)
+        row = np.zeros(vocab.words, dtype=np.uint32)
+        for text in vocab.extending(forced):
+            if after_call.accept_string(text[len(forced) :]):
+                after_call.rollback(1)
+                _set_bits(row, vocab.by_bytes[text])
+        self._extras[key] = row
+        return row
+
+
+_COMPILERS: dict[int, tuple[xgr.TokenizerInfo, xgr.GrammarCompiler]] = {}
+
+
+def _compiler(info: xgr.TokenizerInfo) -> xgr.GrammarCompiler:
+    hit = _COMPILERS.get(id(info))
+    if hit is None or hit[0] is not info:
+        hit = _COMPILERS[id(info)] = (info, xgr.GrammarCompiler(info, max_threads=1, cache_enabled=False))
+    return hit[1]
+
+
+_GRAMMARS: OrderedDict[Any, ComposedGrammar] = OrderedDict()
+
+
+def compose(
+    format: str,
+    tools: Sequence[Mapping[str, Any]] | None,
+    tokenizer_info: xgr.TokenizerInfo,
+    tool_choice: Any = "auto",
+    parallel_tool_calls: bool | None = True,
+    schema: str = "auto",
+    reasoning: Any = None,
+    *,
+    constrained_tools: Sequence[str] | None = None,
+    pieces: PieceCache | None = None,
+) -> ComposedGrammar:
+    """The composed grammar of the request whose whole tag is ``structural_tag(format, tools,
+    tool_choice, parallel_tool_calls, scope="always", schema=schema, reasoning=reasoning,
+    constrained_tools=constrained_tools)``; nothing per tool is compiled here.
+
+    Raises:
+        ToolwireError: what :func:`toolwire.grammar.structural_tag` raises.
+    """
+    fmt = _format(format)
+    pieces = pieces if pieces is not None else default_pieces
+    compiler = _compiler(tokenizer_info)
+    whole = structural_tag(format, tools, tool_choice, parallel_tool_calls, "always", schema, reasoning, constrained_tools=constrained_tools)  # type: ignore[arg-type]
+    grammar = ComposedGrammar(tokenizer_info, fmt.name, whole, pieces=pieces, compiler=compiler)
+    if _turn_channels(fmt):
+        grammar.fallback = "per-turn formats (channels) hold the whole turn in one tag"
+        return grammar
+    read = _read(fmt.name, tools, tool_choice, reasoning=reasoning, schema=schema)
+    allowed = read.allowed_of(read.tools)
+    if read.mode == "none" or not allowed:
+        grammar.fallback = "no calls: the exclusion tag is compiled whole (it has no tools)"
+        return grammar
+    head = fmt.begin.split("{name}", 1)[0]
+    if "{name}" not in fmt.begin or not head or fmt.section is not None and not fmt.section[0]:
+        grammar.fallback = f"format {fmt.name!r}: no call text before the tool's name, or a section without a begin"
+        return grammar
+    scaffold = _scaffold(tokenizer_info, fmt, read.mode, parallel_tool_calls is not False, reasoning, compiler)
+    if scaffold.refusal:
+        grammar.fallback = scaffold.refusal
+        return grammar
+    constrained = frozenset(constrained_tools) if constrained_tools is not None else None
+    tags = _ToolTags(fmt, read.schema, None)
+    for t in allowed:
+        tag = tags(t) if constrained is None or t.name in constrained else _call_tag(fmt, t, None, free=True)
+        text = tag_json(StructuralTag(format=tag))
+        grammar.tools.append(_Tool(t.name, tag, tag.begin.encode(), (id(tokenizer_info), fmt.name, text)))
+    grammar.scaffold = scaffold
+    return grammar
+
+
+@dataclass
+class _Branch:
+    tool: int
+    matcher: xgr.GrammarMatcher | None = None  # None: still in the begin's literal text
+
+
+class ComposedMatcher:
+    """A request's matcher over a :class:`ComposedGrammar`: ``accept_token``,
+    ``fill_next_token_bitmask``, ``find_jump_forward_string``, ``rollback``, ``fork``,
+    ``is_terminated``, ``is_completed``, as xgrammar's ``GrammarMatcher``."""
+
+    def __init__(self, grammar: ComposedGrammar, *, _copy: ComposedMatcher | None = None) -> None:
+        assert grammar.scaffold is not None
+        self.grammar = grammar
+        self._vocab = _vocab(grammar.tokenizer_info)
+        self._head = grammar.scaffold.head.encode()
+        self._stand_in = SENTINEL + grammar.scaffold.end
+        if _copy is None:
+            self._scaffold = xgr.GrammarMatcher(grammar.scaffold.compiled)
+            self._branches: list[_Branch] | None = None  # None: in the scaffold
+            self._pos = 0  # bytes of the call begin read (all branches agree)
+            self._entry = 0  # bytes of the name-free head the scaffold had read
+            self.calls = 0
+        else:
+            self._scaffold = _copy._scaffold.fork()
+            self._branches = None if _copy._branches is None else [_Branch(b.tool, b.matcher.fork() if b.matcher else None) for b in _copy._branches]
+            self._pos, self._entry, self.calls = _copy._pos, _copy._entry, _copy.calls
+        self._history: list[tuple[Any, list[tuple[xgr.GrammarMatcher, int]]]] = []
+        self._scratch = xgr.allocate_token_bitmask(1, grammar.tokenizer_info.vocab_size)
+
+    # state -----------------------------------------------------------------
+
+    def _state(self) -> Any:
+        return (None if self._branches is None else list(self._branches), self._pos, self._entry, self.calls)
+
+    def _restore(self, state: Any) -> None:
+        self._branches, self._pos, self._entry, self.calls = state
+
+    def is_terminated(self) -> bool:
+        return self._branches is None and self._scaffold.is_terminated()
+
+    def is_completed(self) -> bool:
+        return self._branches is None and self._scaffold.is_completed()
+
+    @property
+    def in_call(self) -> bool:
+        """True from inside a call's begin to its end."""
+        return self._branches is not None
+
+    def fork(self) -> ComposedMatcher:
+        return ComposedMatcher(self.grammar, _copy=self)
+
+    # masks -----------------------------------------------------------------
+
+    def fill_next_token_bitmask(self, bitmask: Any, index: int = 0) -> bool:
+        if self._branches is None:
+            return self._scaffold.fill_next_token_bitmask(bitmask, index)
+        bitmask[index].copy_(_torch_row(self._mask()))
+        return True
+
+    def _mask(self) -> np.ndarray:
+        assert self._branches is not None
+        literal = tuple(b.tool for b in self._branches if b.matcher is None)
+        row = self.grammar.literal_mask(literal, self._pos).copy() if literal else np.zeros(self._vocab.words, dtype=np.uint32)
+        for b in self._branches:
+            if b.matcher is None:
+                continue
+            b.matcher.fill_next_token_bitmask(self._scratch, 0)
+            row |= self._scratch[0].numpy().view(np.uint32)
+            forced = b.matcher.find_jump_forward_string().encode()
+            if forced and self._completes(b.matcher, forced):
+                row |= self.grammar.extras(self._after_call(), forced, self.calls)
+        return row
+
+    @staticmethod
+    def _completes(m: xgr.GrammarMatcher, forced: bytes) -> bool:
+        if not m.accept_string(forced):
+            return False
+        done = m.is_completed()
+        m.rollback(1)
+        return done
+
+    def _after_call(self) -> xgr.GrammarMatcher:
+        s = self._scaffold.fork()
+        if not s.accept_string(self._head[self._entry :] + self._stand_in.encode()):
+            raise ComposedMismatch("the scaffold refused the stand-in call")
+        return s
+
+    # tokens ----------------------------------------------------------------
+
+    def accept_token(self, token: int) -> bool:
+        state = self._state()
+        steps: list[tuple[xgr.GrammarMatcher, int]] = []
+        ok = self._accept(token, steps)
+        if ok:
+            self._history.append((state, steps))
+        else:
+            for m, n in steps:
+                m.rollback(n)
+            self._restore(state)
+        return ok
+
+    def _accept(self, token: int, steps: list[tuple[xgr.GrammarMatcher, int]]) -> bool:
+        if self._branches is None:
+            if not self._scaffold.accept_token(token):
+                return False
+            steps.append((self._scaffold, 1))
+            self._enter_call()
+            return True
+        data = self._vocab.token_bytes[token] if 0 <= token < len(self._vocab.token_bytes) else b""
+        if not data or token in self._scaffold.stop_token_ids:
+            return False
+        alive: list[_Branch] = []
+        rest: bytes | None = None  # the token's bytes after a completed call
+        for b in self._branches:
+            tool = self.grammar.tools[b.tool]
+            if b.matcher is None:
+                left = tool.begin[self._pos :]
+                if left.startswith(data) and len(data) < len(left):
+                    alive.append(b)
+                    continue
+                if not data.startswith(left):
+                    continue
+                m = xgr.GrammarMatcher(self.grammar.piece(b.tool))
+                m.accept_string(tool.begin)
+                tail = data[len(left) :]
+                if tail and not m.accept_string(tail):
+                    continue
+                alive.append(_Branch(b.tool, m))
+                if m.is_completed():
+                    rest = b""
+                continue
+            m = b.matcher
+            if m.accept_token(token):
+                steps.append((m, 1))
+                alive.append(b)
+                if m.is_completed():
+                    rest = b""
+                continue
+            forced = m.find_jump_forward_string().encode()
+            if forced and data.startswith(forced) and len(data) > len(forced) and m.accept_string(forced):
+                if m.is_completed():
+                    steps.append((m, 1))
+                    alive.append(b)
+                    rest = data[len(forced) :]
+                else:
+                    m.rollback(1)
+        if not alive:
+            return False
+        self._branches = alive
+        self._pos += len(data)
+        if rest is not None:
+            self._close_call(rest, steps)
+        return True
+
+    def _close_call(self, rest: bytes, steps: list[tuple[xgr.GrammarMatcher, int]]) -> None:
+        s = self._scaffold
+        n = 0
+        if not s.accept_string(self._head[self._entry :] + self._stand_in.encode()):
+            raise ComposedMismatch("the scaffold refused the stand-in call")
+        n += 1
+        if rest:
+            if not s.accept_string(rest):
+                raise ComposedMismatch(f"the scaffold refused {rest!r} after a call that the mask allowed")
+            n += 1
+        steps.append((s, n))
+        self._branches = None
+        self.calls += 1
+        self._enter_call()
+
+    def _enter_call(self) -> None:
+        """Switch to the tools' begins when the scaffold's forced text reaches the stand-in."""
+        if self._scaffold.is_terminated():
+            return
+        forced = self._scaffold.find_jump_forward_string()
+        at = forced.find(SENTINEL)
+        if at < 0:
+            return
+        head = self._head.decode()
+        entry = len(head) - at
+        if entry < 0 or head[entry:] != forced[:at]:
+            raise ComposedMismatch(f"the scaffold forces {forced!r}, not the rest of the call begin")
+        self._entry = len(head[:entry].encode())
+        self._pos = self._entry
+        self._branches = [_Branch(i) for i in range(len(self.grammar.tools))]
+
+    def rollback(self, n: int = 1) -> None:
+        """Undo the last ``n`` accepted tokens."""
+        if n < 0 or n > len(self._history):
+            raise ToolwireError(f"cannot roll back {n} tokens ({len(self._history)} accepted)")
+        for _ in range(n):
+            state, steps = self._history.pop()
+            for m, k in reversed(steps):
+                m.rollback(k)
+            self._restore(state)
+
+    def find_jump_forward_string(self) -> str:
+        if self._branches is None:
+            if self._scaffold.is_terminated():
+                return ""
+            forced = self._scaffold.find_jump_forward_string()
+            at = forced.find(SENTINEL)
+            return forced if at < 0 else forced[:at]
+        if len(self._branches) == 1:
+            b = self._branches[0]
+            if b.matcher is not None:
+                return b.matcher.find_jump_forward_string()
+            return self.grammar.tools[b.tool].begin[self._pos :].decode("utf-8", "ignore")
+        rests = [self.grammar.tools[b.tool].begin[self._pos :] for b in self._branches if b.matcher is None]
+        if len(rests) != len(self._branches):
+            return ""
+        common = rests[0][: min(map(len, rests))]
+        while common and not all(r.startswith(common) for r in rests):
+            common = common[:-1]
+        return common.decode("utf-8", "ignore")
+
+
+def _torch_row(row: np.ndarray) -> Any:
+    import torch
+
+    return torch.from_numpy(row.view(np.int32))
