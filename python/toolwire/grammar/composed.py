@@ -439,18 +439,26 @@ class ComposedMatcher:
                 continue
             b.matcher.fill_next_token_bitmask(self._scratch, 0)
             row |= self._scratch[0].numpy().view(np.uint32)
-            forced = b.matcher.find_jump_forward_string().encode()
-            if forced and self._completes(b.matcher, forced):
+            forced = self._forced_end(b.matcher)
+            if forced:
                 row |= self.grammar.extras(self._after_call(), forced, self.calls)
         return row
 
-    @staticmethod
-    def _completes(m: xgr.GrammarMatcher, forced: bytes) -> bool:
-        if not m.accept_string(forced):
-            return False
-        done = m.is_completed()
-        m.rollback(1)
-        return done
+    def _forced_end(self, m: xgr.GrammarMatcher) -> bytes:
+        """The rest of the call when the piece is inside its end text (which is then forced), else
+        empty."""
+        try:
+            candidates = [m.find_jump_forward_string().encode()]
+        except UnicodeDecodeError:  # stopped inside a character: try the end's suffixes
+            end = self.grammar.scaffold.end.encode()  # type: ignore[union-attr]
+            candidates = [end[i:] for i in range(len(end) - 1, 0, -1)]
+        for forced in candidates:
+            if forced and m.accept_string(forced):
+                done = m.is_completed()
+                m.rollback(1)
+                if done:
+                    return forced
+        return b""
 
     def _after_call(self) -> xgr.GrammarMatcher:
         s = self._scaffold.fork()
@@ -509,7 +517,7 @@ class ComposedMatcher:
                 if m.is_completed():
                     rest = b""
                 continue
-            forced = m.find_jump_forward_string().encode()
+            forced = self._forced_end(m)
             if forced and data.startswith(forced) and len(data) > len(forced) and m.accept_string(forced):
                 if m.is_completed():
                     steps.append((m, 1))
@@ -544,15 +552,17 @@ class ComposedMatcher:
         """Switch to the tools' begins when the scaffold's forced text reaches the stand-in."""
         if self._scaffold.is_terminated():
             return
-        forced = self._scaffold.find_jump_forward_string()
+        try:
+            forced = self._scaffold.find_jump_forward_string()
+        except UnicodeDecodeError:  # the scaffold stopped inside a character of the begin
+            return
         at = forced.find(SENTINEL)
         if at < 0:
             return
         head = self._head.decode()
-        entry = len(head) - at
-        if entry < 0 or head[entry:] != forced[:at]:
-            raise ComposedMismatch(f"the scaffold forces {forced!r}, not the rest of the call begin")
-        self._entry = len(head[:entry].encode())
+        if not head.endswith(forced[:at]):
+            return  # forced text before the begin (a section's begin): still the scaffold's
+        self._entry = len(head[: len(head) - at].encode())
         self._pos = self._entry
         self._branches = [_Branch(i) for i in range(len(self.grammar.tools))]
 
@@ -570,13 +580,19 @@ class ComposedMatcher:
         if self._branches is None:
             if self._scaffold.is_terminated():
                 return ""
-            forced = self._scaffold.find_jump_forward_string()
+            try:
+                forced = self._scaffold.find_jump_forward_string()
+            except UnicodeDecodeError:
+                return ""
             at = forced.find(SENTINEL)
             return forced if at < 0 else forced[:at]
         if len(self._branches) == 1:
             b = self._branches[0]
             if b.matcher is not None:
-                return b.matcher.find_jump_forward_string()
+                try:
+                    return b.matcher.find_jump_forward_string()
+                except UnicodeDecodeError:
+                    return ""
             return self.grammar.tools[b.tool].begin[self._pos :].decode("utf-8", "ignore")
         rests = [self.grammar.tools[b.tool].begin[self._pos :] for b in self._branches if b.matcher is None]
         if len(rests) != len(self._branches):
