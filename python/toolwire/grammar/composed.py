@@ -430,6 +430,21 @@ class ComposedMatcher:
         bitmask[index].copy_(_torch_row(self._mask()))
         return True
 
+    def _one_matcher(self) -> xgr.GrammarMatcher | None:
+        """The xgrammar matcher whose mask is this state's (the extras of a call's end aside):
+        the scaffold's, or the one tool's piece; None where several begins are followed."""
+        if self._branches is None:
+            return self._scaffold
+        if len(self._branches) == 1:
+            return self._branches[0].matcher
+        return None
+
+    def _end_extras(self) -> np.ndarray | None:
+        """In a single piece's end text: the tokens that run on past the call."""
+        assert self._branches is not None and self._branches[0].matcher is not None
+        forced = self._forced_end(self._branches[0].matcher)
+        return self.grammar.extras(self._after_call(), forced, self.calls) if forced else None
+
     def _mask(self) -> np.ndarray:
         assert self._branches is not None
         literal = tuple(b.tool for b in self._branches if b.matcher is None)
