@@ -37,6 +37,7 @@ a grammar on the whole tag (``ComposedGrammar.fallback`` says why), with the sam
 from __future__ import annotations
 
 import bisect
+import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -122,6 +123,7 @@ class _Vocab:
                 self.by_bytes.setdefault(b, []).append(i)
         self.sorted = sorted(self.by_bytes)
         self.longest = max(map(len, self.sorted))
+        self._containing: dict[bytes, list[bytes]] = {}
 
     def extending(self, prefix: bytes) -> list[bytes]:
         """The token texts that start with ``prefix`` and are longer."""
@@ -133,8 +135,11 @@ class _Vocab:
         return out
 
     def containing(self, needle: bytes) -> list[bytes]:
-        """Token texts holding ``needle`` with at least one byte after it."""
-        return [b for b in self.sorted if needle in b[:-1] or (needle in b and not b.endswith(needle))]
+        """Token texts holding ``needle`` with at least one byte after it (kept per needle)."""
+        hit = self._containing.get(needle)
+        if hit is None:
+            hit = self._containing[needle] = [b for b in self.sorted if needle in b[:-1]]
+        return hit
 
 
 _VOCABS: dict[int, _Vocab] = {}
@@ -210,6 +215,10 @@ def _scaffold(info: xgr.TokenizerInfo, fmt: Any, mode: str, parallel: bool, reas
     return built
 
 
+#: Masks over several tools' begins, by (tokenizer, the tools, bytes read): shared by requests.
+_LITERAL_MASKS: OrderedDict[Any, np.ndarray] = OrderedDict()
+
+
 @dataclass
 class _Tool:
     name: str
@@ -224,14 +233,13 @@ class ComposedGrammar:
 
     tokenizer_info: xgr.TokenizerInfo
     format: str
-    whole_tag: StructuralTag | None
+    _whole_tag: Callable[[], StructuralTag | None]
     tools: list[_Tool] = field(default_factory=list)
     scaffold: _Scaffold | None = None
     fallback: str | None = None
     pieces: PieceCache = field(default_factory=lambda: default_pieces)
     compiler: xgr.GrammarCompiler | None = None
     _whole: xgr.CompiledGrammar | None = None
-    _literal_masks: dict[Any, np.ndarray] = field(default_factory=dict)
     _extras: dict[Any, np.ndarray] = field(default_factory=dict)
 
     def piece(self, i: int) -> xgr.CompiledGrammar:
@@ -250,10 +258,15 @@ class ComposedGrammar:
             return None
         return [executor.submit(self.piece, i) for i in range(len(self.tools))]
 
+    @property
+    def whole_tag(self) -> StructuralTag | None:
+        """The request's whole structural tag (built on first use: composing needs none)."""
+        return self._whole_tag()
+
     def whole(self) -> xgr.CompiledGrammar:
         """The whole structural tag, compiled (the fallback and the reference)."""
         if self._whole is None:
-            assert self.whole_tag is not None and self.compiler is not None
+            assert self.compiler is not None
             self._whole = self.compiler.compile_structural_tag(self.whole_tag)
         return self._whole
 
@@ -266,8 +279,8 @@ class ComposedGrammar:
     def literal_mask(self, branches: tuple[int, ...], pos: int) -> np.ndarray:
         """Tokens that continue the begins of ``branches`` (tool indices) from byte ``pos``:
         prefixes of the rest, and texts running past a begin that its piece accepts."""
-        key = (branches, pos)
-        row = self._literal_masks.get(key)
+        key = (id(self.tokenizer_info), tuple(self.tools[i].key for i in branches), pos)
+        row = _LITERAL_MASKS.get(key)
         if row is not None:
             return row
         vocab = _vocab(self.tokenizer_info)
@@ -286,8 +299,9 @@ class ComposedGrammar:
                     if probe.accept_string(text[len(rest) :]):
                         probe.rollback(1)
                         _set_bits(row, vocab.by_bytes[text])
-        if len(self._literal_masks) < 4096:
-            self._literal_masks[key] = row
+        _LITERAL_MASKS[key] = row
+        while len(_LITERAL_MASKS) > 1024:
+            _LITERAL_MASKS.popitem(last=False)
         return row
 
     def extras(self, after_call: xgr.GrammarMatcher, forced: bytes, calls: int) -> np.ndarray:
@@ -317,7 +331,6 @@ def _compiler(info: xgr.TokenizerInfo) -> xgr.GrammarCompiler:
     return hit[1]
 
 
-_GRAMMARS: OrderedDict[Any, ComposedGrammar] = OrderedDict()
 
 
 def compose(
@@ -342,7 +355,13 @@ def compose(
     fmt = _format(format)
     pieces = pieces if pieces is not None else default_pieces
     compiler = _compiler(tokenizer_info)
-    whole = structural_tag(format, tools, tool_choice, parallel_tool_calls, "always", schema, reasoning, constrained_tools=constrained_tools)  # type: ignore[arg-type]
+    built: list[StructuralTag | None] = []
+
+    def whole() -> StructuralTag | None:
+        if not built:
+            built.append(structural_tag(format, tools, tool_choice, parallel_tool_calls, "always", schema, reasoning, constrained_tools=constrained_tools))  # type: ignore[arg-type]
+        return built[0]
+
     grammar = ComposedGrammar(tokenizer_info, fmt.name, whole, pieces=pieces, compiler=compiler)
     if _turn_channels(fmt):
         grammar.fallback = "per-turn formats (channels) hold the whole turn in one tag"
@@ -360,14 +379,34 @@ def compose(
     if scaffold.refusal:
         grammar.fallback = scaffold.refusal
         return grammar
+    if constrained_tools is not None:
+        whole()  # checks the names
     constrained = frozenset(constrained_tools) if constrained_tools is not None else None
     tags = _ToolTags(fmt, read.schema, None)
     for t in allowed:
-        tag = tags(t) if constrained is None or t.name in constrained else _call_tag(fmt, t, None, free=True)
-        text = tag_json(StructuralTag(format=tag))
-        grammar.tools.append(_Tool(t.name, tag, tag.begin.encode(), (id(tokenizer_info), fmt.name, text)))
+        free = constrained is not None and t.name not in constrained
+        grammar.tools.append(_tool_entry(tokenizer_info, fmt, read.schema, t, free, tags))
     grammar.scaffold = scaffold
     return grammar
+
+
+_TOOL_ENTRIES: OrderedDict[Any, _Tool] = OrderedDict()
+
+
+def _tool_entry(info: xgr.TokenizerInfo, fmt: Any, schema_mode: str, tool: Any, free: bool, tags: _ToolTags) -> _Tool:
+    """A tool's call tag and cache key, kept per (format, schema mode, tool) so a request whose
+    tools were seen builds no tag."""
+    key = (id(info), fmt.name, schema_mode, free, tool.name, tool.strict, tool.custom, json.dumps(tool.parameters, sort_keys=False))
+    hit = _TOOL_ENTRIES.get(key)
+    if hit is not None:
+        _TOOL_ENTRIES.move_to_end(key)
+        return hit
+    tag = _call_tag(fmt, tool, None, free=True) if free else tags(tool)
+    entry = _Tool(tool.name, tag, tag.begin.encode(), (id(info), fmt.name, tag_json(StructuralTag(format=tag))))
+    _TOOL_ENTRIES[key] = entry
+    while len(_TOOL_ENTRIES) > 65536:
+        _TOOL_ENTRIES.popitem(last=False)
+    return entry
 
 
 @dataclass
@@ -546,7 +585,20 @@ class ComposedMatcher:
         self._pos += len(data)
         if rest is not None:
             self._close_call(rest, steps)
+        else:
+            self._settle()
         return True
+
+    def _settle(self) -> None:
+        """Once one tool is left, its piece follows the rest of the begin (and judges the tokens
+        that run on into the arguments)."""
+        assert self._branches is not None
+        if len(self._branches) == 1 and self._branches[0].matcher is None:
+            tool = self._branches[0].tool
+            m = xgr.GrammarMatcher(self.grammar.piece(tool))
+            if not m.accept_string(self.grammar.tools[tool].begin[: self._pos]):
+                raise ComposedMismatch("a tool's piece refused its own begin")
+            self._branches = [_Branch(tool, m)]
 
     def _close_call(self, rest: bytes, steps: list[tuple[xgr.GrammarMatcher, int]]) -> None:
         s = self._scaffold
@@ -580,6 +632,7 @@ class ComposedMatcher:
         self._entry = len(head[: len(head) - at].encode())
         self._pos = self._entry
         self._branches = [_Branch(i) for i in range(len(self.grammar.tools))]
+        self._settle()
 
     def rollback(self, n: int = 1) -> None:
         """Undo the last ``n`` accepted tokens."""
