@@ -37,7 +37,6 @@ a grammar on the whole tag (``ComposedGrammar.fallback`` says why), with the sam
 from __future__ import annotations
 
 import bisect
-import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -175,6 +174,7 @@ def _lcp(a: str, b: str) -> int:
 
 @dataclass
 class _Scaffold:
+    info: xgr.TokenizerInfo
     compiled: xgr.CompiledGrammar
     tag: StructuralTag
     head: str  # the call begin before the name
@@ -187,16 +187,16 @@ _SCAFFOLDS_LOCK = threading.Lock()
 
 
 def _scaffold(info: xgr.TokenizerInfo, fmt: Any, mode: str, parallel: bool, reasoning: Any, compiler: xgr.GrammarCompiler) -> _Scaffold:
+    key = (id(info), fmt.name, mode, parallel, repr(reasoning))
+    with _SCAFFOLDS_LOCK:
+        hit = _SCAFFOLDS.get(key)
+        if hit is not None and hit.info is info:
+            _SCAFFOLDS.move_to_end(key)
+            return hit
     head = fmt.begin.split("{name}", 1)[0]
     stand_in = TagFormat(begin=head, content=ConstStringFormat(value=SENTINEL), end=fmt.end)
     probe = _read(fmt.name, [{"type": "function", "function": {"name": "x"}}], "required" if mode == "named" else mode, reasoning=reasoning)
     tag = _build(fmt, probe.tools, mode, parallel, "auto", reasoning, None, tool_tags=lambda _t: stand_in)  # type: ignore[arg-type]
-    key = (id(info), tag.model_dump_json())
-    with _SCAFFOLDS_LOCK:
-        hit = _SCAFFOLDS.get(key)
-        if hit is not None:
-            _SCAFFOLDS.move_to_end(key)
-            return hit
     vocab = _vocab(info)
     markers = [t for _, t, _ in fmt.markers] + list(fmt.call_triggers()) + list(fmt.section or ()) + list(fmt.reasoning or ())
     ambiguous = max([_lcp(head, m) for m in markers if m] + [0])
@@ -207,7 +207,7 @@ def _scaffold(info: xgr.TokenizerInfo, fmt: Any, mode: str, parallel: bool, reas
         refusal = f"tokens cross the name-free call begin into a name ({crossing[0]!r})"
     elif fmt.end and vocab.containing(fmt.end.encode()):
         refusal = f"tokens cross the call end {fmt.end!r} into what follows"
-    built = _Scaffold(compiler.compile_structural_tag(tag), tag, head, fmt.end, refusal)
+    built = _Scaffold(info, compiler.compile_structural_tag(tag), tag, head, fmt.end, refusal)
     with _SCAFFOLDS_LOCK:
         _SCAFFOLDS[key] = built
         while len(_SCAFFOLDS) > 64:
@@ -304,18 +304,20 @@ class ComposedGrammar:
             _LITERAL_MASKS.popitem(last=False)
         return row
 
-    def extras(self, after_call: xgr.GrammarMatcher, forced: bytes, calls: int) -> np.ndarray:
+    def extras(self, after_call: Callable[[], xgr.GrammarMatcher], forced: bytes, calls: int) -> np.ndarray:
         """Tokens that spell the forced rest of a call's end and run on into what the scaffold
-        allows after the call."""
+        allows after the call (``after_call``: the scaffold there)."""
         key = (forced, min(calls, 1))
         row = self._extras.get(key)
         if row is not None:
             return row
         vocab = _vocab(self.tokenizer_info)
         row = np.zeros(vocab.words, dtype=np.uint32)
-        for text in vocab.extending(forced):
-            if after_call.accept_string(text[len(forced) :]):
-                after_call.rollback(1)
+        longer = vocab.extending(forced)
+        scaffold = after_call() if longer else None
+        for text in longer:
+            if scaffold.accept_string(text[len(forced) :]):  # type: ignore[union-attr]
+                scaffold.rollback(1)  # type: ignore[union-attr]
                 _set_bits(row, vocab.by_bytes[text])
         self._extras[key] = row
         return row
@@ -352,8 +354,36 @@ def compose(
     Raises:
         ToolwireError: what :func:`toolwire.grammar.structural_tag` raises.
     """
-    fmt = _format(format)
     pieces = pieces if pieces is not None else default_pieces
+    key = (id(tokenizer_info), id(pieces), repr((format, tools, tool_choice, parallel_tool_calls, schema, reasoning, constrained_tools)))
+    hit = _COMPOSED.get(key)
+    if hit is not None and hit.tokenizer_info is tokenizer_info and hit.pieces is pieces:
+        _COMPOSED.move_to_end(key)
+        return hit
+    grammar = _compose(format, tools, tokenizer_info, tool_choice, parallel_tool_calls, schema, reasoning, constrained_tools, pieces)
+    _COMPOSED[key] = grammar
+    while len(_COMPOSED) > 256:
+        _COMPOSED.popitem(last=False)
+    return grammar
+
+
+#: Composed grammars by request (tokenizer, piece cache, the request's text): a repeated request
+#: reads nothing again.
+_COMPOSED: OrderedDict[Any, ComposedGrammar] = OrderedDict()
+
+
+def _compose(
+    format: str,
+    tools: Sequence[Mapping[str, Any]] | None,
+    tokenizer_info: xgr.TokenizerInfo,
+    tool_choice: Any,
+    parallel_tool_calls: bool | None,
+    schema: str,
+    reasoning: Any,
+    constrained_tools: Sequence[str] | None,
+    pieces: PieceCache,
+) -> ComposedGrammar:
+    fmt = _format(format)
     compiler = _compiler(tokenizer_info)
     built: list[StructuralTag | None] = []
 
@@ -396,7 +426,7 @@ _TOOL_ENTRIES: OrderedDict[Any, _Tool] = OrderedDict()
 def _tool_entry(info: xgr.TokenizerInfo, fmt: Any, schema_mode: str, tool: Any, free: bool, tags: _ToolTags) -> _Tool:
     """A tool's call tag and cache key, kept per (format, schema mode, tool) so a request whose
     tools were seen builds no tag."""
-    key = (id(info), fmt.name, schema_mode, free, tool.name, tool.strict, tool.custom, json.dumps(tool.parameters, sort_keys=False))
+    key = (id(info), fmt.name, schema_mode, free, tool.name, tool.strict, tool.custom, repr(tool.parameters))
     hit = _TOOL_ENTRIES.get(key)
     if hit is not None:
         _TOOL_ENTRIES.move_to_end(key)
@@ -426,6 +456,7 @@ class ComposedMatcher:
         self._vocab = _vocab(grammar.tokenizer_info)
         self._head = grammar.scaffold.head.encode()
         self._stand_in = SENTINEL + grammar.scaffold.end
+        self._end = grammar.scaffold.end.encode()
         if _copy is None:
             self._scaffold = xgr.GrammarMatcher(grammar.scaffold.compiled)
             self._branches: list[_Branch] | None = None  # None: in the scaffold
@@ -482,7 +513,7 @@ class ComposedMatcher:
         """In a single piece's end text: the tokens that run on past the call."""
         assert self._branches is not None and self._branches[0].matcher is not None
         forced = self._forced_end(self._branches[0].matcher)
-        return self.grammar.extras(self._after_call(), forced, self.calls) if forced else None
+        return self.grammar.extras(self._after_call, forced, self.calls) if forced else None
 
     def _mask(self) -> np.ndarray:
         assert self._branches is not None
@@ -495,16 +526,18 @@ class ComposedMatcher:
             row |= self._scratch[0].numpy().view(np.uint32)
             forced = self._forced_end(b.matcher)
             if forced:
-                row |= self.grammar.extras(self._after_call(), forced, self.calls)
+                row |= self.grammar.extras(self._after_call, forced, self.calls)
         return row
 
     def _forced_end(self, m: xgr.GrammarMatcher) -> bytes:
         """The rest of the call when the piece is inside its end text (which is then forced), else
         empty."""
+        end = self._end
         try:
             candidates = [m.find_jump_forward_string().encode()]
+            if not end.endswith(candidates[0]):
+                return b""
         except UnicodeDecodeError:  # stopped inside a character: try the end's suffixes
-            end = self.grammar.scaffold.end.encode()  # type: ignore[union-attr]
             candidates = [end[i:] for i in range(len(end) - 1, 0, -1)]
         for forced in candidates:
             if forced and m.accept_string(forced):
