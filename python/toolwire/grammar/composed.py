@@ -58,6 +58,10 @@ from .tools import _read
 #: The stand-in call's arguments in the scaffold: no tool name or argument text holds it.
 SENTINEL = "\x01\x02\x03"
 
+#: Formats composed; the differential suite (``tests/test_composed.py``) checks each one against
+#: the whole tag. Others get the whole tag until it does.
+COMPOSED_FORMATS = frozenset({"hermes", "qwen3_coder", "deepseek_v3_2", "kimi_k2"})
+
 
 class ComposedMismatch(ToolwireError):
     """A part of the composed grammar refused text another part allowed (a bug, never input)."""
@@ -395,6 +399,9 @@ def _compose(
     grammar = ComposedGrammar(tokenizer_info, fmt.name, whole, pieces=pieces, compiler=compiler)
     if _turn_channels(fmt):
         grammar.fallback = "per-turn formats (channels) hold the whole turn in one tag"
+        return grammar
+    if fmt.name not in COMPOSED_FORMATS:
+        grammar.fallback = f"format {fmt.name!r} is not checked against the whole tag by the differential suite yet"
         return grammar
     read = _read(fmt.name, tools, tool_choice, reasoning=reasoning, schema=schema)
     allowed = read.allowed_of(read.tools)
