@@ -470,20 +470,21 @@ class ComposedMatcher:
             self._pos = 0  # bytes of the call begin read (all branches agree)
             self._entry = 0  # bytes of the name-free head the scaffold had read
             self.calls = 0
+            self._tail = b""  # the call's last bytes, as long as its end less one
         else:
             self._scaffold = _copy._scaffold.fork()
             self._branches = None if _copy._branches is None else [_Branch(b.tool, b.matcher.fork() if b.matcher else None) for b in _copy._branches]
-            self._pos, self._entry, self.calls = _copy._pos, _copy._entry, _copy.calls
+            self._pos, self._entry, self.calls, self._tail = _copy._pos, _copy._entry, _copy.calls, _copy._tail
         self._history: list[tuple[Any, list[tuple[xgr.GrammarMatcher, int]]]] = []
         self._scratch = xgr.allocate_token_bitmask(1, grammar.tokenizer_info.vocab_size)
 
     # state -----------------------------------------------------------------
 
     def _state(self) -> Any:
-        return (None if self._branches is None else list(self._branches), self._pos, self._entry, self.calls)
+        return (None if self._branches is None else list(self._branches), self._pos, self._entry, self.calls, self._tail)
 
     def _restore(self, state: Any) -> None:
-        self._branches, self._pos, self._entry, self.calls = state
+        self._branches, self._pos, self._entry, self.calls, self._tail = state
 
     def is_terminated(self) -> bool:
         return self._branches is None and self._scaffold.is_terminated()
@@ -519,8 +520,11 @@ class ComposedMatcher:
     def _end_extras(self) -> np.ndarray | None:
         """In a single piece's end text: the tokens that run on past the call."""
         assert self._branches is not None and self._branches[0].matcher is not None
-        forced = self._forced_end(self._branches[0].matcher)
-        return self.grammar.extras(self._after_call, forced, self.calls) if forced else None
+        row = None
+        for forced in self._forced_ends(self._branches[0].matcher):
+            extra = self.grammar.extras(self._after_call, forced, self.calls)
+            row = extra if row is None else row | extra
+        return row
 
     def _mask(self) -> np.ndarray:
         assert self._branches is not None
@@ -531,28 +535,34 @@ class ComposedMatcher:
                 continue
             b.matcher.fill_next_token_bitmask(self._scratch, 0)
             row |= self._scratch[0].numpy().view(np.uint32)
-            forced = self._forced_end(b.matcher)
-            if forced:
+            for forced in self._forced_ends(b.matcher):
                 row |= self.grammar.extras(self._after_call, forced, self.calls)
         return row
 
-    def _forced_end(self, m: xgr.GrammarMatcher) -> bytes:
-        """The rest of the call when the piece is inside its end text (which is then forced), else
-        empty."""
+    def _forced_ends(self, m: xgr.GrammarMatcher) -> list[bytes]:
+        """The texts that complete the call from here when it is inside its end text: the forced
+        rest (JSON arguments force the end once they close), or a rest of the end that the call's
+        last bytes started (raw arguments, which the end ends wherever it appears)."""
         end = self._end
+        candidates = {end[j:] for j in range(1, len(end)) if self._tail.endswith(end[:j])}
         try:
-            candidates = [m.find_jump_forward_string().encode()]
-            if not end.endswith(candidates[0]):
-                return b""
-        except UnicodeDecodeError:  # stopped inside a character: try the end's suffixes
-            candidates = [end[i:] for i in range(len(end) - 1, 0, -1)]
-        for forced in candidates:
-            if forced and m.accept_string(forced):
-                done = m.is_completed()
+            forced = m.find_jump_forward_string().encode()
+            if forced and end.endswith(forced):
+                candidates.add(forced)
+        except UnicodeDecodeError:  # stopped inside a character: the tail covers it
+            pass
+        out = []
+        for rest in sorted(candidates, key=len):
+            if m.accept_string(rest):
+                if m.is_completed():
+                    out.append(rest)
                 m.rollback(1)
-                if done:
-                    return forced
-        return b""
+        return out
+
+    def _runs_on(self, rest: bytes) -> bool:
+        """Whether the scaffold takes ``rest`` after the call."""
+        s = self._after_call()
+        return bool(s.accept_string(rest))
 
     def _after_call(self) -> xgr.GrammarMatcher:
         s = self._scaffold.fork()
@@ -611,18 +621,18 @@ class ComposedMatcher:
                 if m.is_completed():
                     rest = b""
                 continue
-            forced = self._forced_end(m)
-            if forced and data.startswith(forced) and len(data) > len(forced) and m.accept_string(forced):
-                if m.is_completed():
+            for forced in self._forced_ends(m):
+                if data.startswith(forced) and len(data) > len(forced) and self._runs_on(data[len(forced) :]):
+                    m.accept_string(forced)
                     steps.append((m, 1))
                     alive.append(b)
                     rest = data[len(forced) :]
-                else:
-                    m.rollback(1)
+                    break
         if not alive:
             return False
         self._branches = alive
         self._pos += len(data)
+        self._tail = (self._tail + data)[-max(len(self._end) - 1, 1) :]
         if rest is not None:
             self._close_call(rest, steps)
         else:
@@ -671,6 +681,7 @@ class ComposedMatcher:
             return  # forced text before the begin (a section's begin): still the scaffold's
         self._entry = len(head[: len(head) - at].encode())
         self._pos = self._entry
+        self._tail = self._head[: self._entry][-max(len(self._end) - 1, 1) :]
         self._branches = [_Branch(i) for i in range(len(self.grammar.tools))]
         self._settle()
 
