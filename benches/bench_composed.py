@@ -37,7 +37,6 @@ from toolwire.grammar.composed_batch import ComposedMasker
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from _decode_support import QWEN_VOCAB_SIZE, qwen_encoder, qwen_info, qwen_vocab  # noqa: E402
-
 from toolwire.masks import _index  # noqa: E402
 
 

@@ -110,6 +110,33 @@ class PieceCache:
 default_pieces = PieceCache()
 
 
+class _Lru:
+    """A small thread-safe LRU map (the module's caches of derived, immutable values)."""
+
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self._lock = threading.Lock()
+        self._d: OrderedDict[Any, Any] = OrderedDict()
+
+    def get(self, key: Any) -> Any:
+        with self._lock:
+            value = self._d.get(key)
+            if value is not None:
+                self._d.move_to_end(key)
+            return value
+
+    def put(self, key: Any, value: Any) -> None:
+        with self._lock:
+            self._d[key] = value
+            self._d.move_to_end(key)
+            while len(self._d) > self.maxsize:
+                self._d.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._d.clear()
+
+
 class _Vocab:
     """A tokenizer's token bytes as xgrammar reads them (ids with text, stop ids left out), by
     exact bytes and in sorted order for prefix lookups."""
@@ -186,17 +213,14 @@ class _Scaffold:
     refusal: str | None  # why this tokenizer's vocabulary cannot be composed for it
 
 
-_SCAFFOLDS: OrderedDict[tuple[int, str], _Scaffold] = OrderedDict()
-_SCAFFOLDS_LOCK = threading.Lock()
+_SCAFFOLDS = _Lru(64)
 
 
 def _scaffold(info: xgr.TokenizerInfo, fmt: Any, mode: str, parallel: bool, reasoning: Any, compiler: xgr.GrammarCompiler) -> _Scaffold:
     key = (id(info), fmt.name, mode, parallel, repr(reasoning))
-    with _SCAFFOLDS_LOCK:
-        hit = _SCAFFOLDS.get(key)
-        if hit is not None and hit.info is info:
-            _SCAFFOLDS.move_to_end(key)
-            return hit
+    hit = _SCAFFOLDS.get(key)
+    if hit is not None and hit.info is info:
+        return hit  # type: ignore[no-any-return]
     head = fmt.begin.split("{name}", 1)[0]
     stand_in = TagFormat(begin=head, content=ConstStringFormat(value=SENTINEL), end=fmt.end)
     probe = _read(fmt.name, [{"type": "function", "function": {"name": "x"}}], "required" if mode == "named" else mode, reasoning=reasoning)
@@ -212,15 +236,12 @@ def _scaffold(info: xgr.TokenizerInfo, fmt: Any, mode: str, parallel: bool, reas
     elif fmt.end and vocab.containing(fmt.end.encode()):
         refusal = f"tokens cross the call end {fmt.end!r} into what follows"
     built = _Scaffold(info, compiler.compile_structural_tag(tag), tag, head, fmt.end, refusal)
-    with _SCAFFOLDS_LOCK:
-        _SCAFFOLDS[key] = built
-        while len(_SCAFFOLDS) > 64:
-            _SCAFFOLDS.popitem(last=False)
+    _SCAFFOLDS.put(key, built)
     return built
 
 
 #: Masks over several tools' begins, by (tokenizer, the tools, bytes read): shared by requests.
-_LITERAL_MASKS: OrderedDict[Any, np.ndarray] = OrderedDict()
+_LITERAL_MASKS = _Lru(1024)
 
 
 @dataclass
@@ -270,8 +291,9 @@ class ComposedGrammar:
     def whole(self) -> xgr.CompiledGrammar:
         """The whole structural tag, compiled (the fallback and the reference)."""
         if self._whole is None:
-            assert self.compiler is not None
-            self._whole = self.compiler.compile_structural_tag(self.whole_tag)
+            tag = self.whole_tag
+            assert self.compiler is not None and tag is not None
+            self._whole = self.compiler.compile_structural_tag(tag)
         return self._whole
 
     def matcher(self) -> ComposedMatcher | xgr.GrammarMatcher:
@@ -286,7 +308,7 @@ class ComposedGrammar:
         key = (id(self.tokenizer_info), tuple(self.tools[i].key for i in branches), pos)
         row = _LITERAL_MASKS.get(key)
         if row is not None:
-            return row
+            return row  # type: ignore[no-any-return]
         vocab = _vocab(self.tokenizer_info)
         row = np.zeros(vocab.words, dtype=np.uint32)
         for i in branches:
@@ -303,9 +325,7 @@ class ComposedGrammar:
                     if probe.accept_string(text[len(rest) :]):
                         probe.rollback(1)
                         _set_bits(row, vocab.by_bytes[text])
-        _LITERAL_MASKS[key] = row
-        while len(_LITERAL_MASKS) > 1024:
-            _LITERAL_MASKS.popitem(last=False)
+        _LITERAL_MASKS.put(key, row)
         return row
 
     def extras(self, after_call: Callable[[], xgr.GrammarMatcher], forced: bytes, calls: int) -> np.ndarray:
@@ -362,18 +382,15 @@ def compose(
     key = (id(tokenizer_info), id(pieces), repr((format, tools, tool_choice, parallel_tool_calls, schema, reasoning, constrained_tools)))
     hit = _COMPOSED.get(key)
     if hit is not None and hit.tokenizer_info is tokenizer_info and hit.pieces is pieces:
-        _COMPOSED.move_to_end(key)
-        return hit
+        return hit  # type: ignore[no-any-return]
     grammar = _compose(format, tools, tokenizer_info, tool_choice, parallel_tool_calls, schema, reasoning, constrained_tools, pieces)
-    _COMPOSED[key] = grammar
-    while len(_COMPOSED) > 256:
-        _COMPOSED.popitem(last=False)
+    _COMPOSED.put(key, grammar)
     return grammar
 
 
 #: Composed grammars by request (tokenizer, piece cache, the request's text): a repeated request
 #: reads nothing again.
-_COMPOSED: OrderedDict[Any, ComposedGrammar] = OrderedDict()
+_COMPOSED = _Lru(256)
 
 
 def _compose(
@@ -427,7 +444,7 @@ def _compose(
     return grammar
 
 
-_TOOL_ENTRIES: OrderedDict[Any, _Tool] = OrderedDict()
+_TOOL_ENTRIES = _Lru(65536)
 
 
 def _tool_entry(info: xgr.TokenizerInfo, fmt: Any, schema_mode: str, tool: Any, free: bool, tags: _ToolTags) -> _Tool:
@@ -436,13 +453,11 @@ def _tool_entry(info: xgr.TokenizerInfo, fmt: Any, schema_mode: str, tool: Any, 
     key = (id(info), fmt.name, schema_mode, free, tool.name, tool.strict, tool.custom, repr(tool.parameters))
     hit = _TOOL_ENTRIES.get(key)
     if hit is not None:
-        _TOOL_ENTRIES.move_to_end(key)
-        return hit
+        return hit  # type: ignore[no-any-return]
     tag = _call_tag(fmt, tool, None, free=True) if free else tags(tool)
+    assert isinstance(tag.begin, str)  # markers as token ids are not composed (no vocab= here)
     entry = _Tool(tool.name, tag, tag.begin.encode(), (id(info), fmt.name, tag_json(StructuralTag(format=tag))))
-    _TOOL_ENTRIES[key] = entry
-    while len(_TOOL_ENTRIES) > 65536:
-        _TOOL_ENTRIES.popitem(last=False)
+    _TOOL_ENTRIES.put(key, entry)
     return entry
 
 

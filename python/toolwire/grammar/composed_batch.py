@@ -10,7 +10,7 @@ begins followed at once) from the tools' begin texts.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import xgrammar as xgr
@@ -28,7 +28,7 @@ class ComposedMasker:
         batch_threads: ``max_threads`` of the ``BatchGrammarMatcher`` of each step's fill.
     """
 
-    def __init__(self, tokenizer_info: xgr.TokenizerInfo, *, batch_threads: int | str = "auto") -> None:
+    def __init__(self, tokenizer_info: xgr.TokenizerInfo, *, batch_threads: int | Literal["auto"] = "auto") -> None:
         self.tokenizer_info = tokenizer_info
         self.vocab_size: int = tokenizer_info.vocab_size
         self.words = (self.vocab_size + 31) // 32
