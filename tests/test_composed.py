@@ -128,7 +128,9 @@ def test_composed_masks_equal_the_whole_tag(fmt, choice, parallel, reasoning, co
 
 @pytest.mark.parametrize("fmt", ["hermes", "qwen3_coder"])
 def test_rollback_after_speculative_tokens_matches_the_whole_tag(fmt):
-    """Accept k drafted tokens, roll back j of them, on both paths: the masks agree after each."""
+    """Accept k drafted tokens, roll back j of them, on both paths: the masks agree after each.
+    Drafts follow a reference reply, with a random token now and then that the rollback always
+    undoes (as a verifier rejects a bad draft), so the walk crosses calls' begins and ends."""
     rng = random.Random(5)
     grammar = compose(fmt, TOOLS, qwen_info(), "auto", True, "strict")
     whole = xgr.GrammarMatcher(qwen_compiler().compile_structural_tag(grammar.whole_tag))
@@ -136,32 +138,40 @@ def test_rollback_after_speculative_tokens_matches_the_whole_tag(fmt):
     index, enc = _index(qwen_vocab()), qwen_encoder()
     ref = index.encode(_reply(rng, fmt, True, None) + "\n" + _reply(rng, fmt, True, None), enc.encode)
     got, want = xgr.allocate_token_bitmask(1, QWEN_VOCAB_SIZE), xgr.allocate_token_bitmask(1, QWEN_VOCAB_SIZE)
-    at = rollbacks = 0
-    for _ in range(60):
+    positions = [0]  # the reference's next index after each accepted token
+    rollbacks = crossed = 0
+    for _ in range(200):
         if whole.is_terminated():
             break
-        draft = []
+        drafted, wrong = 0, None
         for _ in range(rng.randrange(1, 6)):
             whole.fill_next_token_bitmask(want, 0)
             composed.fill_next_token_bitmask(got, 0)
-            assert torch.equal(got, want), f"step {at + len(draft)}"
-            preferred = ref[at + len(draft)] if at + len(draft) < len(ref) else None
-            token = _sample(rng, want[0], preferred)
+            assert torch.equal(got, want), f"step {len(positions) - 1}"
+            preferred = ref[positions[-1]] if positions[-1] < len(ref) else None
+            good = preferred is not None and _ok(want[0], preferred) and rng.random() >= 0.1
+            token = preferred if good else _sample(rng, want[0], None)
+            if token != preferred and wrong is None:
+                wrong = drafted
             assert whole.accept_token(token) and composed.accept_token(token)
-            draft.append(token)
+            positions.append(positions[-1] + (token == preferred))
+            drafted += 1
             if whole.is_terminated():
                 break
-        j = rng.randrange(0, len(draft) + 1)
+        j = max(rng.randrange(0, drafted + 1), drafted - wrong if wrong is not None else 0)
+        inside = composed.in_call
         whole.rollback(j)
         composed.rollback(j)
+        if j:
+            del positions[-j:]
         rollbacks += j > 0
+        crossed += inside != composed.in_call  # rolled back over a call's begin or end
         assert whole.is_terminated() == composed.is_terminated()
         if not whole.is_terminated():
             whole.fill_next_token_bitmask(want, 0)
             composed.fill_next_token_bitmask(got, 0)
             assert torch.equal(got, want), "after a rollback"
-        at += len(draft) - j
-    assert rollbacks >= 5
+    assert rollbacks >= 5 and crossed >= 1, (rollbacks, crossed)
 
 
 def test_a_format_that_cannot_be_composed_falls_back_to_the_whole_tag(monkeypatch):
