@@ -58,7 +58,9 @@ SENTINEL = "\x01\x02\x03"
 
 #: Formats composed; the differential suite (``tests/test_composed.py``) checks each one against
 #: the whole tag. Others get the whole tag until it does.
-COMPOSED_FORMATS = frozenset({"hermes", "qwen3_coder", "deepseek_v3_2", "kimi_k2"})
+COMPOSED_FORMATS = frozenset(
+    {"hermes", "qwen3_coder", "deepseek_v3_2", "kimi_k2", "deepseek_v3", "deepseek_v4", "dots", "ernie45", "functiongemma", "gemma4", "harmony", "internlm", "longcat", "minimax_m2", "minimax_m3", "seed_oss", "step3"}
+)
 
 
 class ComposedMismatch(ToolwireError):
