@@ -24,6 +24,7 @@ import argparse
 import gc
 import random
 import resource
+import shlex
 import statistics
 import sys
 import time
@@ -214,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     comp._vocab(qwen_info())
     vocab_s = time.perf_counter() - t0
-    lines = ["# Composed grammars vs the whole structural tag", "", f"Command: `python benches/bench_composed.py {' '.join(argv if argv is not None else sys.argv[1:])}`", "", f"Tokenizer byte index (once per tokenizer): {vocab_s * 1000:.0f} ms.", ""]
+    lines = ["# Composed grammars vs the whole structural tag", "", f"Command: `python benches/bench_composed.py {shlex.join(argv if argv is not None else sys.argv[1:])}`", "", f"Tokenizer byte index (once per tokenizer): {vocab_s * 1000:.0f} ms.", ""]
     if a.tools:
         lines += ["## Request to first mask (ms)", "", "| format | tools | whole tag | builtin qwen_3 | composed cold | whole / cold | cold, scaffold too | first call (one piece) | warm, same list | warm, new list of seen tools |", "|---|---|---|---|---|---|---|---|---|---|"]
     for fmt in a.first_formats.split(",") if a.tools else []:
