@@ -721,7 +721,8 @@ impl JsonRegion {
 
 impl JsonRegion {
     fn end_at_eof(&mut self, i: usize, sink: &mut Sink) -> Progress {
-        let cut_in_call = matches!(self.state, RegionState::InObject { .. }) && self.object.has_call_key();
+        let cut_in_call =
+            matches!(self.state, RegionState::InObject { .. }) && self.object.has_call_key();
         if self.soft_reject_allowed() && !cut_in_call {
             let text = std::mem::take(&mut self.consumed_all);
             return Progress {
