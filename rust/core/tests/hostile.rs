@@ -366,6 +366,10 @@ fn markers_inside_strings() {
         ),
         ("dots", &["</parameter>"]),
         (
+            "poolside_v1",
+            &["</arg_value>", "</tool_call>", "<arg_key>", "<tool_call>"],
+        ),
+        (
             "iquest_q1",
             &[
                 "</arg_value>",

@@ -35,6 +35,7 @@ pub mod minimax_m3;
 pub mod mistral;
 pub mod nemotron_deci;
 pub mod phi4;
+pub mod poolside_v1;
 pub mod pylit;
 pub mod pythonic;
 pub mod qwen3_coder;
@@ -107,6 +108,7 @@ pub static REGISTRY: &[&Format] = &[
     &iquest::SPEC,
     &granite_20b_fc::SPEC,
     &ernie45::SPEC,
+    &poolside_v1::SPEC,
 ];
 
 /// Find a format by canonical name or alias (case-insensitive, `-` and `_` interchangeable).
@@ -169,6 +171,6 @@ mod tests {
             );
             assert!(params.open.contains("{key}"), "{}", syntax.name);
         }
-        assert_eq!(xml, 15);
+        assert_eq!(xml, 16);
     }
 }

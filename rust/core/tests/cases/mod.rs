@@ -37,6 +37,7 @@ pub mod minimax_m3;
 pub mod mistral;
 pub mod nemotron_deci;
 pub mod phi4;
+pub mod poolside_v1;
 pub mod pythonic;
 pub mod qwen3_coder;
 pub mod seed_oss;
@@ -161,6 +162,7 @@ pub fn all() -> Vec<Matrix> {
         iquest::matrix(),
         granite_20b_fc::matrix(),
         ernie45::matrix(),
+        poolside_v1::matrix(),
     ]
 }
 
