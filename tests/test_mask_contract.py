@@ -101,6 +101,7 @@ CALLS: dict[str, tuple[set[str], bool, bool]] = {
     "granite_20b_fc": (JSON, False, True),
     "ernie45": (JSON, False, True),
     "poolside_v1": (XML, False, True),
+    "minicpm5": (XML, False, True),
 }
 #: Formats whose turns are channels the keyer does not follow: whole-output keys in every mode.
 CHANNELS = {"harmony", "beam"}

@@ -238,6 +238,30 @@ fn special_token_markers_match_by_token_only() {
         json!({"city": "see </arg_value> and <tool_call>"})
     );
     assert!(m.issues.is_empty(), "{:?}", m.issues);
+
+    // Laguna: the call tags are tokens, the argument tags text.
+    let m = token_mode(
+        "poolside_v1",
+        "typed <tool_call> stays text ⟦<tool_call>⟧get_weather\n<arg_key>city</arg_key>\n\
+         <arg_value>see <tool_call> and </tool_call> here</arg_value>\n⟦</tool_call>⟧",
+    );
+    assert_eq!(m.content, "typed <tool_call> stays text ");
+    assert_eq!(
+        arguments(&m, 0),
+        json!({"city": "see <tool_call> and </tool_call> here"})
+    );
+    assert!(m.issues.is_empty(), "{:?}", m.issues);
+
+    // MiniCPM5: `<function`, `</function>`, `<param`, `</param>` are tokens; a typed closing
+    // tag inside a value is text.
+    let m = token_mode(
+        "minicpm5",
+        "typed <function name=\"x\"> stays text ⟦<function⟧ name=\"get_weather\">⟦<param⟧ \
+         name=\"city\">a </param> b⟦</param>⟧⟦<param⟧ name=\"days\">3⟦</param>⟧⟦</function>⟧",
+    );
+    assert_eq!(m.content, "typed <function name=\"x\"> stays text ");
+    assert_eq!(arguments(&m, 0), json!({"city": "a </param> b", "days": 3}));
+    assert!(m.issues.is_empty(), "{:?}", m.issues);
 }
 
 #[test]

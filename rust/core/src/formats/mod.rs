@@ -30,6 +30,7 @@ pub mod lfm2;
 pub mod llama3_json;
 pub mod longcat;
 pub mod markup;
+pub mod minicpm5;
 pub mod minimax_m2;
 pub mod minimax_m3;
 pub mod mistral;
@@ -109,6 +110,7 @@ pub static REGISTRY: &[&Format] = &[
     &granite_20b_fc::SPEC,
     &ernie45::SPEC,
     &poolside_v1::SPEC,
+    &minicpm5::SPEC,
 ];
 
 /// Find a format by canonical name or alias (case-insensitive, `-` and `_` interchangeable).
@@ -171,6 +173,6 @@ mod tests {
             );
             assert!(params.open.contains("{key}"), "{}", syntax.name);
         }
-        assert_eq!(xml, 16);
+        assert_eq!(xml, 17);
     }
 }

@@ -53,6 +53,9 @@ pub struct InvokeRegionSpec {
     /// One met inside an invoke ends that invoke, as a missing closing tag.
     pub separators: Vec<String>,
     pub typing: Typing,
+    /// Values may hold XML CDATA sections (`<![CDATA[...]]>`, MiniCPM5): their text is the
+    /// value's, read up to `]]>` whatever tags it holds.
+    pub cdata: bool,
     /// The format's name in issue details.
     pub what: &'static str,
 }
@@ -79,10 +82,24 @@ impl InvokeRegionSpec {
             param_close: ctx.lit(params.close),
             separators: Vec::new(),
             typing: params.typing,
+            cdata: false,
             what,
         }
     }
 }
+
+/// Text of the value being read: streamed as an escaped JSON fragment, or held in `value`.
+fn value_text(raw: &mut String, value: &mut String, text: &str, streaming: bool, sink: &mut Sink) {
+    if streaming {
+        stream_string(text, sink);
+    } else {
+        value.push_str(text);
+    }
+    raw.push_str(text);
+}
+
+const CDATA_OPEN: &str = "<![CDATA[";
+const CDATA_CLOSE: &str = "]]>";
 
 /// For a syntax whose arguments are not XML parameters (none of the invoke formats).
 const DEFAULT_PARAMS: ParamTags = ParamTags::new("<parameter name=\"{key}\">", "</parameter>");
@@ -105,6 +122,8 @@ enum State {
     StringValue,
     /// Any other value, held until its closing tag.
     HeldValue,
+    /// A CDATA section inside a value: streamed (a string value) or held.
+    Cdata { streaming: bool },
     /// The invoke body is one JSON object.
     JsonBody,
     /// A broken invoke: skip to its end (or the block's end) and report it.
@@ -380,22 +399,35 @@ impl RegionParser for InvokeRegion {
                 State::StringValue | State::HeldValue => {
                     let streaming = self.state == State::StringValue;
                     let close = self.spec.param_close.as_str();
-                    let (upto, found) = match text::scan(rest, &[close]) {
-                        text::Scan::Found { pos, .. } => (pos, true),
+                    let stops: &[&str] = if self.spec.cdata {
+                        &[close, CDATA_OPEN]
+                    } else {
+                        &[close]
+                    };
+                    let (upto, found) = match text::scan(rest, stops) {
+                        text::Scan::Found { pos, which } => (pos, Some(which)),
                         text::Scan::NotFound { .. } if eof => {
                             return self.truncated(input, i, sink)
                         }
-                        text::Scan::NotFound { safe } => (safe, false),
+                        text::Scan::NotFound { safe } => (safe, None),
                     };
-                    if streaming {
-                        stream_string(&rest[..upto], sink);
-                    } else {
-                        self.value.push_str(&rest[..upto]);
-                    }
-                    self.raw.push_str(&rest[..upto]);
+                    value_text(
+                        &mut self.raw,
+                        &mut self.value,
+                        &rest[..upto],
+                        streaming,
+                        sink,
+                    );
                     i += upto;
-                    if !found {
-                        return Progress::more(i);
+                    match found {
+                        None => return Progress::more(i),
+                        Some(1) => {
+                            self.raw.push_str(CDATA_OPEN);
+                            i += CDATA_OPEN.len();
+                            self.state = State::Cdata { streaming };
+                            continue;
+                        }
+                        Some(_) => {}
                     }
                     self.raw.push_str(close);
                     i += close.len();
@@ -410,6 +442,33 @@ impl RegionParser for InvokeRegion {
                         sink.args(&text);
                     }
                     self.state = State::Body;
+                }
+                State::Cdata { streaming } => {
+                    let (upto, found) = match text::scan(rest, &[CDATA_CLOSE]) {
+                        text::Scan::Found { pos, .. } => (pos, true),
+                        text::Scan::NotFound { .. } if eof => {
+                            return self.truncated(input, i, sink)
+                        }
+                        text::Scan::NotFound { safe } => (safe, false),
+                    };
+                    value_text(
+                        &mut self.raw,
+                        &mut self.value,
+                        &rest[..upto],
+                        streaming,
+                        sink,
+                    );
+                    i += upto;
+                    if !found {
+                        return Progress::more(i);
+                    }
+                    self.raw.push_str(CDATA_CLOSE);
+                    i += CDATA_CLOSE.len();
+                    self.state = if streaming {
+                        State::StringValue
+                    } else {
+                        State::HeldValue
+                    };
                 }
                 State::JsonBody => match self.scanner.scan(rest.as_bytes()) {
                     ScanResult::Complete(n) => {

@@ -32,6 +32,7 @@ pub mod kimi_k2;
 pub mod lfm2;
 pub mod llama3_json;
 pub mod longcat;
+pub mod minicpm5;
 pub mod minimax_m2;
 pub mod minimax_m3;
 pub mod mistral;
@@ -163,6 +164,7 @@ pub fn all() -> Vec<Matrix> {
         granite_20b_fc::matrix(),
         ernie45::matrix(),
         poolside_v1::matrix(),
+        minicpm5::matrix(),
     ]
 }
 

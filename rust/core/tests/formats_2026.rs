@@ -1,0 +1,91 @@
+//! poolside_v1, minicpm5, gigachat35 and plamo3 beyond the shared matrix: the engines' names,
+//! rendering as the chat templates write calls, reasoning opened by the prompt. Their special-token
+//! input is tested with the other formats' in `more_formats.rs`.
+
+use serde_json::{json, Value};
+use toolwire_core::formats;
+use toolwire_core::message::Message;
+use toolwire_core::render::RenderCall;
+use toolwire_core::stream::{parse, ParserConfig};
+use toolwire_core::tools::ToolSet;
+
+fn tools() -> ToolSet {
+    ToolSet::from_json(&json!([
+        {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {
+            "city": {"type": "string"}, "days": {"type": "integer"}}}}},
+        {"type": "function", "function": {"name": "search", "parameters": {"type": "object", "properties": {
+            "query": {"type": "string"}, "filters": {"type": "object"}}}}}
+    ]))
+    .unwrap()
+}
+
+fn arguments(message: &Message, k: usize) -> Value {
+    serde_json::from_str(&message.tool_calls[k].arguments).unwrap()
+}
+
+#[test]
+fn engine_names_resolve() {
+    for (alias, name) in [
+        ("poolside_v1", "poolside_v1"),
+        ("laguna", "poolside_v1"),
+        ("minicpm5", "minicpm5"),
+        ("minicpm5xml", "minicpm5"),
+    ] {
+        assert_eq!(formats::lookup(alias).unwrap().syntax.name, name, "{alias}");
+    }
+}
+
+#[test]
+fn render_matches_the_chat_templates() {
+    let calls = vec![
+        RenderCall {
+            name: "get_weather".into(),
+            arguments: json!({"city": "Tokyo", "days": 3}),
+            id: None,
+        },
+        RenderCall {
+            name: "search".into(),
+            arguments: json!({"filters": {"a": [1, "x"]}, "query": "a <b> & c"}),
+            id: None,
+        },
+    ];
+    let render = |format: &str, content: Option<&str>| {
+        (formats::lookup(format).unwrap().render)(&calls, content)
+    };
+    assert_eq!(
+        render("poolside_v1", Some("Sure.")),
+        "Sure.\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Tokyo</arg_value>\n\
+         <arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>\n<tool_call>search\n\
+         <arg_key>filters</arg_key>\n<arg_value>{\"a\": [1, \"x\"]}</arg_value>\n\
+         <arg_key>query</arg_key>\n<arg_value>a <b> & c</arg_value>\n</tool_call>"
+    );
+    assert_eq!(
+        render("minicpm5", Some("Sure.")),
+        "Sure.\n<function name=\"get_weather\"><param name=\"city\">Tokyo</param>\
+         <param name=\"days\">3</param></function>\n<function name=\"search\">\
+         <param name=\"filters\">{\"a\": [1, \"x\"]}</param>\
+         <param name=\"query\"><![CDATA[a <b> & c]]></param></function>"
+    );
+}
+
+/// The prompt opens reasoning (`<think>` at the end of the generation prompt): the completion
+/// starts inside it, and the call after `</think>` is made.
+#[test]
+fn reasoning_opened_by_the_prompt() {
+    for (format, text) in [
+        (
+            "poolside_v1",
+            "Need Paris.</think>\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>\n",
+        ),
+        (
+            "minicpm5",
+            "\nNeed Paris.\n</think>\n\n<function name=\"get_weather\"><param name=\"city\">Paris</param></function>",
+        ),
+    ] {
+        let config = ParserConfig::new(format, tools(), Some("closing_only")).unwrap();
+        let m = parse(&config, text);
+        assert!(m.reasoning.contains("Need Paris."), "{format}: {m:?}");
+        assert_eq!(m.tool_calls.len(), 1, "{format}: {m:?}");
+        assert_eq!(arguments(&m, 0), json!({"city": "Paris"}), "{format}");
+    }
+}
