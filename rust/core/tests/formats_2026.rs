@@ -30,6 +30,8 @@ fn engine_names_resolve() {
         ("laguna", "poolside_v1"),
         ("minicpm5", "minicpm5"),
         ("minicpm5xml", "minicpm5"),
+        ("gigachat35", "gigachat35"),
+        ("gigachat3.5", "gigachat35"),
     ] {
         assert_eq!(formats::lookup(alias).unwrap().syntax.name, name, "{alias}");
     }
@@ -66,6 +68,16 @@ fn render_matches_the_chat_templates() {
          <param name=\"filters\">{\"a\": [1, \"x\"]}</param>\
          <param name=\"query\"><![CDATA[a <b> & c]]></param></function>"
     );
+    assert_eq!(
+        render("gigachat35", Some("Sure.")),
+        "Sure.\n\n<｜GCML｜tool_calls>\n<｜GCML｜invoke name=\"get_weather\">\n\
+         <｜GCML｜parameter name=\"city\" string=\"true\">Tokyo</｜GCML｜parameter>\n\
+         <｜GCML｜parameter name=\"days\" string=\"false\">3</｜GCML｜parameter>\n</｜GCML｜invoke>\n\
+         <｜GCML｜invoke name=\"search\">\n\
+         <｜GCML｜parameter name=\"filters\" string=\"false\">{\"a\": [1, \"x\"]}</｜GCML｜parameter>\n\
+         <｜GCML｜parameter name=\"query\" string=\"true\">a <b> & c</｜GCML｜parameter>\n\
+         </｜GCML｜invoke>\n</｜GCML｜tool_calls>"
+    );
 }
 
 /// The prompt opens reasoning (`<think>` at the end of the generation prompt): the completion
@@ -80,6 +92,11 @@ fn reasoning_opened_by_the_prompt() {
         (
             "minicpm5",
             "\nNeed Paris.\n</think>\n\n<function name=\"get_weather\"><param name=\"city\">Paris</param></function>",
+        ),
+        (
+            "gigachat35",
+            "Need Paris.</think>\n\n<｜GCML｜tool_calls>\n<｜GCML｜invoke name=\"get_weather\">\n\
+             <｜GCML｜parameter name=\"city\" string=\"true\">Paris</｜GCML｜parameter>\n</｜GCML｜invoke>\n</｜GCML｜tool_calls>",
         ),
     ] {
         let config = ParserConfig::new(format, tools(), Some("closing_only")).unwrap();

@@ -320,6 +320,7 @@ fn markers_inside_strings() {
         ("deepseek_v3_2", &["</｜DSML｜parameter>"]),
         ("deepseek_v4", &["</｜DSML｜parameter>"]),
         ("deepseek_v4_1", &["</｜DSML｜ parameter>"]),
+        ("gigachat35", &["</｜GCML｜parameter>"]),
         ("minimax_m2", &["</parameter>"]),
         (
             "minimax_m3",

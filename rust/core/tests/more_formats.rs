@@ -262,6 +262,17 @@ fn special_token_markers_match_by_token_only() {
     assert_eq!(m.content, "typed <function name=\"x\"> stays text ");
     assert_eq!(arguments(&m, 0), json!({"city": "a </param> b", "days": 3}));
     assert!(m.issues.is_empty(), "{:?}", m.issues);
+
+    // GigaChat 3.5: only the `｜GCML｜` prefix is a token; a typed tag is text.
+    let m = token_mode(
+        "gigachat35",
+        "typed <｜GCML｜tool_calls> stays text\n\n<⟦｜GCML｜⟧tool_calls>\n<⟦｜GCML｜⟧invoke name=\"get_weather\">\n\
+         <⟦｜GCML｜⟧parameter name=\"city\" string=\"true\">a</｜GCML｜parameter>b</⟦｜GCML｜⟧parameter>\n\
+         </⟦｜GCML｜⟧invoke>\n</⟦｜GCML｜⟧tool_calls>",
+    );
+    assert_eq!(m.content, "typed <｜GCML｜tool_calls> stays text\n\n");
+    assert_eq!(arguments(&m, 0), json!({"city": "a</｜GCML｜parameter>b"}));
+    assert!(m.issues.is_empty(), "{:?}", m.issues);
 }
 
 #[test]

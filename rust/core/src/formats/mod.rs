@@ -14,6 +14,7 @@ pub mod ernie45;
 pub mod functiongemma;
 pub mod gemma4;
 pub mod gigachat3;
+pub mod gigachat35;
 pub mod glm;
 pub mod granite;
 pub mod granite_20b_fc;
@@ -111,6 +112,7 @@ pub static REGISTRY: &[&Format] = &[
     &ernie45::SPEC,
     &poolside_v1::SPEC,
     &minicpm5::SPEC,
+    &gigachat35::SPEC,
 ];
 
 /// Find a format by canonical name or alias (case-insensitive, `-` and `_` interchangeable).
@@ -173,6 +175,6 @@ mod tests {
             );
             assert!(params.open.contains("{key}"), "{}", syntax.name);
         }
-        assert_eq!(xml, 17);
+        assert_eq!(xml, 18);
     }
 }

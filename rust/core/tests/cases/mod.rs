@@ -17,6 +17,7 @@ pub mod ernie45;
 pub mod functiongemma;
 pub mod gemma4;
 pub mod gigachat3;
+pub mod gigachat35;
 pub mod glm45;
 pub mod glm47;
 pub mod granite;
@@ -165,6 +166,7 @@ pub fn all() -> Vec<Matrix> {
         ernie45::matrix(),
         poolside_v1::matrix(),
         minicpm5::matrix(),
+        gigachat35::matrix(),
     ]
 }
 
