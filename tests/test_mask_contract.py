@@ -103,6 +103,7 @@ CALLS: dict[str, tuple[set[str], bool, bool]] = {
     "poolside_v1": (XML, False, True),
     "minicpm5": (XML, False, True),
     "gigachat35": (XML, True, True),
+    "plamo3": (JSON, True, True),
 }
 #: Formats whose turns are channels the keyer does not follow: whole-output keys in every mode.
 CHANNELS = {"harmony", "beam"}

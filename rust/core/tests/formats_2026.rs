@@ -32,6 +32,7 @@ fn engine_names_resolve() {
         ("minicpm5xml", "minicpm5"),
         ("gigachat35", "gigachat35"),
         ("gigachat3.5", "gigachat35"),
+        ("plamo3", "plamo3"),
     ] {
         assert_eq!(formats::lookup(alias).unwrap().syntax.name, name, "{alias}");
     }
@@ -78,6 +79,17 @@ fn render_matches_the_chat_templates() {
          <｜GCML｜parameter name=\"query\" string=\"true\">a <b> & c</｜GCML｜parameter>\n\
          </｜GCML｜invoke>\n</｜GCML｜tool_calls>"
     );
+    assert_eq!(
+        render("plamo3", Some("Sure.")),
+        "Sure.<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|>\
+         <|plamo:begin_tool_name:plamo|>get_weather<|plamo:end_tool_name:plamo|>\
+         <|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>{\"city\":\"Tokyo\",\"days\":3}\
+         <|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|><|plamo:begin_tool_request:plamo|>\
+         <|plamo:begin_tool_name:plamo|>search<|plamo:end_tool_name:plamo|>\
+         <|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>\
+         {\"filters\":{\"a\":[1,\"x\"]},\"query\":\"a <b> & c\"}\
+         <|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|><|plamo:end_tool_requests:plamo|>"
+    );
 }
 
 /// The prompt opens reasoning (`<think>` at the end of the generation prompt): the completion
@@ -97,6 +109,13 @@ fn reasoning_opened_by_the_prompt() {
             "gigachat35",
             "Need Paris.</think>\n\n<｜GCML｜tool_calls>\n<｜GCML｜invoke name=\"get_weather\">\n\
              <｜GCML｜parameter name=\"city\" string=\"true\">Paris</｜GCML｜parameter>\n</｜GCML｜invoke>\n</｜GCML｜tool_calls>",
+        ),
+        (
+            "plamo3",
+            "Need Paris.<|plamo:end_think:plamo|><|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|>\
+             <|plamo:begin_tool_name:plamo|>get_weather<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|>\
+             <|plamo:constrain|>json<|plamo:msg|>{\"city\": \"Paris\"}<|plamo:end_tool_arguments:plamo|>\
+             <|plamo:end_tool_request:plamo|><|plamo:end_tool_requests:plamo|>",
         ),
     ] {
         let config = ParserConfig::new(format, tools(), Some("closing_only")).unwrap();

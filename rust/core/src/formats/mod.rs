@@ -37,6 +37,7 @@ pub mod minimax_m3;
 pub mod mistral;
 pub mod nemotron_deci;
 pub mod phi4;
+pub mod plamo3;
 pub mod poolside_v1;
 pub mod pylit;
 pub mod pythonic;
@@ -113,6 +114,7 @@ pub static REGISTRY: &[&Format] = &[
     &poolside_v1::SPEC,
     &minicpm5::SPEC,
     &gigachat35::SPEC,
+    &plamo3::SPEC,
 ];
 
 /// Find a format by canonical name or alias (case-insensitive, `-` and `_` interchangeable).

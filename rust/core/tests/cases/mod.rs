@@ -39,6 +39,7 @@ pub mod minimax_m3;
 pub mod mistral;
 pub mod nemotron_deci;
 pub mod phi4;
+pub mod plamo3;
 pub mod poolside_v1;
 pub mod pythonic;
 pub mod qwen3_coder;
@@ -167,6 +168,7 @@ pub fn all() -> Vec<Matrix> {
         poolside_v1::matrix(),
         minicpm5::matrix(),
         gigachat35::matrix(),
+        plamo3::matrix(),
     ]
 }
 
