@@ -104,6 +104,7 @@ CALLS: dict[str, tuple[set[str], bool, bool]] = {
     "minicpm5": (XML, False, True),
     "gigachat35": (XML, True, True),
     "plamo3": (JSON, True, True),
+    "solar_open2": (XML, False, True),
 }
 #: Formats whose turns are channels the keyer does not follow: whole-output keys in every mode.
 CHANNELS = {"harmony", "beam"}

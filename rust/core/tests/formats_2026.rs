@@ -1,4 +1,4 @@
-//! poolside_v1, minicpm5, gigachat35 and plamo3 beyond the shared matrix: the engines' names,
+//! poolside_v1, minicpm5, gigachat35, plamo3 and solar_open2 beyond the shared matrix: the engines' names,
 //! rendering as the chat templates write calls, reasoning opened by the prompt. Their special-token
 //! input is tested with the other formats' in `more_formats.rs`.
 
@@ -33,6 +33,9 @@ fn engine_names_resolve() {
         ("gigachat35", "gigachat35"),
         ("gigachat3.5", "gigachat35"),
         ("plamo3", "plamo3"),
+        ("solar_open2", "solar_open2"),
+        ("glm53_flash", "glm47"),
+        ("nemotron_v3", "qwen3_coder"),
     ] {
         assert_eq!(formats::lookup(alias).unwrap().syntax.name, name, "{alias}");
     }
@@ -78,6 +81,13 @@ fn render_matches_the_chat_templates() {
          <｜GCML｜parameter name=\"filters\" string=\"false\">{\"a\": [1, \"x\"]}</｜GCML｜parameter>\n\
          <｜GCML｜parameter name=\"query\" string=\"true\">a <b> & c</｜GCML｜parameter>\n\
          </｜GCML｜invoke>\n</｜GCML｜tool_calls>"
+    );
+    assert_eq!(
+        render("solar_open2", Some("Sure.")),
+        "Sure.<|tool_call:start|>get_weather\n<|tool_arg:start|>city<|tool_arg:value|>Tokyo<|tool_arg:end|>\n\
+         <|tool_arg:start|>days<|tool_arg:value|>3<|tool_arg:end|>\n<|tool_call:end|>\n\
+         <|tool_call:start|>search\n<|tool_arg:start|>filters<|tool_arg:value|>{\"a\": [1, \"x\"]}<|tool_arg:end|>\n\
+         <|tool_arg:start|>query<|tool_arg:value|>a <b> & c<|tool_arg:end|>\n<|tool_call:end|>"
     );
     assert_eq!(
         render("plamo3", Some("Sure.")),

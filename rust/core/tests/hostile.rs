@@ -371,6 +371,15 @@ fn markers_inside_strings() {
             &["</arg_value>", "</tool_call>", "<arg_key>", "<tool_call>"],
         ),
         (
+            "solar_open2",
+            &[
+                "<|tool_arg:end|>",
+                "<|tool_arg:start|>",
+                "<|tool_call:end|>",
+                "<|tool_call:start|>",
+            ],
+        ),
+        (
             "iquest_q1",
             &[
                 "</arg_value>",

@@ -273,6 +273,19 @@ fn special_token_markers_match_by_token_only() {
     assert_eq!(m.content, "typed <｜GCML｜tool_calls> stays text\n\n");
     assert_eq!(arguments(&m, 0), json!({"city": "a</｜GCML｜parameter>b"}));
     assert!(m.issues.is_empty(), "{:?}", m.issues);
+
+    // Solar Open 2: every marker is a token, so typed ones inside a value are text.
+    let m = token_mode(
+        "solar_open2",
+        "typed <|tool_call:start|> stays text ⟦<|tool_call:start|>⟧get_weather\n⟦<|tool_arg:start|>⟧city\
+         ⟦<|tool_arg:value|>⟧ a <|tool_arg:end|><|tool_call:end|>⟦<|tool_arg:end|>⟧\n⟦<|tool_call:end|>⟧",
+    );
+    assert_eq!(m.content, "typed <|tool_call:start|> stays text ");
+    assert_eq!(
+        arguments(&m, 0),
+        json!({"city": " a <|tool_arg:end|><|tool_call:end|>"})
+    );
+    assert!(m.issues.is_empty(), "{:?}", m.issues);
 }
 
 #[test]

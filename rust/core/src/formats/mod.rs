@@ -44,6 +44,7 @@ pub mod pythonic;
 pub mod qwen3_coder;
 pub mod sectioned;
 pub mod seed_oss;
+pub mod solar_open2;
 pub mod step3;
 pub mod xlam;
 pub mod xml_invoke;
@@ -115,6 +116,7 @@ pub static REGISTRY: &[&Format] = &[
     &minicpm5::SPEC,
     &gigachat35::SPEC,
     &plamo3::SPEC,
+    &solar_open2::SPEC,
 ];
 
 /// Find a format by canonical name or alias (case-insensitive, `-` and `_` interchangeable).
@@ -177,6 +179,6 @@ mod tests {
             );
             assert!(params.open.contains("{key}"), "{}", syntax.name);
         }
-        assert_eq!(xml, 18);
+        assert_eq!(xml, 19);
     }
 }

@@ -18,7 +18,8 @@
 //!
 //! The same body is written by Step-3.5 / Step-3.7 (SGLang `step3p5`), Nanbeige, Xiaomi MiMo
 //! (SGLang `mimo`, which also HTML-unescapes values; not done here: values are kept as written)
-//! and read by vLLM's `qwen3_xml` parser; they are aliases of this format.
+//! and read by vLLM's `qwen3_xml` parser; they are aliases of this format, as is vLLM's
+//! `nemotron_v3` (Nemotron 3 Super; vLLM 0.33's `parser/nemotron_v3.py` reuses its Qwen3 config).
 //!
 //! Leniency that real outputs need: a missing `</parameter>` before the next `<parameter=`,
 //! `</function>` or `</tool_call>`; a missing `</function>` or `</tool_call>`; several functions
@@ -64,6 +65,7 @@ pub static SPEC: Format = Format {
         name: "qwen3_coder",
         aliases: &[
             "nemotron_nano",
+            "nemotron_v3",
             "qwen3_5",
             "qwen3.5",
             "qwen3_6",
@@ -80,6 +82,7 @@ pub static SPEC: Format = Format {
             "Qwen3.5",
             "Qwen3.6",
             "Nemotron 3 Nano",
+            "Nemotron 3 Super",
             "Step-3.5",
             "Nanbeige",
             "MiMo",

@@ -44,6 +44,7 @@ pub mod poolside_v1;
 pub mod pythonic;
 pub mod qwen3_coder;
 pub mod seed_oss;
+pub mod solar_open2;
 pub mod step3;
 pub mod xlam;
 
@@ -169,6 +170,7 @@ pub fn all() -> Vec<Matrix> {
         minicpm5::matrix(),
         gigachat35::matrix(),
         plamo3::matrix(),
+        solar_open2::matrix(),
     ]
 }
 
