@@ -19,9 +19,10 @@
 use super::dsml;
 use super::xml_invoke::{InvokeRegion, InvokeRegionSpec};
 use super::Format;
-use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger};
+use crate::spec::{
+    ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger, THINK,
+};
 
 const GCML: &str = "｜GCML｜";
 
@@ -50,7 +51,7 @@ pub static SPEC: Format = Format {
             Marker::special(Role::ReasoningEnd, "</think>"),
         ],
         triggers: &[Trigger::marker("<｜GCML｜tool_calls>")],
-        reasoning: Some(("<think>", "</think>")),
+        reasoning: Some(THINK),
         template: Some(CallTemplate::new(
             "<｜GCML｜invoke name=\"{name}\">\n",
             "</｜GCML｜invoke>",
@@ -59,13 +60,9 @@ pub static SPEC: Format = Format {
         arguments: ArgSyntax::XmlParams(PARAMS),
         layout: Layout::section("<｜GCML｜tool_calls>\n", "\n</｜GCML｜tool_calls>"),
     },
-    new_region,
+    new_region: |ctx| Box::new(InvokeRegion::new(ctx, InvokeRegionSpec::of(ctx, "GCML"))),
     render,
 };
-
-fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    Box::new(InvokeRegion::new(ctx, InvokeRegionSpec::of(ctx, "GCML")))
-}
 
 /// As the GigaChat 3.5 template writes calls (the DeepSeek encoder's layout): `\n\n`, the block,
 /// invokes and parameters one per line; strings raw with `string="true"`, other values as JSON.

@@ -19,9 +19,8 @@ use serde_json::Value;
 
 use super::xml_invoke::{python_json, InvokeRegion, InvokeRegionSpec};
 use super::Format;
-use crate::region::{RegionCtx, RegionParser};
-use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger};
+use crate::render::{self, RenderCall};
+use crate::spec::{ArgSyntax, CallTemplate, Marker, ParamTags, Role, Syntax, Trigger, THINK};
 
 const PARAMS: ParamTags = ParamTags::new("<param name=\"{key}\">", "</param>");
 
@@ -42,35 +41,29 @@ pub static SPEC: Format = Format {
             Marker::plain(Role::ReasoningEnd, "</think>"),
         ],
         triggers: &[Trigger::marker("<function")],
-        reasoning: Some(("<think>", "</think>")),
+        reasoning: Some(THINK),
         template: Some(CallTemplate::new(
             "<function name=\"{name}\">",
             "</function>",
             "\n",
         )),
         arguments: ArgSyntax::XmlParams(PARAMS.tight()),
-        layout: Layout::BARE,
+        ..Syntax::EMPTY
     },
-    new_region,
+    new_region: |ctx| {
+        let spec = InvokeRegionSpec {
+            cdata: true,
+            ..InvokeRegionSpec::of(ctx, "MiniCPM5")
+        };
+        Box::new(InvokeRegion::new(ctx, spec))
+    },
     render,
 };
-
-fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    let spec = InvokeRegionSpec {
-        cdata: true,
-        ..InvokeRegionSpec::of(ctx, "MiniCPM5")
-    };
-    Box::new(InvokeRegion::new(ctx, spec))
-}
 
 /// As the MiniCPM5 chat template writes an assistant turn: the content, then the calls one per
 /// line; strings raw (in CDATA when they hold `<`, `&` or a newline), other values as JSON.
 fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    let mut out = String::from(content.unwrap_or(""));
-    for (k, call) in calls.iter().enumerate() {
-        if k > 0 || !out.trim().is_empty() {
-            out.push('\n');
-        }
+    render::each_on_its_line(calls, content, |out, call| {
         out.push_str(&format!("<function name=\"{}\">", call.name));
         if let Some(args) = call.arguments.as_object() {
             for (key, value) in args {
@@ -84,8 +77,7 @@ fn render(calls: &[RenderCall], content: Option<&str>) -> String {
             }
         }
         out.push_str("</function>");
-    }
-    out
+    })
 }
 
 /// `text` in a CDATA section when it holds `<`, `&` or a newline (a `]]>` in it split across two

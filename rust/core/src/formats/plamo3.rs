@@ -18,9 +18,8 @@
 
 use super::sectioned::{Header, SectionRegion, SectionSyntax};
 use super::Format;
-use crate::region::{RegionCtx, RegionParser};
-use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::render::{self, RenderCall};
+use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
 const SECTION_BEGIN: &str = "<|plamo:begin_tool_requests:plamo|>";
 const SECTION_END: &str = "<|plamo:end_tool_requests:plamo|>";
@@ -75,34 +74,24 @@ pub static SPEC: Format = Format {
             CALL_END,
             "",
         )),
-        arguments: ArgSyntax::Json,
         layout: Layout::section(SECTION_BEGIN, SECTION_END),
+        ..Syntax::EMPTY
     },
-    new_region,
+    new_region: |ctx| Box::new(SectionRegion::new(ctx, SYNTAX)),
     render,
 };
-
-fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    Box::new(SectionRegion::new(ctx, SYNTAX))
-}
 
 /// The calls as vLLM's structural tag writes them: the section, one tool request per call, the
 /// arguments (compact JSON, as PLaMo outputs quoted by serving clients) after
 /// `<|plamo:constrain|>json<|plamo:msg|>`.
 fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    let mut out = String::from(content.unwrap_or(""));
-    if calls.is_empty() {
-        return out;
-    }
-    out.push_str(SECTION_BEGIN);
-    for call in calls {
+    let section = (SECTION_BEGIN, SECTION_END);
+    render::content_and_calls(calls, content, section, "", |out, _, call| {
         out.push_str(CALL_BEGIN);
         out.push_str(&call.name);
         out.push_str(ARGS_BEGIN);
-        out.push_str(ARGS_PREAMBLE.concat().as_str());
+        out.push_str(&ARGS_PREAMBLE.concat());
         out.push_str(&call.arguments_json());
         out.push_str(CALL_END);
-    }
-    out.push_str(SECTION_END);
-    out
+    })
 }

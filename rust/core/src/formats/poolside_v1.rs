@@ -18,7 +18,7 @@
 use super::glm;
 use super::Format;
 use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Marker, Role, Syntax, Trigger, THINK};
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
@@ -39,10 +39,10 @@ pub static SPEC: Format = Format {
             Marker::special(Role::ReasoningEnd, "</think>"),
         ],
         triggers: &[Trigger::marker("<tool_call>")],
-        reasoning: Some(("<think>", "</think>")),
+        reasoning: Some(THINK),
         template: Some(CallTemplate::new("<tool_call>{name}", "</tool_call>", "\n")),
         arguments: ArgSyntax::XmlParams(glm::PARAMS),
-        layout: Layout::BARE,
+        ..Syntax::EMPTY
     },
     new_region: glm::new_region,
     render,

@@ -16,8 +16,8 @@
 
 use super::glm;
 use super::Format;
-use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger};
+use crate::render::{self, RenderCall};
+use crate::spec::{ArgSyntax, CallTemplate, Marker, ParamTags, Role, Syntax, Trigger};
 use crate::xml_value::template_text;
 
 const CALL_START: &str = "<|tool_call:start|>";
@@ -52,7 +52,7 @@ pub static SPEC: Format = Format {
             "\n",
         )),
         arguments: ArgSyntax::XmlParams(PARAMS),
-        layout: Layout::BARE,
+        ..Syntax::EMPTY
     },
     new_region: glm::new_region,
     render,
@@ -61,11 +61,7 @@ pub static SPEC: Format = Format {
 /// The layout of the engines' examples: the name on the call's first line, one argument per line,
 /// the closing marker on its own line; strings raw, other values as JSON.
 fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    let mut out = String::from(content.unwrap_or(""));
-    for (k, call) in calls.iter().enumerate() {
-        if k > 0 {
-            out.push('\n');
-        }
+    render::content_and_calls(calls, content, ("", ""), "\n", |out, _, call| {
         out.push_str(CALL_START);
         out.push_str(&call.name);
         out.push('\n');
@@ -76,6 +72,5 @@ fn render(calls: &[RenderCall], content: Option<&str>) -> String {
             out.push('\n');
         }
         out.push_str(CALL_END);
-    }
-    out
+    })
 }
