@@ -88,14 +88,30 @@ impl InvokeRegionSpec {
     }
 }
 
-/// Text of the value being read: streamed as an escaped JSON fragment, or held in `value`.
-fn value_text(raw: &mut String, value: &mut String, text: &str, streaming: bool, sink: &mut Sink) {
+/// Reads the value's text in `rest` up to the first of `stops` (or all that cannot be the start
+/// of one): streamed as an escaped JSON fragment, or held in `value`. At the end of the output
+/// without a stop, nothing is read (the call is cut).
+fn value_text(
+    raw: &mut String,
+    value: &mut String,
+    rest: &str,
+    stops: &[&str],
+    streaming: bool,
+    sink: &mut Sink,
+) -> text::Scan {
+    let scan = text::scan(rest, stops);
+    let upto = match scan {
+        text::Scan::Found { pos, .. } => pos,
+        text::Scan::NotFound { safe } => safe,
+    };
+    let text = &rest[..upto];
     if streaming {
         stream_string(text, sink);
     } else {
         value.push_str(text);
     }
     raw.push_str(text);
+    scan
 }
 
 const CDATA_OPEN: &str = "<![CDATA[";
@@ -404,30 +420,20 @@ impl RegionParser for InvokeRegion {
                     } else {
                         &[close]
                     };
-                    let (upto, found) = match text::scan(rest, stops) {
-                        text::Scan::Found { pos, which } => (pos, Some(which)),
-                        text::Scan::NotFound { .. } if eof => {
-                            return self.truncated(input, i, sink)
+                    let read =
+                        value_text(&mut self.raw, &mut self.value, rest, stops, streaming, sink);
+                    match read {
+                        text::Scan::NotFound { safe } if eof => {
+                            return self.truncated(input, i + safe, sink)
                         }
-                        text::Scan::NotFound { safe } => (safe, None),
-                    };
-                    value_text(
-                        &mut self.raw,
-                        &mut self.value,
-                        &rest[..upto],
-                        streaming,
-                        sink,
-                    );
-                    i += upto;
-                    match found {
-                        None => return Progress::more(i),
-                        Some(1) => {
+                        text::Scan::NotFound { safe } => return Progress::more(i + safe),
+                        text::Scan::Found { pos, which: 1 } => {
                             self.raw.push_str(CDATA_OPEN);
-                            i += CDATA_OPEN.len();
+                            i += pos + CDATA_OPEN.len();
                             self.state = State::Cdata { streaming };
                             continue;
                         }
-                        Some(_) => {}
+                        text::Scan::Found { pos, .. } => i += pos,
                     }
                     self.raw.push_str(close);
                     i += close.len();
@@ -444,26 +450,23 @@ impl RegionParser for InvokeRegion {
                     self.state = State::Body;
                 }
                 State::Cdata { streaming } => {
-                    let (upto, found) = match text::scan(rest, &[CDATA_CLOSE]) {
-                        text::Scan::Found { pos, .. } => (pos, true),
-                        text::Scan::NotFound { .. } if eof => {
-                            return self.truncated(input, i, sink)
-                        }
-                        text::Scan::NotFound { safe } => (safe, false),
-                    };
-                    value_text(
+                    let stops = [CDATA_CLOSE];
+                    let read = value_text(
                         &mut self.raw,
                         &mut self.value,
-                        &rest[..upto],
+                        rest,
+                        &stops,
                         streaming,
                         sink,
                     );
-                    i += upto;
-                    if !found {
-                        return Progress::more(i);
+                    match read {
+                        text::Scan::NotFound { safe } if eof => {
+                            return self.truncated(input, i + safe, sink)
+                        }
+                        text::Scan::NotFound { safe } => return Progress::more(i + safe),
+                        text::Scan::Found { pos, .. } => i += pos + CDATA_CLOSE.len(),
                     }
                     self.raw.push_str(CDATA_CLOSE);
-                    i += CDATA_CLOSE.len();
                     self.state = if streaming {
                         State::StringValue
                     } else {

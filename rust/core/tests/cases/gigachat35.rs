@@ -4,19 +4,13 @@
 
 use serde_json::{json, Value};
 
-use super::{broken, sample, weather_tools, Matrix};
+use super::{broken, sample, weather_tools_and, Matrix};
 
 fn tools() -> Value {
-    let mut tools = weather_tools();
-    let extra = json!([
+    weather_tools_and(json!([
         {"type": "function", "function": {"name": "bash", "parameters": {"type": "object", "properties": {
             "command": {"type": "string"}, "timeout": {"type": "integer"}}}}}
-    ]);
-    tools
-        .as_array_mut()
-        .unwrap()
-        .extend(extra.as_array().unwrap().iter().cloned());
-    tools
+    ]))
 }
 
 pub fn matrix() -> Matrix {

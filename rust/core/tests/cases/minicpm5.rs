@@ -5,23 +5,17 @@
 
 use serde_json::{json, Value};
 
-use super::{broken, sample, weather_tools, Matrix};
+use super::{broken, sample, weather_tools_and, Matrix};
 
 fn tools() -> Value {
-    let mut tools = weather_tools();
-    let extra = json!([
+    weather_tools_and(json!([
         {"type": "function", "function": {"name": "get_forecast", "parameters": {"type": "object", "properties": {
             "city": {"type": "string"}, "date": {"type": "string"}, "unit": {"type": "string"}}}}},
         {"type": "function", "function": {"name": "add_numbers", "parameters": {"type": "object", "properties": {
             "a": {"type": "number"}, "b": {"type": "number"}}}}},
         {"type": "function", "function": {"name": "write_file", "parameters": {"type": "object", "properties": {
             "path": {"type": "string"}, "content": {"type": "string"}, "overwrite": {"type": "boolean"}}}}}
-    ]);
-    tools
-        .as_array_mut()
-        .unwrap()
-        .extend(extra.as_array().unwrap().iter().cloned());
-    tools
+    ]))
 }
 
 pub fn matrix() -> Matrix {

@@ -1,22 +1,16 @@
 //! plamo3 (PLaMo 3). Samples in the shape vLLM's `plamo3` structural tag and parser write (tags
 //! back to back, `<|plamo:constrain|>json<|plamo:msg|>` before the JSON), the `<|plamo:msg|>`-only
-//! form a serving client's test quotes (`read` of `README.md`), and the end-of-turn token.
+//! form a serving client's test quotes (`read` of `README.md`).
 
 use serde_json::{json, Value};
 
-use super::{broken, sample, weather_tools, Matrix};
+use super::{broken, sample, weather_tools_and, Matrix};
 
 fn tools() -> Value {
-    let mut tools = weather_tools();
-    let extra = json!([
+    weather_tools_and(json!([
         {"type": "function", "function": {"name": "read", "parameters": {"type": "object", "properties": {
             "path": {"type": "string"}}}}}
-    ]);
-    tools
-        .as_array_mut()
-        .unwrap()
-        .extend(extra.as_array().unwrap().iter().cloned());
-    tools
+    ]))
 }
 
 pub fn matrix() -> Matrix {
