@@ -10,9 +10,10 @@
 //!
 //! (shown on several lines; the model writes the tags back to back, as vLLM's structural tag
 //! does). `<|plamo:constrain|>json` and `<|plamo:msg|>` before the JSON are each optional (outputs
-//! with only `<|plamo:msg|>` are seen). No tag is a special token: each tokenises into pieces
-//! (`<|plamo:begin_`, `<|plamo:end_`, `:plamo|>`), so tags arrive split anywhere; only the end of
-//! turn, `<|plamo:tag|>`, is one token. Reasoning is `<|plamo:begin_think:plamo|>` ...
+//! with only `<|plamo:msg|>` are seen). No tag is one token: each tokenises into pieces
+//! (`<|plamo:begin_`, `<|plamo:end_`, `:plamo|>`, which vLLM's parser engine keeps from being
+//! dropped as special tokens), so tags arrive split anywhere; the end of turn, `<|plamo:tag|>`,
+//! is one special token. Reasoning is `<|plamo:begin_think:plamo|>` ...
 //! `<|plamo:end_think:plamo|>`, and vLLM starts a completion inside it unless thinking is off.
 //! Read by [`super::sectioned`]'s region, a request and its name tag as one call opener.
 
