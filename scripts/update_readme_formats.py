@@ -44,12 +44,17 @@ LIMITS = {
     "hy_v4": "",
     "deepseek_v4_1": "",
     "apertus": "",
-    "gigachat3": "GigaChat 3.5 not covered",
+    "gigachat3": "GigaChat 3.5's GCML is the `gigachat35` format",
     "lfm2": "a JSON list inside the block and Python sets are malformed; no quote/leading-zero repair",
     "dots": "",
     "iquest_q1": "",
     "granite_20b_fc": "",
     "ernie45": "",
+    "poolside_v1": "special-token flags from a public Laguna renderer's token lookups (no offline vocabulary)",
+    "minicpm5": "XML entities outside CDATA are not decoded (the engines' lxml path decodes them)",
+    "gigachat35": "a trailing `<|message_sep|>` or `</s>` stays content (SGLang strips it)",
+    "plamo3": "a request's tags must be back to back (whitespace between them is not read)",
+    "solar_open2": "the Markdown-fence call opener (```` ```NAME ````) the engines tolerate is not read",
     "beam": "no offline Beam vocabulary (token ids tested on a hand-built one); a typed stop marker in a value ends it in text input",
 }
 

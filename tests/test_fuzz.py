@@ -50,8 +50,8 @@ JSON_ARRAY_FORMATS = {"hermes", "llama3_json", "mistral", "longcat", "hunyuan_a1
                       "qwen3_coder", "apertus", "ernie45", "gigachat3", "granite_20b_fc"}
 EXTRA_FILLERS = {name: ["[", "]", ",", ";"] for name in JSON_ARRAY_FORMATS}
 EXTRA_FILLERS.update({name: ["[", "]", ","] for name in ("pythonic", "lfm2")})
-EXTRA_FILLERS.update({name: ["```"] for name in ("deepseek_v3", "deepseek_v3_1", "kimi_k2")})
-EXTRA_FILLERS.update({name: ["\\n"] for name in ("glm45", "glm47", "hunyuan", "hy_v4")})
+EXTRA_FILLERS.update({name: ["```"] for name in ("deepseek_v3", "deepseek_v3_1", "kimi_k2", "plamo3")})
+EXTRA_FILLERS.update({name: ["\\n"] for name in ("glm45", "glm47", "hunyuan", "hy_v4", "poolside_v1", "solar_open2")})
 EXTRA_FILLERS["step3"] = ["function"]
 SPANS = {
     name: [(opener, "<|message|>") for opener in ("<|start|>", "<|channel|>", "<|constrain|>")]

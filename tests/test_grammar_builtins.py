@@ -288,5 +288,6 @@ README_NO_BUILTIN = [
     "mistral", "beam", "longcat", "hunyuan_a13b", "cohere_command", "glm45", "default", "gemma4",
     "pythonic", "phi4", "jamba", "nemotron_deci", "granite", "xlam", "internlm", "seed_oss", "step3",
     "functiongemma", "hunyuan", "hy_v4", "apertus", "gigachat3", "lfm2", "dots", "iquest_q1",
-    "granite_20b_fc", "ernie45",
+    "granite_20b_fc", "ernie45", "poolside_v1", "minicpm5", "gigachat35", "plamo3",
+    "solar_open2",
 ]  # fmt: skip

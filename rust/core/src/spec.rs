@@ -420,4 +420,6 @@ pub static CHAT_TEMPLATE_MARKUP: &[(&str, &[&str])] = &[
         "llama3_json",
         &["<|start_header_id|>ipython<|end_header_id|>"],
     ),
+    // Laguna's templates write GLM-4.5's call tags inside their own role tags.
+    ("poolside_v1", &["<assistant>", "<available_tools>"]),
 ];

@@ -320,6 +320,7 @@ fn markers_inside_strings() {
         ("deepseek_v3_2", &["</｜DSML｜parameter>"]),
         ("deepseek_v4", &["</｜DSML｜parameter>"]),
         ("deepseek_v4_1", &["</｜DSML｜ parameter>"]),
+        ("gigachat35", &["</｜GCML｜parameter>"]),
         ("minimax_m2", &["</parameter>"]),
         (
             "minimax_m3",
@@ -365,6 +366,19 @@ fn markers_inside_strings() {
             ],
         ),
         ("dots", &["</parameter>"]),
+        (
+            "poolside_v1",
+            &["</arg_value>", "</tool_call>", "<arg_key>", "<tool_call>"],
+        ),
+        (
+            "solar_open2",
+            &[
+                "<|tool_arg:end|>",
+                "<|tool_arg:start|>",
+                "<|tool_call:end|>",
+                "<|tool_call:start|>",
+            ],
+        ),
         (
             "iquest_q1",
             &[

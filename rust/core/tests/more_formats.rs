@@ -1,5 +1,6 @@
-//! seed_oss, step3, functiongemma, hunyuan and hy_v4 beyond the shared matrix: aliases, native
-//! reasoning, special-token input (markers typed as text stay text), rendering, hostile input.
+//! seed_oss, step3, functiongemma, hunyuan, hy_v4, poolside_v1, minicpm5, gigachat35, plamo3 and
+//! solar_open2 beyond the shared matrix: aliases, native reasoning, special-token input (markers
+//! typed as text stay text), rendering, hostile input.
 
 use serde_json::{json, Value};
 use toolwire_core::formats;
@@ -46,6 +47,16 @@ fn aliases_resolve() {
         ("iquest", "iquest_q1"),
         ("spark25", "glm45"),
         ("trinity", "hermes"),
+        ("poolside_v1", "poolside_v1"),
+        ("laguna", "poolside_v1"),
+        ("minicpm5", "minicpm5"),
+        ("minicpm5xml", "minicpm5"),
+        ("gigachat35", "gigachat35"),
+        ("gigachat3.5", "gigachat35"),
+        ("plamo3", "plamo3"),
+        ("solar_open2", "solar_open2"),
+        ("glm53_flash", "glm47"),
+        ("nemotron_v3", "qwen3_coder"),
     ] {
         assert_eq!(formats::lookup(alias).unwrap().syntax.name, name, "{alias}");
     }
@@ -238,6 +249,54 @@ fn special_token_markers_match_by_token_only() {
         json!({"city": "see </arg_value> and <tool_call>"})
     );
     assert!(m.issues.is_empty(), "{:?}", m.issues);
+
+    // Laguna: the call tags are tokens, the argument tags text.
+    let m = token_mode(
+        "poolside_v1",
+        "typed <tool_call> stays text ⟦<tool_call>⟧get_weather\n<arg_key>city</arg_key>\n\
+         <arg_value>see <tool_call> and </tool_call> here</arg_value>\n⟦</tool_call>⟧",
+    );
+    assert_eq!(m.content, "typed <tool_call> stays text ");
+    assert_eq!(
+        arguments(&m, 0),
+        json!({"city": "see <tool_call> and </tool_call> here"})
+    );
+    assert!(m.issues.is_empty(), "{:?}", m.issues);
+
+    // MiniCPM5: `<function`, `</function>`, `<param`, `</param>` are tokens; a typed closing
+    // tag inside a value is text.
+    let m = token_mode(
+        "minicpm5",
+        "typed <function name=\"x\"> stays text ⟦<function⟧ name=\"get_weather\">⟦<param⟧ \
+         name=\"city\">a </param> b⟦</param>⟧⟦<param⟧ name=\"days\">3⟦</param>⟧⟦</function>⟧",
+    );
+    assert_eq!(m.content, "typed <function name=\"x\"> stays text ");
+    assert_eq!(arguments(&m, 0), json!({"city": "a </param> b", "days": 3}));
+    assert!(m.issues.is_empty(), "{:?}", m.issues);
+
+    // GigaChat 3.5: only the `｜GCML｜` prefix is a token; a typed tag is text.
+    let m = token_mode(
+        "gigachat35",
+        "typed <｜GCML｜tool_calls> stays text\n\n<⟦｜GCML｜⟧tool_calls>\n<⟦｜GCML｜⟧invoke name=\"get_weather\">\n\
+         <⟦｜GCML｜⟧parameter name=\"city\" string=\"true\">a</｜GCML｜parameter>b</⟦｜GCML｜⟧parameter>\n\
+         </⟦｜GCML｜⟧invoke>\n</⟦｜GCML｜⟧tool_calls>",
+    );
+    assert_eq!(m.content, "typed <｜GCML｜tool_calls> stays text\n\n");
+    assert_eq!(arguments(&m, 0), json!({"city": "a</｜GCML｜parameter>b"}));
+    assert!(m.issues.is_empty(), "{:?}", m.issues);
+
+    // Solar Open 2: every marker is a token, so typed ones inside a value are text.
+    let m = token_mode(
+        "solar_open2",
+        "typed <|tool_call:start|> stays text ⟦<|tool_call:start|>⟧get_weather\n⟦<|tool_arg:start|>⟧city\
+         ⟦<|tool_arg:value|>⟧ a <|tool_arg:end|><|tool_call:end|>⟦<|tool_arg:end|>⟧\n⟦<|tool_call:end|>⟧",
+    );
+    assert_eq!(m.content, "typed <|tool_call:start|> stays text ");
+    assert_eq!(
+        arguments(&m, 0),
+        json!({"city": " a <|tool_arg:end|><|tool_call:end|>"})
+    );
+    assert!(m.issues.is_empty(), "{:?}", m.issues);
 }
 
 #[test]
@@ -285,6 +344,48 @@ fn render_matches_the_chat_templates() {
          <arg_key:opensource>filters</arg_key:opensource><arg_value:opensource>{\"a\": [1, \"x\"]}</arg_value:opensource>\
          <arg_key:opensource>query</arg_key:opensource><arg_value:opensource>q</arg_value:opensource>\
          </tool_call:opensource></tool_calls:opensource>"
+    );
+    assert_eq!(
+        render("poolside_v1", Some("Sure.")),
+        "Sure.\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Tokyo</arg_value>\n\
+         <arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>\n<tool_call>search\n\
+         <arg_key>filters</arg_key>\n<arg_value>{\"a\": [1, \"x\"]}</arg_value>\n\
+         <arg_key>query</arg_key>\n<arg_value>q</arg_value>\n</tool_call>"
+    );
+    assert_eq!(
+        render("minicpm5", Some("Sure.")),
+        "Sure.\n<function name=\"get_weather\"><param name=\"city\">Tokyo</param>\
+         <param name=\"days\">3</param></function>\n<function name=\"search\">\
+         <param name=\"filters\">{\"a\": [1, \"x\"]}</param>\
+         <param name=\"query\">q</param></function>"
+    );
+    assert_eq!(
+        render("gigachat35", Some("Sure.")),
+        "Sure.\n\n<｜GCML｜tool_calls>\n<｜GCML｜invoke name=\"get_weather\">\n\
+         <｜GCML｜parameter name=\"city\" string=\"true\">Tokyo</｜GCML｜parameter>\n\
+         <｜GCML｜parameter name=\"days\" string=\"false\">3</｜GCML｜parameter>\n</｜GCML｜invoke>\n\
+         <｜GCML｜invoke name=\"search\">\n\
+         <｜GCML｜parameter name=\"filters\" string=\"false\">{\"a\": [1, \"x\"]}</｜GCML｜parameter>\n\
+         <｜GCML｜parameter name=\"query\" string=\"true\">q</｜GCML｜parameter>\n\
+         </｜GCML｜invoke>\n</｜GCML｜tool_calls>"
+    );
+    assert_eq!(
+        render("solar_open2", Some("Sure.")),
+        "Sure.<|tool_call:start|>get_weather\n<|tool_arg:start|>city<|tool_arg:value|>Tokyo<|tool_arg:end|>\n\
+         <|tool_arg:start|>days<|tool_arg:value|>3<|tool_arg:end|>\n<|tool_call:end|>\n\
+         <|tool_call:start|>search\n<|tool_arg:start|>filters<|tool_arg:value|>{\"a\": [1, \"x\"]}<|tool_arg:end|>\n\
+         <|tool_arg:start|>query<|tool_arg:value|>q<|tool_arg:end|>\n<|tool_call:end|>"
+    );
+    assert_eq!(
+        render("plamo3", Some("Sure.")),
+        "Sure.<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|>\
+         <|plamo:begin_tool_name:plamo|>get_weather<|plamo:end_tool_name:plamo|>\
+         <|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>{\"city\":\"Tokyo\",\"days\":3}\
+         <|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|><|plamo:begin_tool_request:plamo|>\
+         <|plamo:begin_tool_name:plamo|>search<|plamo:end_tool_name:plamo|>\
+         <|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>\
+         {\"filters\":{\"a\":[1,\"x\"]},\"query\":\"q\"}\
+         <|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|><|plamo:end_tool_requests:plamo|>"
     );
 }
 
@@ -342,5 +443,39 @@ fn hostile_input_is_linear_and_never_panics() {
         ] {
             let _ = parse(&config, &junk);
         }
+    }
+}
+
+/// The prompt opens reasoning (`<think>` at the end of the generation prompt): the completion
+/// starts inside it, and the call after `</think>` is made.
+#[test]
+fn reasoning_opened_by_the_prompt() {
+    for (format, text) in [
+        (
+            "poolside_v1",
+            "Need Paris.</think>\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>\n",
+        ),
+        (
+            "minicpm5",
+            "\nNeed Paris.\n</think>\n\n<function name=\"get_weather\"><param name=\"city\">Paris</param></function>",
+        ),
+        (
+            "gigachat35",
+            "Need Paris.</think>\n\n<｜GCML｜tool_calls>\n<｜GCML｜invoke name=\"get_weather\">\n\
+             <｜GCML｜parameter name=\"city\" string=\"true\">Paris</｜GCML｜parameter>\n</｜GCML｜invoke>\n</｜GCML｜tool_calls>",
+        ),
+        (
+            "plamo3",
+            "Need Paris.<|plamo:end_think:plamo|><|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|>\
+             <|plamo:begin_tool_name:plamo|>get_weather<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|>\
+             <|plamo:constrain|>json<|plamo:msg|>{\"city\": \"Paris\"}<|plamo:end_tool_arguments:plamo|>\
+             <|plamo:end_tool_request:plamo|><|plamo:end_tool_requests:plamo|>",
+        ),
+    ] {
+        let config = ParserConfig::new(format, tools(), Some("closing_only")).unwrap();
+        let m = parse(&config, text);
+        assert!(m.reasoning.contains("Need Paris."), "{format}: {m:?}");
+        assert_eq!(m.tool_calls.len(), 1, "{format}: {m:?}");
+        assert_eq!(arguments(&m, 0), json!({"city": "Paris"}), "{format}");
     }
 }

@@ -417,10 +417,18 @@ impl<'a> Text<'a> {
     }
 }
 
+/// Whether `piece` is written from `segments[i][at..]` on, holes filling runs of [`is_fill`]
+/// characters. The literal text must write some letter or digit of the piece: holes alone do not
+/// make `<|tool_arg:start|>` out of Phi-4's `'<|' + message.role + '|>'`.
 fn matches_from(piece: &str, segments: &[&str], i: usize, at: usize) -> bool {
+    matches_literally(piece, segments, i, at, false)
+}
+
+fn matches_literally(piece: &str, segments: &[&str], i: usize, at: usize, named: bool) -> bool {
+    let has_alnum = |s: &str| s.chars().any(char::is_alphanumeric);
     let segment = &segments[i][at..];
     if piece.len() <= segment.len() {
-        return segment.starts_with(piece);
+        return segment.starts_with(piece) && (named || has_alnum(piece));
     }
     let Some(rest) = piece.strip_prefix(segment) else {
         return false;
@@ -428,13 +436,14 @@ fn matches_from(piece: &str, segments: &[&str], i: usize, at: usize) -> bool {
     if i + 1 >= segments.len() {
         return false;
     }
+    let named = named || has_alnum(segment);
     let fill = rest
         .char_indices()
         .find(|(_, c)| !is_fill(*c))
         .map_or(rest.len(), |(k, _)| k);
     (0..=fill)
         .filter(|k| rest.is_char_boundary(*k))
-        .any(|k| matches_from(&rest[k..], segments, i + 1, 0))
+        .any(|k| matches_literally(&rest[k..], segments, i + 1, 0, named))
 }
 
 fn reasoning(

@@ -20,6 +20,7 @@ pub const SYNTAX: SectionSyntax = SectionSyntax {
     call_begin: CALL_BEGIN,
     call_end: CALL_END,
     args_begin: SEP,
+    args_preamble: &[],
     header: Header::DeepSeek,
 };
 

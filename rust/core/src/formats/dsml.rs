@@ -153,8 +153,8 @@ fn render_block(block: &str, calls: &[RenderCall], content: Option<&str>) -> Str
     render_tags(DSML, block, calls, content)
 }
 
-/// [`render_block`] with the tag-name prefix `d` (V4.1: `｜DSML｜ `).
-fn render_tags(d: &str, block: &str, calls: &[RenderCall], content: Option<&str>) -> String {
+/// [`render_block`] with the tag-name prefix `d` (V4.1: `｜DSML｜ `; GigaChat 3.5: `｜GCML｜`).
+pub fn render_tags(d: &str, block: &str, calls: &[RenderCall], content: Option<&str>) -> String {
     let mut out = String::from(content.unwrap_or(""));
     if calls.is_empty() {
         return out;

@@ -84,6 +84,12 @@ pub static ENGINE_NAMES: &[EngineNames] = &[
     row("iquest_q1", &["iquest_q1"], &[], &[]),
     row("granite_20b_fc", &[], &["granite-20b-fc"], &[]),
     row("ernie45", &[], &["ernie45"], &[]),
+    row("poolside_v1", &["poolside_v1"], &["poolside_v1"], &[]),
+    row("minicpm5", &["minicpm5"], &["minicpm5"], &[]),
+    row("gigachat35", &["gigachat35"], &[], &[]),
+    row("plamo3", &[], &["plamo3"], &[]),
+    // `solar_open2` in SGLang and vLLM releases after the ones above (Upstage's patch set).
+    row("solar_open2", &[], &[], &[]),
     // Formats other branches are adding (issue 14); each is in NOT_SUPPORTED until it lands.
     row("kimi_k3", &["kimi_k3"], &["kimi_k3"], &["kimi_k3", "kimi-k3"]),
     row("k2_horizon", &["k2_horizon"], &["k2_horizon"], &[]),
@@ -91,13 +97,6 @@ pub static ENGINE_NAMES: &[EngineNames] = &[
     row("muse", &[], &["muse", "musespark1x"], &["muse_spark", "muse_spark_open"]),
     // SGLang's `muse` is its Muse Glimmer detector.
     row("muse_glimmer", &["muse"], &["muse_glimmer"], &["muse_glimmer"]),
-    row("poolside_v1", &["poolside_v1"], &["poolside_v1"], &[]),
-    row("minicpm5", &["minicpm5"], &["minicpm5"], &[]),
-    row("gigachat35", &["gigachat35"], &[], &[]),
-    row("plamo3", &[], &["plamo3"], &[]),
-    row("glm53_flash", &[], &[], &[]),
-    row("solar_open2", &[], &[], &[]),
-    row("nemotron_v3", &[], &[], &[]),
     row("response_template", &["response_template"], &["hf"], &[]),
 ];
 
@@ -108,13 +107,6 @@ pub static NOT_SUPPORTED: &[NotSupported] = &[
     NotSupported { format: "inkling", reason: "typed content-block protocol whose control tokens are not documented" },
     NotSupported { format: "muse", reason: "not examined yet" },
     NotSupported { format: "muse_glimmer", reason: "not examined yet" },
-    NotSupported { format: "poolside_v1", reason: "GLM-4.5 body, but the newline layout around values is unverified" },
-    NotSupported { format: "minicpm5", reason: "bare `<function name=...>` with CDATA and no wrapper: triggering on `<function` misfires on prose" },
-    NotSupported { format: "gigachat35", reason: "not examined yet" },
-    NotSupported { format: "plamo3", reason: "a `<|plamo:constrain|>json<|plamo:msg|>` header kind is not implemented" },
-    NotSupported { format: "glm53_flash", reason: "not examined yet" },
-    NotSupported { format: "solar_open2", reason: "not examined yet" },
-    NotSupported { format: "nemotron_v3", reason: "not examined yet" },
     NotSupported { format: "response_template", reason: "not one wire format: the engines build the parser from a `response_template` grammar each checkpoint ships in its tokenizer config" },
     NotSupported { format: "telechat4", reason: "not examined yet" },
     NotSupported { format: "xingchen4", reason: "not examined yet" },

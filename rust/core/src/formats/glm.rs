@@ -11,7 +11,9 @@
 //! string values are kept exactly (not trimmed, not JSON-parsed even when they look like JSON, no
 //! entity decoding) and stream as they arrive. Every marker, `<think>`/`</think>` included, is an
 //! added special token of the GLM tokenizers (from the families' tokenizer configs as vLLM/SGLang
-//! use them; not verified offline). Calls to unknown tools are returned (and flagged).
+//! use them; not verified offline). Calls to unknown tools are returned (and flagged). GLM-5.3
+//! (and GLM-5.3-Flash, `glm53_flash`) keeps this format with an always-on reasoning header (vLLM
+//! 0.33's `glm47_moe` parser); its prompt opens `<think>`.
 
 use std::sync::Arc;
 
@@ -73,8 +75,8 @@ const GLM47_TEMPLATE: CallTemplate = CallTemplate::new("<tool_call>{name}", "</t
 pub static GLM47: Format = Format {
     syntax: Syntax {
         name: "glm47",
-        aliases: &["glm5", "glm4.7"],
-        families: &["GLM-4.7", "GLM-4.7-Flash", "GLM-5", "GLM-5.1"],
+        aliases: &["glm5", "glm4.7", "glm53_flash", "glm5.3"],
+        families: &["GLM-4.7", "GLM-4.7-Flash", "GLM-5", "GLM-5.1", "GLM-5.3", "GLM-5.3-Flash"],
         description: "<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>, values typed by the tool schema",
         markers: MARKERS,
         triggers: &[Trigger::marker(CALL_START)],
@@ -105,9 +107,14 @@ pub struct GlmTags {
 }
 
 impl GlmTags {
+    /// A key followed straight by its value (`<|tool_arg:start|>K<|tool_arg:value|>V`, no `{ws}`
+    /// in the tags) has the value's opening tag as the key's end, and no value tag.
     pub fn of(syntax: &Syntax) -> Self {
         let params = syntax.arguments.params().copied().unwrap_or(PARAMS);
-        let (key_end, value_start) = params.after_key();
+        let (key_end, value_start) = match params.after_key() {
+            ("", value_start) => (value_start, ""),
+            pair => pair,
+        };
         let section = syntax
             .marker(Role::SectionStart)
             .zip(syntax.marker(Role::SectionEnd))
@@ -486,6 +493,14 @@ impl GlmRegion {
                             return Progress::more(i + safe);
                         }
                     }
+                }
+                State::AfterKey if l.value_start.is_empty() => {
+                    // The key's closing tag opened the value: nothing is skipped.
+                    self.state = if self.call.begin_param(&self.tools, sink) {
+                        State::Value
+                    } else {
+                        State::Recover(IssueKind::MalformedJson, "an argument has no key")
+                    };
                 }
                 State::AfterKey => {
                     let ws = self

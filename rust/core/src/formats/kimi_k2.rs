@@ -22,6 +22,7 @@ const SYNTAX: SectionSyntax = SectionSyntax {
     call_begin: CALL_BEGIN,
     call_end: CALL_END,
     args_begin: ARGS_BEGIN,
+    args_preamble: &[],
     header: Header::KimiId,
 };
 

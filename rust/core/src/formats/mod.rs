@@ -98,6 +98,11 @@ registry! {
     iquest,
     granite_20b_fc,
     ernie45,
+    poolside_v1,
+    minicpm5,
+    gigachat35,
+    plamo3,
+    solar_open2,
 }
 
 /// Find a format by canonical name, alias or engine name (case-insensitive, `-` and `_`

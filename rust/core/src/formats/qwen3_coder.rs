@@ -18,7 +18,9 @@
 //!
 //! The same body is written by Step-3.5 / Step-3.7 (SGLang `step3p5`), Nanbeige, Xiaomi MiMo
 //! (SGLang `mimo`, which also HTML-unescapes values; not done here: values are kept as written)
-//! and read by vLLM's `qwen3_xml` parser; they are aliases of this format.
+//! and read by vLLM's `qwen3_xml` parser; they are aliases of this format. So is `nemotron_v3`,
+//! vLLM 0.33's reasoning-parser name for Nemotron 3 Super, whose `parser/nemotron_v3.py` reuses
+//! the Qwen3 tool-call config.
 //!
 //! Leniency that real outputs need: a missing `</parameter>` before the next `<parameter=`,
 //! `</function>` or `</tool_call>`; a missing `</function>` or `</tool_call>`; several functions
@@ -62,13 +64,14 @@ pub const PARAMS: ParamTags = ParamTags::new("<parameter={key}>", PARAM_END).pad
 pub static SPEC: Format = Format {
     syntax: Syntax {
         name: "qwen3_coder",
-        aliases: &["qwen3_5", "qwen3.5", "qwen3_6", "qwen3.6", "step3.5"],
+        aliases: &["qwen3_5", "qwen3.5", "qwen3_6", "qwen3.6", "step3.5", "nemotron_v3"],
         families: &[
             "Qwen3-Coder",
             "Qwen3-Coder-Next",
             "Qwen3.5",
             "Qwen3.6",
             "Nemotron 3 Nano",
+            "Nemotron 3 Super",
             "Step-3.5",
             "Nanbeige",
             "MiMo",

@@ -1,6 +1,5 @@
-//! Calls inside a section of special-token markers, each call
-//! `CALL_BEGIN header ARGS_BEGIN {json} CALL_END`: the shared body of DeepSeek V3, DeepSeek V3.1
-//! and Kimi K2.
+//! Calls inside a section of markers, each call `CALL_BEGIN header ARGS_BEGIN {json} CALL_END`:
+//! the shared body of DeepSeek V3, DeepSeek V3.1, Kimi K2 and PLaMo 3.
 //!
 //! A region opens at a section begin, at a bare call begin (the section begin was skipped), or at a
 //! stray closing marker (reported, never content). Whitespace between calls is formatting; other
@@ -19,6 +18,8 @@ pub enum Header {
     DeepSeek,
     /// Kimi: the header is the call id `functions.NAME:IDX`, kept as the call's id.
     KimiId,
+    /// PLaMo 3: the header is the function name.
+    Name,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -28,6 +29,9 @@ pub struct SectionSyntax {
     pub call_begin: &'static str,
     pub call_end: &'static str,
     pub args_begin: &'static str,
+    /// Texts that may stand between `args_begin` and the JSON, each skipped where it appears
+    /// (PLaMo 3's `<|plamo:constrain|>json<|plamo:msg|>`); empty for most formats.
+    pub args_preamble: &'static [&'static str],
     pub header: Header,
 }
 
@@ -438,6 +442,15 @@ impl RegionParser for SectionRegion {
                 State::ArgsStart => {
                     i = self.skip_ws_raw(input, i);
                     let rest = &input[i..];
+                    let preamble = self.syntax.args_preamble;
+                    if let Some(k) = text::starts_with_any(rest, preamble) {
+                        self.raw.push_str(preamble[k]);
+                        i += preamble[k].len();
+                        continue;
+                    }
+                    if !eof && !rest.is_empty() && text::is_partial_of_any(rest, preamble) {
+                        return Progress::more(i);
+                    }
                     let Some(c) = rest.chars().next() else {
                         if eof {
                             return self.truncated(input, i, sink);
@@ -609,6 +622,16 @@ impl SectionRegion {
                         State::ArgsStart
                     }
                     None => State::Recover(IssueKind::MissingName, "the call id names no function"),
+                }
+            }
+            Header::Name => {
+                let header = std::mem::take(&mut self.header);
+                match header.trim() {
+                    "" => State::Recover(IssueKind::MissingName, "the call has no name"),
+                    name => {
+                        self.begin_call(name, None, sink);
+                        State::ArgsStart
+                    }
                 }
             }
         }

@@ -53,6 +53,9 @@ pub struct InvokeRegionSpec {
     /// One met inside an invoke ends that invoke, as a missing closing tag.
     pub separators: Vec<String>,
     pub typing: Typing,
+    /// Values may hold XML CDATA sections (`<![CDATA[...]]>`, MiniCPM5): their text is the
+    /// value's, read up to `]]>` whatever tags it holds.
+    pub cdata: bool,
     /// The format's name in issue details.
     pub what: &'static str,
 }
@@ -79,10 +82,40 @@ impl InvokeRegionSpec {
             param_close: ctx.lit(params.close),
             separators: Vec::new(),
             typing: params.typing,
+            cdata: false,
             what,
         }
     }
 }
+
+/// Reads the value's text in `rest` up to the first of `stops` (or all that cannot be the start
+/// of one): streamed as an escaped JSON fragment, or held in `value`. At the end of the output
+/// without a stop, nothing is read (the call is cut).
+fn value_text(
+    raw: &mut String,
+    value: &mut String,
+    rest: &str,
+    stops: &[&str],
+    streaming: bool,
+    sink: &mut Sink,
+) -> text::Scan {
+    let scan = text::scan(rest, stops);
+    let upto = match scan {
+        text::Scan::Found { pos, .. } => pos,
+        text::Scan::NotFound { safe } => safe,
+    };
+    let text = &rest[..upto];
+    if streaming {
+        stream_string(text, sink);
+    } else {
+        value.push_str(text);
+    }
+    raw.push_str(text);
+    scan
+}
+
+const CDATA_OPEN: &str = "<![CDATA[";
+const CDATA_CLOSE: &str = "]]>";
 
 /// For a syntax whose arguments are not XML parameters (none of the invoke formats).
 const DEFAULT_PARAMS: ParamTags = ParamTags::new("<parameter name=\"{key}\">", "</parameter>");
@@ -105,6 +138,8 @@ enum State {
     StringValue,
     /// Any other value, held until its closing tag.
     HeldValue,
+    /// A CDATA section inside a value: streamed (a string value) or held.
+    Cdata { streaming: bool },
     /// The invoke body is one JSON object.
     JsonBody,
     /// A broken invoke: skip to its end (or the block's end) and report it.
@@ -380,22 +415,25 @@ impl RegionParser for InvokeRegion {
                 State::StringValue | State::HeldValue => {
                     let streaming = self.state == State::StringValue;
                     let close = self.spec.param_close.as_str();
-                    let (upto, found) = match text::scan(rest, &[close]) {
-                        text::Scan::Found { pos, .. } => (pos, true),
-                        text::Scan::NotFound { .. } if eof => {
-                            return self.truncated(input, i, sink)
-                        }
-                        text::Scan::NotFound { safe } => (safe, false),
-                    };
-                    if streaming {
-                        stream_string(&rest[..upto], sink);
+                    let stops: &[&str] = if self.spec.cdata {
+                        &[close, CDATA_OPEN]
                     } else {
-                        self.value.push_str(&rest[..upto]);
-                    }
-                    self.raw.push_str(&rest[..upto]);
-                    i += upto;
-                    if !found {
-                        return Progress::more(i);
+                        &[close]
+                    };
+                    let read =
+                        value_text(&mut self.raw, &mut self.value, rest, stops, streaming, sink);
+                    match read {
+                        text::Scan::NotFound { safe } if eof => {
+                            return self.truncated(input, i + safe, sink)
+                        }
+                        text::Scan::NotFound { safe } => return Progress::more(i + safe),
+                        text::Scan::Found { pos, which: 1 } => {
+                            self.raw.push_str(CDATA_OPEN);
+                            i += pos + CDATA_OPEN.len();
+                            self.state = State::Cdata { streaming };
+                            continue;
+                        }
+                        text::Scan::Found { pos, .. } => i += pos,
                     }
                     self.raw.push_str(close);
                     i += close.len();
@@ -410,6 +448,30 @@ impl RegionParser for InvokeRegion {
                         sink.args(&text);
                     }
                     self.state = State::Body;
+                }
+                State::Cdata { streaming } => {
+                    let stops = [CDATA_CLOSE];
+                    let read = value_text(
+                        &mut self.raw,
+                        &mut self.value,
+                        rest,
+                        &stops,
+                        streaming,
+                        sink,
+                    );
+                    match read {
+                        text::Scan::NotFound { safe } if eof => {
+                            return self.truncated(input, i + safe, sink)
+                        }
+                        text::Scan::NotFound { safe } => return Progress::more(i + safe),
+                        text::Scan::Found { pos, .. } => i += pos + CDATA_CLOSE.len(),
+                    }
+                    self.raw.push_str(CDATA_CLOSE);
+                    self.state = if streaming {
+                        State::StringValue
+                    } else {
+                        State::HeldValue
+                    };
                 }
                 State::JsonBody => match self.scanner.scan(rest.as_bytes()) {
                     ScanResult::Complete(n) => {

@@ -97,6 +97,15 @@ pub fn weather_tools() -> Value {
     ])
 }
 
+/// `weather_tools` plus `extra` (an array of tools).
+pub fn weather_tools_and(extra: Value) -> Value {
+    let mut tools = weather_tools();
+    if let (Some(list), Some(more)) = (tools.as_array_mut(), extra.as_array()) {
+        list.extend(more.iter().cloned());
+    }
+    tools
+}
+
 /// `weather_tools` plus the tools the conformance fixtures
 /// (ai-dynamo toolcalling fixtures-batch-v1) call.
 pub fn conformance_tools() -> Value {

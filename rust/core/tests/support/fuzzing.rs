@@ -582,10 +582,10 @@ pub fn extra_fillers(format: &str) -> &'static [&'static str] {
         "pythonic" | "lfm2" => &["[", "]", ","],
         // The closing Markdown fence after DeepSeek V3 arguments (the opening one is in the
         // call's raw text).
-        "deepseek_v3" | "deepseek_v3_1" | "kimi_k2" => &["```"],
+        "deepseek_v3" | "deepseek_v3_1" | "kimi_k2" | "plamo3" => &["```"],
         // GLM-style tags: the two characters `\n` (backslash, n) some deployments show between
         // tags are read as a line break.
-        "glm45" | "glm47" | "hunyuan" | "hy_v4" => &["\\n"],
+        "glm45" | "glm47" | "hunyuan" | "hy_v4" | "poolside_v1" | "solar_open2" => &["\\n"],
         // Step3: the call type written before `<｜tool_sep｜>`.
         "step3" => &["function"],
         _ => &[],

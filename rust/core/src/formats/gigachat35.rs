@@ -1,0 +1,71 @@
+//! Sber GigaChat 3.5 (SGLang `gigachat35`): GCML, DSML's layout under the `｜GCML｜` prefix:
+//!
+//! ```text
+//! <｜GCML｜tool_calls>
+//! <｜GCML｜invoke name="get_weather">
+//! <｜GCML｜parameter name="city" string="true">Москва</｜GCML｜parameter>
+//! <｜GCML｜parameter name="days" string="false">3</｜GCML｜parameter>
+//! </｜GCML｜invoke>
+//! </｜GCML｜tool_calls>
+//! ```
+//!
+//! Several invokes in one block are parallel calls. `string="true"`: the raw string; `false`: a
+//! JSON value, kept as a string when it is not JSON (SGLang's detector). `｜GCML｜`, `<think>` and
+//! `</think>` are special tokens (llama.cpp's GigaChat 3.5 support preserves them); every tag is
+//! several tokens. With reasoning on, the template opens a `<think>` block in the generation
+//! prompt, and the model writes `</think>\n\n` before its content. Read by [`super::xml_invoke`]'s
+//! region, as DSML.
+
+use super::dsml;
+use super::xml_invoke::{InvokeRegion, InvokeRegionSpec};
+use super::Format;
+use crate::render::RenderCall;
+use crate::spec::{
+    ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger, THINK,
+};
+
+const GCML: &str = "｜GCML｜";
+
+const PARAMS: ParamTags = ParamTags::new(
+    "<｜GCML｜parameter name=\"{key}\" string=\"{string}\">",
+    "</｜GCML｜parameter>",
+)
+.string_attribute();
+
+pub static SPEC: Format = Format {
+    syntax: Syntax {
+        name: "gigachat35",
+        aliases: &["gigachat3_5", "gigachat3.5", "gigachat-3.5", "gcml"],
+        families: &["GigaChat 3.5"],
+        description: "GCML: <｜GCML｜tool_calls> with <｜GCML｜invoke name=...> calls and \
+                      <｜GCML｜parameter name=... string=...> values",
+        markers: &[
+            Marker::special(Role::Namespace, GCML),
+            Marker::plain(Role::SectionStart, "<｜GCML｜tool_calls>"),
+            Marker::plain(Role::SectionEnd, "</｜GCML｜tool_calls>"),
+            Marker::plain(Role::CallStart, "<｜GCML｜invoke"),
+            Marker::plain(Role::CallEnd, "</｜GCML｜invoke>"),
+            Marker::plain(Role::ParamStart, "<｜GCML｜parameter"),
+            Marker::plain(Role::ParamEnd, "</｜GCML｜parameter>"),
+            Marker::special(Role::ReasoningStart, "<think>"),
+            Marker::special(Role::ReasoningEnd, "</think>"),
+        ],
+        triggers: &[Trigger::marker("<｜GCML｜tool_calls>")],
+        reasoning: Some(THINK),
+        template: Some(CallTemplate::new(
+            "<｜GCML｜invoke name=\"{name}\">\n",
+            "</｜GCML｜invoke>",
+            "\n",
+        )),
+        arguments: ArgSyntax::XmlParams(PARAMS),
+        layout: Layout::section("<｜GCML｜tool_calls>\n", "\n</｜GCML｜tool_calls>"),
+    },
+    new_region: |ctx| Box::new(InvokeRegion::new(ctx, InvokeRegionSpec::of(ctx, "GCML"))),
+    render,
+};
+
+/// As the GigaChat 3.5 template writes calls (the DeepSeek encoder's layout): `\n\n`, the block,
+/// invokes and parameters one per line; strings raw with `string="true"`, other values as JSON.
+fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+    dsml::render_tags(GCML, "tool_calls", calls, content)
+}
