@@ -127,6 +127,7 @@ impl ParserConfig {
             .iter()
             .filter(|m| m.special_token)
             .map(|m| m.text)
+            .chain(self.spec.syntax.stops.iter().copied())
             .collect();
         match self.reasoning {
             Reasoning::Paired { open, close } => texts.extend([open, close]),
@@ -235,6 +236,9 @@ pub struct StreamParser {
     budget: Option<Budget>,
     /// Where a cut region ends: its call-end, section-end or message-end markers.
     discard_lits: Vec<Cow<'static, str>>,
+    /// The format's stop texts, and those at the end of the input so far, held back.
+    stop_lits: Vec<Cow<'static, str>>,
+    stop_tail: text::StopTail,
 }
 
 impl StreamParser {
@@ -271,6 +275,8 @@ impl StreamParser {
             scan_ids: Vec::new(),
             budget: None,
             discard_lits: Vec::new(),
+            stop_lits: Vec::new(),
+            stop_tail: text::StopTail::default(),
         };
         parser.refresh_trigger_lits();
         parser
@@ -319,6 +325,7 @@ impl StreamParser {
         // A cut region ends at the end of its section where the format has sections (the rest
         // of the section goes with the cut call), else at the end of the call or message.
         let has_sections = spec.markers.iter().any(|m| m.role == Role::SectionEnd);
+        self.stop_lits = spec.stops.iter().map(|s| self.markers.lit_cow(s)).collect();
         self.discard_lits = spec
             .markers
             .iter()
@@ -344,7 +351,7 @@ impl StreamParser {
             Input::Text => {}
             Input::Tokens(_) => return Err(Error::MixedInput),
         }
-        self.pending.push_str(text);
+        self.push_input(text);
         self.pump(false);
         Ok(self.sink.take_deltas())
     }
@@ -406,19 +413,30 @@ impl StreamParser {
                                 }
                             })
                             .collect();
-                        self.pending.push_str(&scrubbed);
+                        self.push_input(&scrubbed);
                     } else {
-                        self.pending.push_str(&text);
+                        self.push_input(&text);
                     }
                 }
                 Piece::Special { text, .. } => match self.markers.sentinel_for(&text) {
                     Some(sentinel) => {
                         let sentinel = sentinel.to_owned();
-                        self.pending.push_str(&sentinel);
+                        self.push_input(&sentinel);
                     }
-                    None => self.pending.push_str(&text),
+                    None => self.push_input(&text),
                 },
             }
+        }
+    }
+
+    /// New input, less any stop texts at its end (held until the output ends, then dropped, or
+    /// until more text arrives and they turn out to be text: see [`Syntax::stops`]).
+    fn push_input(&mut self, text: &str) {
+        if self.stop_lits.is_empty() {
+            self.pending.push_str(text);
+        } else {
+            let released = self.stop_tail.push(text, &self.stop_lits);
+            self.pending.push_str(&released);
         }
     }
 
@@ -430,6 +448,8 @@ impl StreamParser {
             let pieces = decoder.finish();
             self.push_pieces(pieces);
         }
+        let unfinished_stop = self.stop_tail.finish();
+        self.pending.push_str(&unfinished_stop);
         self.pump(true);
         self.finished = true;
         self.sink.finish(finish_reason);

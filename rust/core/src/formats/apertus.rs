@@ -43,6 +43,7 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker(START)],
         reasoning: Some(("<|inner_prefix|>", "<|inner_suffix|>")),
+        stops: &["<|assistant_end|>"],
         template: Some(CallTemplate::new("{\"{name}\": ", "}", ", ")),
         arguments: ArgSyntax::Json,
         layout: Layout::section("<|tools_prefix|>[", "]<|tools_suffix|>"),

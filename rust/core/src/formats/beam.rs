@@ -121,6 +121,7 @@ pub static SPEC: Format = Format {
             Trigger::at_start(harmony::RECIPIENT),
         ],
         reasoning: Some((ANALYSIS_OPEN, END)),
+        stops: &[],
         template: Some(TEMPLATE),
         arguments: ArgSyntax::XmlParams(PARAMS),
         layout: Layout {

@@ -69,6 +69,7 @@ pub static SPEC: Format = Format {
             Trigger::marker(WRAPPERS[4]),
         ],
         reasoning: Some(("<|START_THINKING|>", "<|END_THINKING|>")),
+        stops: &[],
         template: Some(CallTemplate::new(
             "{\"tool_call_id\": \"{index}\", \"tool_name\": \"{name}\", \"parameters\": ",
             "}",

@@ -53,6 +53,7 @@ pub static SPEC: Format = Format {
         markers: MARKERS,
         triggers: TRIGGERS,
         reasoning: Some(("<think>", "</think>")),
+        stops: &["<｜end▁of▁sentence｜>"],
         template: Some(CallTemplate::new("<｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n", "\n```<｜tool▁call▁end｜>", "\n")),
         arguments: ArgSyntax::Json,
         layout: Layout::section(CALLS_BEGIN, CALLS_END),

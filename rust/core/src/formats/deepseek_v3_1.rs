@@ -20,6 +20,7 @@ pub static SPEC: Format = Format {
         markers: MARKERS,
         triggers: TRIGGERS,
         reasoning: Some(("<think>", "</think>")),
+        stops: &["<｜end▁of▁sentence｜>"],
         template: Some(CallTemplate::new("<｜tool▁call▁begin｜>{name}<｜tool▁sep｜>", "<｜tool▁call▁end｜>", "")),
         arguments: ArgSyntax::Json,
         layout: Layout::section(CALLS_BEGIN, CALLS_END),

@@ -25,6 +25,7 @@ pub static SPEC: Format = Format {
             Trigger::at_start("["),
         ],
         reasoning: None,
+        stops: &["<|im_end|>", "<|eot_id|>", "<|eom_id|>", "<|end_of_text|>", "<|endoftext|>", "</s>"],
         template: Some(CallTemplate::JSON_OBJECT),
         arguments: ArgSyntax::Json,
         layout: Layout::section("<TOOLCALL>[", "]</TOOLCALL>"),

@@ -45,6 +45,7 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker(START)],
         reasoning: None,
+        stops: &["<|endofresponse|>", "<|endoftext|>"],
         template: Some(CallTemplate::new(
             "<invoke name=\"{name}\">\n",
             "</invoke>",

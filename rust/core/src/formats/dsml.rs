@@ -76,6 +76,7 @@ pub static DEEPSEEK_V3_2: Format = Format {
             Trigger::marker("<｜DSML｜invoke"),
         ],
         reasoning: Some(("<think>", "</think>")),
+        stops: &["<｜end▁of▁sentence｜>"],
         template: Some(CallTemplate::new(
             "<｜DSML｜invoke name=\"{name}\">\n",
             "</｜DSML｜invoke>",
@@ -133,6 +134,7 @@ pub static DEEPSEEK_V4_1: Format = Format {
             Trigger::marker("<｜DSML｜ invoke"),
         ],
         reasoning: Some(("<think>", "</think>")),
+        stops: &["<｜end▁of▁sentence｜>"],
         template: Some(CallTemplate::new("<｜DSML｜ invoke name=\"{name}\">\n", "</｜DSML｜ invoke>", "\n")),
         arguments: ArgSyntax::XmlParams(PARAMS_V4_1),
         layout: Layout::section("<｜DSML｜ calls>\n", "\n</｜DSML｜ calls>"),

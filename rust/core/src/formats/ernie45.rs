@@ -40,6 +40,7 @@ pub static SPEC: Format = Format {
             Trigger::marker("</response>"),
         ],
         reasoning: Some(("<think>", "</think>")),
+        stops: &["</s>"],
         template: Some(CallTemplate::new("<tool_call>\n{\"name\": \"{name}\", \"arguments\": ", "}\n</tool_call>", "\n")),
         arguments: ArgSyntax::Json,
         layout: Layout::BARE,

@@ -43,6 +43,7 @@ pub static SPEC: Format = Format {
             Trigger::marker("<end_function_call>"),
         ],
         reasoning: None,
+        stops: &["<end_of_turn>", "<eos>"],
         template: Some(CallTemplate::new("<start_function_call>call:{name}", "<end_function_call>", "")),
         arguments: ArgSyntax::Gemma {
             string_delimiter: "<escape>",

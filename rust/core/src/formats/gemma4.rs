@@ -39,6 +39,7 @@ pub static SPEC: Format = Format {
             Trigger::marker(QUOTE),
         ],
         reasoning: Some(("<|channel>", "<channel|>")),
+        stops: &["<turn|>", "<eos>"],
         // The body is not JSON: style `gemma4` (bare keys, `<|"|>` strings) has its own grammar.
         template: Some(CallTemplate::new("<|tool_call>call:{name}", "<tool_call|>", "")),
         arguments: ArgSyntax::Gemma {

@@ -45,6 +45,7 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker(MESSAGE_SEP), Trigger::marker(FUNCTION_CALL)],
         reasoning: None,
+        stops: &["</s>"],
         template: Some(CallTemplate {
             begin:
                 "<|message_sep|>\n\nfunction call<|role_sep|>\n{\"name\": \"{name}\", \"arguments\": ",

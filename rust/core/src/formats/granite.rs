@@ -37,6 +37,7 @@ pub static SPEC: Format = Format {
             Trigger::at_start("["),
         ],
         reasoning: Some(("<think>", "</think>")),
+        stops: &["<|end_of_text|>"],
         template: Some(CallTemplate::JSON_OBJECT),
         arguments: ArgSyntax::Json,
         layout: Layout::section("<|tool_call|>[", "]"),

@@ -30,6 +30,7 @@ pub static SPEC: Format = Format {
         markers: &[Marker::plain(Role::CallStart, START)],
         triggers: &[Trigger::marker(START)],
         reasoning: None,
+        stops: &["<|endoftext|>"],
         template: Some(CallTemplate::new(
             "<function_call> {\"name\": \"{name}\", \"arguments\": ",
             "}",

@@ -71,6 +71,7 @@ pub static SPEC: Format = Format {
         // The analysis message as the reasoning pair, so `closing_only` (the prompt opened
         // `<|channel|>analysis<|message|>`) reads the model's text up to `<|end|>` as reasoning.
         reasoning: Some(("<|channel|>analysis<|message|>", END)),
+        stops: &[],
         template: Some(CallTemplate::new(
             "<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>",
             "<|call|>",

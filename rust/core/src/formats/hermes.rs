@@ -44,6 +44,7 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker("<tool_call>")],
         reasoning: Some(("<think>", "</think>")),
+        stops: &["<|im_end|>", "<|endoftext|>"],
         template: Some(TEMPLATE),
         arguments: ArgSyntax::Json,
         layout: Layout::BARE,

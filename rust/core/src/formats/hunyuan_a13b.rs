@@ -34,6 +34,7 @@ pub static SPEC: Format = Format {
             Trigger::marker("</answer>"),
         ],
         reasoning: Some(("<think>", "</think>")),
+        stops: &["<|eos|>"],
         template: Some(CallTemplate::JSON_OBJECT),
         arguments: ArgSyntax::Json,
         layout: Layout::section("<tool_calls>[", "]</tool_calls>"),

@@ -26,6 +26,7 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker(ACTION_START)],
         reasoning: None,
+        stops: &["<|im_end|>"],
         template: Some(CallTemplate::new("<|action_start|><|plugin|>\n{\"name\": \"{name}\", \"parameters\": ", "}<|action_end|>", "")),
         arguments: ArgSyntax::Json,
         layout: Layout::BARE,

@@ -20,6 +20,7 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker("<tool_calls>")],
         reasoning: None,
+        stops: &[],
         template: Some(CallTemplate::JSON_OBJECT),
         arguments: ArgSyntax::Json,
         layout: Layout::section("<tool_calls>[", "]</tool_calls>"),

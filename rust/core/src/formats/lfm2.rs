@@ -37,6 +37,7 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker(START)],
         reasoning: Some(("<think>", "</think>")),
+        stops: &["<|im_end|>"],
         template: Some(CallTemplate::new("{name}(", ")", ", ")),
         arguments: ArgSyntax::PythonKwargs,
         layout: Layout::section("<|tool_call_start|>[", "]<|tool_call_end|>"),

@@ -19,6 +19,7 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker("<|python_tag|>"), Trigger::at_start("{")],
         reasoning: None,
+        stops: &["<|eot_id|>", "<|end_of_text|>"],
         template: Some(CallTemplate::new("{\"name\": \"{name}\", \"parameters\": ", "}", "; ")),
         arguments: ArgSyntax::Json,
         layout: Layout::section("<|python_tag|>", ""),

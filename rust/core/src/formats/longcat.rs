@@ -31,6 +31,7 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker("<longcat_tool_call>")],
         reasoning: Some(("<longcat_think>", "</longcat_think>")),
+        stops: &["</longcat_s>"],
         template: Some(TEMPLATE),
         arguments: ArgSyntax::Json,
         layout: Layout::BARE,

@@ -46,6 +46,7 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker("<minimax:tool_call>")],
         reasoning: Some(("<think>", "</think>")),
+        stops: &["[e~["],
         template: Some(CallTemplate::new(
             "<invoke name=\"{name}\">\n",
             "</invoke>",

@@ -67,6 +67,7 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker("]<]minimax[>[")],
         reasoning: Some(("<mm:think>", "</mm:think>")),
+        stops: &["[e~["],
         template: Some(CallTemplate::new(
             "]<]minimax[>[<invoke name=\"{name}\">\n",
             "]<]minimax[>[</invoke>",

@@ -28,6 +28,7 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker("<TOOLCALL>")],
         reasoning: Some(("<think>", "</think>")),
+        stops: &["<|eot_id|>", "<|end_of_text|>"],
         template: Some(CallTemplate::JSON_OBJECT),
         arguments: ArgSyntax::Json,
         layout: Layout::section("<TOOLCALL>[", "]</TOOLCALL>"),

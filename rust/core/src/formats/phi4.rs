@@ -18,6 +18,7 @@ pub static SPEC: Format = Format {
         markers: &[Marker::plain(Role::CallStart, "functools")],
         triggers: &[Trigger::soft("functools")],
         reasoning: None,
+        stops: &["<|end|>", "<|endoftext|>"],
         template: Some(CallTemplate::JSON_OBJECT),
         arguments: ArgSyntax::Json,
         layout: Layout::section("functools[", "]"),

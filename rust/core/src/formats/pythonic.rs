@@ -60,6 +60,7 @@ pub static SPEC: Format = Format {
             Trigger::marker(FN_START),
         ],
         reasoning: None,
+        stops: &["<|eot|>", "<|eot_id|>", "<|eom|>"],
         template: Some(CallTemplate::new("{name}(", ")", ", ")),
         arguments: ArgSyntax::PythonKwargs,
         layout: Layout::section("[", "]"),

@@ -97,6 +97,7 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker(CALL_START), Trigger::soft(FUNCTION_START)],
         reasoning: Some(("<think>", "</think>")),
+        stops: &["<|im_end|>", "<|endoftext|>"],
         template: Some(TEMPLATE),
         arguments: ArgSyntax::XmlParams(PARAMS),
         layout: Layout::BARE,
