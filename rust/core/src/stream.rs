@@ -20,6 +20,10 @@ use crate::text::{self, Scan};
 use crate::tools::ToolSet;
 use crate::vocab::{Piece, TokenDecoder, Vocab};
 
+/// Scan ids of what content scanning finds besides triggers.
+const STRAY: usize = usize::MAX;
+const REOPEN: usize = usize::MAX - 1;
+
 /// How reasoning is delimited in the output.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Reasoning {
@@ -30,15 +34,21 @@ pub enum Reasoning {
         open: &'static str,
         close: &'static str,
     },
-    /// The prompt already opened reasoning: text up to `close` is reasoning.
-    ClosingOnly { close: &'static str },
+    /// The prompt already opened reasoning: text up to `close` is reasoning (an `open` the model
+    /// writes again at the start is dropped).
+    ClosingOnly {
+        open: &'static str,
+        close: &'static str,
+    },
 }
 
 impl Reasoning {
     /// How the request's reasoning mode delimits reasoning in this format's output.
     pub fn resolve(syntax: &Syntax, mode: ReasoningMode) -> Self {
         match (mode, mode.delimiters(syntax.reasoning)) {
-            (ReasoningMode::ClosingOnly, Some((_, close))) => Reasoning::ClosingOnly { close },
+            (ReasoningMode::ClosingOnly, Some((open, close))) => {
+                Reasoning::ClosingOnly { open, close }
+            }
             (_, Some((open, close))) => Reasoning::Paired { open, close },
             (_, None) => Reasoning::Off,
         }
@@ -130,8 +140,9 @@ impl ParserConfig {
             .chain(self.spec.syntax.stops.iter().copied())
             .collect();
         match self.reasoning {
-            Reasoning::Paired { open, close } => texts.extend([open, close]),
-            Reasoning::ClosingOnly { close } => texts.push(close),
+            Reasoning::Paired { open, close } | Reasoning::ClosingOnly { open, close } => {
+                texts.extend([open, close])
+            }
             Reasoning::Off => {}
         }
         texts.dedup();
@@ -228,8 +239,8 @@ pub struct StreamParser {
     label_pending: Option<&'static str>,
     /// End markers with no open call: markup, not content (kept in an issue).
     stray_lits: Vec<Cow<'static, str>>,
-    /// What content scanning looks for: triggers valid anywhere, then stray end markers, with
-    /// the trigger index of each (`usize::MAX` for a stray marker).
+    /// What content scanning looks for: triggers valid anywhere, stray end markers, and the
+    /// reasoning opener, with the trigger index of each (`STRAY` and `REOPEN` for the others).
     scan_lits: Vec<Cow<'static, str>>,
     scan_ids: Vec<usize>,
     /// `max_call_bytes` bookkeeping for the open region.
@@ -250,8 +261,7 @@ impl StreamParser {
         let markers = Arc::new(MarkerTable::text());
         let state = match config.reasoning {
             Reasoning::Off => State::Content,
-            Reasoning::Paired { .. } => State::Start,
-            Reasoning::ClosingOnly { .. } => State::Reasoning,
+            Reasoning::Paired { .. } | Reasoning::ClosingOnly { .. } => State::Start,
         };
         let mut sink = Sink::new(ids, config.tools.clone(), markers.clone());
         sink.set_policy(config.tool_choice.clone(), config.parallel_tool_calls);
@@ -316,12 +326,19 @@ impl StreamParser {
         self.scan_ids = anywhere
             .clone()
             .map(|(i, _)| i)
-            .chain(self.stray_lits.iter().map(|_| usize::MAX))
+            .chain(self.stray_lits.iter().map(|_| STRAY))
             .collect();
         self.scan_lits = anywhere
             .map(|(i, _)| self.trigger_lits[i].clone())
             .chain(self.stray_lits.iter().cloned())
             .collect();
+        // A reasoning block may open again after content or calls (`<think>a</think>text
+        // <think>b</think>`), unless the opener is markup the format's regions read (harmony's
+        // `<|channel|>analysis<|message|>` opens a message).
+        if let Some(open) = self.reopen_text() {
+            self.scan_ids.push(REOPEN);
+            self.scan_lits.push(self.markers.lit_cow(open));
+        }
         // A cut region ends at the end of its section where the format has sections (the rest
         // of the section goes with the cut call), else at the end of the call or message.
         let has_sections = spec.markers.iter().any(|m| m.role == Role::SectionEnd);
@@ -336,6 +353,19 @@ impl StreamParser {
             })
             .map(|m| self.markers.lit_cow(m.text))
             .collect();
+    }
+
+    /// The reasoning opener, where a reasoning block may open after the output start.
+    fn reopen_text(&self) -> Option<&'static str> {
+        let open = match self.config.reasoning {
+            Reasoning::Paired { open, .. } | Reasoning::ClosingOnly { open, .. } => open,
+            Reasoning::Off => return None,
+        };
+        let triggers = self.config.spec.syntax.triggers;
+        let read_by_regions = triggers
+            .iter()
+            .any(|t| !t.at_output_start && open.starts_with(t.text));
+        (!read_by_regions).then_some(open)
     }
 
     pub fn config(&self) -> &ParserConfig {
@@ -495,9 +525,13 @@ impl StreamParser {
     }
 
     fn step_start(&mut self, eof: bool) -> bool {
-        let Reasoning::Paired { open, .. } = self.config.reasoning else {
-            self.state = State::Content;
-            return true;
+        let (open, without_opener) = match self.config.reasoning {
+            Reasoning::Paired { open, .. } => (open, State::Content),
+            Reasoning::ClosingOnly { open, .. } => (open, State::Reasoning),
+            Reasoning::Off => {
+                self.state = State::Content;
+                return true;
+            }
         };
         let open_lit = self.markers.lit(open).to_owned();
         let ws = self.pending.skip_ws();
@@ -512,13 +546,13 @@ impl StreamParser {
             self.state = State::Start;
             return false;
         }
-        self.state = State::Content;
+        self.state = without_opener;
         true
     }
 
     fn step_reasoning(&mut self, eof: bool) -> bool {
         let close = match self.config.reasoning {
-            Reasoning::Paired { close, .. } | Reasoning::ClosingOnly { close } => close,
+            Reasoning::Paired { close, .. } | Reasoning::ClosingOnly { close, .. } => close,
             Reasoning::Off => "</think>",
         };
         if let Some(label) = self.label_pending {
@@ -623,7 +657,12 @@ impl StreamParser {
                 let before = self.pending[..pos].to_owned();
                 self.emit_content(&before);
                 self.consume(pos);
-                if which == usize::MAX {
+                if which == REOPEN {
+                    let open = self.reopen_text().unwrap_or_default();
+                    self.consume(self.markers.lit(open).len());
+                    self.label_pending = reasoning_label(&self.config, Some(open));
+                    self.state = State::Reasoning;
+                } else if which == STRAY {
                     let stray = self
                         .stray_lits
                         .iter()

@@ -4,7 +4,7 @@
 
 use toolwire_core::formats;
 use toolwire_core::message::Message;
-use toolwire_core::spec::Syntax;
+use toolwire_core::spec::{Role, Syntax};
 use toolwire_core::stream::{parse, ParserConfig};
 
 use super::{config, shape, stream_chunks};
@@ -119,4 +119,173 @@ fn a_stop_token_is_matched_by_id() {
             );
         }
     }
+}
+
+fn with_reasoning(matrix: &Matrix, mode: &str) -> ParserConfig {
+    let tools = toolwire_core::tools::ToolSet::from_json(&matrix.tools).unwrap();
+    ParserConfig::new(matrix.format, tools, Some(mode)).unwrap()
+}
+
+/// Content, calls and issues: the message less its reasoning.
+fn outside_reasoning(message: &Message) -> impl PartialEq + std::fmt::Debug + Clone {
+    let (content, _, calls, issues) = shape(message);
+    (content, calls, issues)
+}
+
+/// The formats with a native reasoning block, and its delimiters. Harmony and Beam reason in
+/// their own analysis-channel messages, which their region parsers read (their own tests).
+fn reasoning_formats() -> Vec<(Matrix, &'static str, &'static str)> {
+    cases::all()
+        .into_iter()
+        .filter(|m| !["harmony", "beam"].contains(&m.format))
+        .filter_map(|m| syntax(&m).reasoning.map(|(open, close)| (m, open, close)))
+        .collect()
+}
+
+/// Records a mismatch instead of stopping at the first, so one run lists every format's.
+fn expect<A: PartialEq<B> + std::fmt::Debug, B: std::fmt::Debug>(
+    failures: &mut Vec<String>,
+    ctx: String,
+    got: A,
+    want: B,
+) {
+    if got != want {
+        failures.push(format!("{ctx}:\n  got  {got:?}\n  want {want:?}"));
+    }
+}
+
+#[test]
+fn reasoning_is_separated_however_the_block_was_opened() {
+    let mut failures = Vec::new();
+    let formats = reasoning_formats();
+    assert!(formats.len() >= 20, "{} formats", formats.len());
+    for (matrix, open, close) in formats {
+        let plain = config(&matrix);
+        let native = with_reasoning(&matrix, "native");
+        let prompt_opened = with_reasoning(&matrix, "closing_only");
+        for (name, input) in clean_samples(&matrix) {
+            let ctx = format!("{}/{name}", matrix.format);
+            let want = outside_reasoning(&parse(&plain, input));
+            let cases = [
+                (
+                    "output opens",
+                    &native,
+                    format!("{open}Let me think.{close}{input}"),
+                ),
+                (
+                    "prompt opened",
+                    &prompt_opened,
+                    format!("Let me think.{close}{input}"),
+                ),
+                (
+                    "opened again",
+                    &prompt_opened,
+                    format!("{open}Let me think.{close}{input}"),
+                ),
+            ];
+            for (how, config, text) in cases {
+                let message = parse_both(&ctx, config, &text);
+                expect(
+                    &mut failures,
+                    format!("{ctx}: {how}"),
+                    &message.reasoning,
+                    "Let me think.",
+                );
+                expect(
+                    &mut failures,
+                    format!("{ctx}: {how}"),
+                    outside_reasoning(&message),
+                    want.clone(),
+                );
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn reasoning_blocks_interleave_with_content_and_calls() {
+    let mut failures = Vec::new();
+    for (matrix, open, close) in reasoning_formats() {
+        let plain = config(&matrix);
+        let native = with_reasoning(&matrix, "native");
+        let ctx = format!("{}/content", matrix.format);
+        let message = parse_both(&ctx, &native, &format!("{open}a{close}Text.{open}b{close}"));
+        expect(
+            &mut failures,
+            ctx.clone(),
+            shape(&message),
+            ("Text.".into(), "ab".into(), vec![], vec![]),
+        );
+        for (name, input) in clean_samples(&matrix) {
+            let ctx = format!("{}/{name}", matrix.format);
+            let mut want = shape(&parse(&plain, input));
+            want.1 = "ab".into();
+            let text = format!("{open}a{close}{input}{open}b{close}");
+            expect(
+                &mut failures,
+                ctx.clone(),
+                shape(&parse_both(&ctx, &native, &text)),
+                want,
+            );
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Except where the family goes from thinking straight into a call (a `reasoning_exit` marker:
+/// MiniMax M2 opens its calls without closing its reasoning), which its own cases test.
+#[test]
+fn a_call_inside_reasoning_stays_reasoning() {
+    let mut failures = Vec::new();
+    let formats = reasoning_formats().into_iter();
+    for (matrix, open, close) in
+        formats.filter(|(m, ..)| syntax(m).marker(Role::ReasoningExit).is_none())
+    {
+        let native = with_reasoning(&matrix, "native");
+        let prompt_opened = with_reasoning(&matrix, "closing_only");
+        let samples = clean_samples(&matrix).into_iter();
+        for (name, input) in samples.filter(|(_, s)| !s.contains(close)) {
+            let ctx = format!("{}/{name}", matrix.format);
+            for (how, config, text) in [
+                (
+                    "output opens",
+                    &native,
+                    format!("{open}{input}{close}Done."),
+                ),
+                (
+                    "prompt opened",
+                    &prompt_opened,
+                    format!("{input}{close}Done."),
+                ),
+            ] {
+                let message = parse_both(&ctx, config, &text);
+                expect(
+                    &mut failures,
+                    format!("{ctx}: {how}"),
+                    &message.reasoning,
+                    input,
+                );
+                expect(
+                    &mut failures,
+                    format!("{ctx}: {how}"),
+                    &message.content,
+                    "Done.",
+                );
+                expect(
+                    &mut failures,
+                    format!("{ctx}: {how}: calls"),
+                    message.tool_calls.len(),
+                    0,
+                );
+                expect(
+                    &mut failures,
+                    format!("{ctx}: {how}"),
+                    shape(&message).3,
+                    vec![],
+                );
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
