@@ -289,3 +289,57 @@ fn a_call_inside_reasoning_stays_reasoning() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Formats whose values are untyped text (XML parameters typed by the schema): Python spellings
+/// (`None`, `True`, tuples, sets), a number written as a JSON string where the schema allows no
+/// string, and whitespace around a number are typed by the schema. (Gemma's `<|"|>` strings are
+/// typed by the format: a delimited `20` stays a string, as every engine keeps it.)
+#[test]
+fn untyped_values_are_typed_by_the_schema() {
+    use serde_json::json;
+    use toolwire_core::render::RenderCall;
+    use toolwire_core::spec::{ArgSyntax, Typing};
+    let tools = json!([{"type": "function", "function": {"name": "typed", "parameters": {
+        "type": "object", "properties": {
+            "n": {"type": ["integer", "null"]}, "flag": {"type": "boolean"}, "x": {"type": "number"},
+            "tags": {"type": "array"}, "pair": {"type": "array"}, "opt": {"type": ["string", "null"]},
+            "k": {"type": "integer"}, "q": {"type": "number"}}}}}]);
+    let written = json!({"n": "None", "flag": "True", "x": "3.5", "tags": "{'a', 'b'}",
+        "pair": "(1, 'b')", "opt": "null", "k": "\n7\n", "q": "\"2.5\""});
+    let want = json!({"n": null, "flag": true, "x": 3.5, "tags": ["a", "b"], "pair": [1, "b"],
+        "opt": null, "k": 7, "q": 2.5});
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for format in formats::REGISTRY {
+        let ArgSyntax::XmlParams(tags) = format.syntax.arguments else {
+            continue;
+        };
+        if tags.typing != Typing::Schema {
+            continue;
+        }
+        let name = format.syntax.name;
+        let call = RenderCall {
+            name: "typed".into(),
+            arguments: written.clone(),
+            id: None,
+        };
+        let text = (format.render)(&[call], None);
+        let tool_set = toolwire_core::tools::ToolSet::from_json(&tools).unwrap();
+        let config = ParserConfig::new(name, tool_set, None).unwrap();
+        let message = parse_both(name, &config, &text);
+        let got: Vec<serde_json::Value> = message
+            .tool_calls
+            .iter()
+            .map(|c| serde_json::from_str(&c.arguments).unwrap())
+            .collect();
+        expect(
+            &mut failures,
+            format!("{name}: {text:?}"),
+            got,
+            vec![want.clone()],
+        );
+        checked += 1;
+    }
+    assert!(checked >= 12, "{checked} formats");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
