@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::formats;
+use crate::formats::json_calls::{stripped_opener, unwrapped_region};
 use crate::formats::Format;
 use crate::ids::{IdSource, RandomIds};
 use crate::message::{Delta, Message};
@@ -630,6 +631,15 @@ impl StreamParser {
                 self.open_region(i);
                 return true;
             }
+            let bare = rest.chars().next().filter(|c| matches!(c, '[' | '{'));
+            if let (Some(first), Some(opener), None) = (bare, stripped_opener(spec), best) {
+                self.sink.content(&self.pending[..ws]);
+                self.consume(ws);
+                let region = unwrapped_region(&self.config.tools, &self.markers, opener, first);
+                self.state = State::Region(region);
+                self.budget = self.new_budget(1);
+                return true;
+            }
             if !rest.is_empty() {
                 self.at_output_start = false;
             }
@@ -711,8 +721,11 @@ impl StreamParser {
         };
         self.state = State::Region((self.config.spec.new_region)(&ctx));
         // The first window holds the whole trigger: a region parser starts by reading it.
-        let trigger_len = self.trigger_lits[trigger].len();
-        self.budget = self.config.max_call_bytes.map(|limit| {
+        self.budget = self.new_budget(self.trigger_lits[trigger].len());
+    }
+
+    fn new_budget(&self, trigger_len: usize) -> Option<Budget> {
+        self.config.max_call_bytes.map(|limit| {
             let step = (limit / 16).max(1);
             Budget {
                 limit,
@@ -722,7 +735,7 @@ impl StreamParser {
                 quiet_since: 0,
                 events: self.sink.events(),
             }
-        });
+        })
     }
 
     fn step_region(&mut self, mut parser: Box<dyn RegionParser>, eof: bool) -> bool {

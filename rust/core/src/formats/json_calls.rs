@@ -8,8 +8,12 @@
 
 use crate::json::{ScanResult, StringReader, ValueScanner};
 use crate::message::IssueKind;
-use crate::region::{Progress, RegionCtx, RegionParser, Sink, Status};
+use std::sync::Arc;
+
+use crate::region::{MarkerTable, Progress, RegionCtx, RegionParser, Sink, Status};
+use crate::spec::{ArgSyntax, Layout, Syntax, Trigger};
 use crate::text;
+use crate::tools::ToolSet;
 
 #[derive(Debug, Clone, Copy)]
 pub struct CallKeys {
@@ -669,5 +673,85 @@ impl JsonRegion {
             sink.fail_call(IssueKind::Truncated, "output ended inside a call", &raw);
         }
         Progress::done(i)
+    }
+}
+
+/// The syntax the reader of unwrapped calls runs under: a bare object or array at the output
+/// start, soft (JSON that is not a call object is content).
+static UNWRAPPED: Syntax = Syntax {
+    name: "unwrapped_json",
+    aliases: &[],
+    families: &[],
+    description: "JSON call objects whose special-token opener was stripped",
+    markers: &[],
+    triggers: &[Trigger::at_start("["), Trigger::at_start("{")],
+    reasoning: None,
+    stops: &[],
+    template: None,
+    arguments: ArgSyntax::Json,
+    layout: Layout::BARE,
+};
+
+/// The special-token marker a JSON format opens its calls with, when an engine that strips
+/// special tokens would leave its calls as bare JSON that the format's own triggers miss: the
+/// format writes `{"name": ..., "arguments": ...}` call objects (its call template), opens calls
+/// with a special token (its first trigger), and has no trigger of its own at the output start.
+pub fn stripped_opener(syntax: &Syntax) -> Option<&'static str> {
+    let standard_object = syntax
+        .template
+        .is_some_and(|t| t.begin.contains("{\"name\": \"{name}\", \"arguments\": "));
+    if !standard_object || syntax.triggers.iter().any(|t| t.at_output_start) {
+        return None;
+    }
+    let first = syntax.triggers.first()?.text;
+    syntax
+        .markers
+        .iter()
+        .any(|m| m.text == first && m.special_token)
+        .then_some(first)
+}
+
+/// Calls written without `opener` (see [`stripped_opener`]): `{"name": ..., "arguments": ...}`
+/// objects at the output start, in an array or one after another. Each call is returned and reported as
+/// `missing_markers`.
+pub fn unwrapped_region(
+    tools: &Arc<ToolSet>,
+    markers: &MarkerTable,
+    opener: &'static str,
+    first: char,
+) -> Box<dyn RegionParser> {
+    let ctx = RegionCtx {
+        syntax: &UNWRAPPED,
+        tools,
+        markers,
+        trigger: usize::from(first == '{'),
+    };
+    let spec = JsonRegionSpec {
+        consume_trigger: false,
+        payload: if first == '[' {
+            Payload::Array
+        } else {
+            Payload::Sequence
+        },
+        end: None,
+        keys: STANDARD_KEYS,
+    };
+    Box::new(Unwrapped {
+        opener,
+        inner: JsonRegion::new(&ctx, spec),
+    })
+}
+
+struct Unwrapped {
+    opener: &'static str,
+    inner: JsonRegion,
+}
+
+impl RegionParser for Unwrapped {
+    fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
+        sink.set_missing_marker(Some(self.opener));
+        let progress = self.inner.feed(input, eof, sink);
+        sink.set_missing_marker(None);
+        progress
     }
 }

@@ -343,3 +343,49 @@ fn untyped_values_are_typed_by_the_schema() {
     assert!(checked >= 12, "{checked} formats");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// What an engine decoding with `skip_special_tokens=True` leaves of a format whose calls open
+/// with a special token: bare JSON at the output start. The calls come back, each reported as
+/// `missing_markers`.
+#[test]
+fn calls_whose_special_token_wrapper_was_stripped_come_back_reported() {
+    use toolwire_core::formats::json_calls::stripped_opener;
+    let mut failures = Vec::new();
+    let mut formats_checked = Vec::new();
+    for matrix in cases::all() {
+        let syntax = syntax(&matrix);
+        if stripped_opener(syntax).is_none() {
+            continue;
+        }
+        let config = config(&matrix);
+        for (name, input) in clean_samples(&matrix) {
+            let stripped = syntax
+                .markers
+                .iter()
+                .filter(|m| m.special_token)
+                .fold(input.to_owned(), |text, m| text.replace(m.text, ""));
+            let whole = parse(&config, input);
+            let bare = stripped.trim_start().starts_with(['[', '{']);
+            if stripped == input || !bare || whole.tool_calls.is_empty() {
+                continue;
+            }
+            let ctx = format!("{}/{name}: {stripped:?}", matrix.format);
+            let message = parse_both(&ctx, &config, &stripped);
+            let calls = |m: &Message| shape(m).2;
+            expect(&mut failures, ctx.clone(), calls(&message), calls(&whole));
+            let kinds: Vec<_> = message
+                .issues
+                .iter()
+                .map(|i| (i.index, i.kind.as_str()))
+                .collect();
+            let want: Vec<_> = (0..whole.tool_calls.len())
+                .map(|i| (Some(i), "missing_markers"))
+                .collect();
+            expect(&mut failures, ctx, kinds, want);
+            formats_checked.push(matrix.format);
+        }
+    }
+    formats_checked.dedup();
+    assert!(formats_checked.len() >= 3, "{formats_checked:?}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
