@@ -624,9 +624,18 @@ impl JsonRegion {
                     return Progress::done(i);
                 }
                 RegionState::Recover(kind, why) => {
-                    let found = match self.end_lit.as_deref() {
-                        Some(end) => rest.find(end).map(|p| p + end.len()),
-                        None => None,
+                    // The broken call runs to the region's end marker (consumed), or to the next
+                    // call's opening marker (left for the next region), whichever comes first.
+                    let end = self
+                        .end_lit
+                        .as_deref()
+                        .and_then(|end| rest.find(end).map(|p| (p, p + end.len())));
+                    let next = (self.spec.consume_trigger && !self.trigger_lit.is_empty())
+                        .then(|| rest.find(self.trigger_lit.as_str()).map(|p| (p, p)))
+                        .flatten();
+                    let found = match (end, next) {
+                        (Some(e), Some(n)) => Some(if n.0 < e.0 { n.1 } else { e.1 }),
+                        (e, n) => e.or(n).map(|(_, upto)| upto),
                     };
                     match found {
                         Some(n) => {
@@ -642,10 +651,12 @@ impl JsonRegion {
                             return Progress::done(input.len());
                         }
                         None => {
-                            let keep = self
-                                .end_lit
-                                .as_deref()
-                                .map_or(0, |e| text::partial_suffix_len(rest, &[e]));
+                            let mut stops: Vec<&str> =
+                                self.end_lit.iter().map(|e| e.as_str()).collect();
+                            if self.spec.consume_trigger {
+                                stops.push(&self.trigger_lit);
+                            }
+                            let keep = text::partial_suffix_len(rest, &stops);
                             let n = rest.len() - keep;
                             self.take(input, i, i + n);
                             return Progress::more(i + n);

@@ -389,3 +389,152 @@ fn calls_whose_special_token_wrapper_was_stripped_come_back_reported() {
     assert!(formats_checked.len() >= 3, "{formats_checked:?}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The recovery policy (docs/parsing.md), held for every format:
+/// a call whose payload is complete but whose closing markup is missing is returned.
+#[test]
+fn a_complete_call_without_its_closing_markup_is_returned() {
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for matrix in cases::all() {
+        let syntax = syntax(&matrix);
+        let closers: Vec<&str> = syntax
+            .markers
+            .iter()
+            .filter(|m| {
+                matches!(
+                    m.role,
+                    Role::SectionEnd | Role::CallEnd | Role::CallWrapperEnd | Role::FunctionEnd
+                )
+            })
+            .map(|m| m.text)
+            .filter(|t| !t.is_empty())
+            .collect();
+        let Case::Sample {
+            input,
+            expect: want,
+        } = &matrix.one_call
+        else {
+            continue;
+        };
+        let mut cut = input.trim_end();
+        while let Some(rest) = closers.iter().find_map(|c| cut.strip_suffix(c)) {
+            cut = rest.trim_end();
+        }
+        if cut.len() == input.trim_end().len() || !want.issues.is_empty() {
+            continue;
+        }
+        let config = config(&matrix);
+        let ctx = format!(
+            "{}/one_call without {:?}",
+            matrix.format,
+            &input[cut.len()..]
+        );
+        let message = parse_both(&ctx, &config, cut);
+        let whole = parse(&config, input);
+        expect(
+            &mut failures,
+            ctx.clone(),
+            shape(&message).2,
+            shape(&whole).2,
+        );
+        expect(&mut failures, ctx, shape(&message).3, vec![]);
+        checked += 1;
+    }
+    assert!(checked >= 30, "{checked} formats");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A call whose payload is cut or invalid is not returned; its markup is never content; it is an
+/// issue with its raw text; the other calls still come back.
+#[test]
+fn a_broken_call_is_an_issue_and_the_other_calls_come_back() {
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for matrix in cases::all() {
+        let syntax = syntax(&matrix);
+        let config = config(&matrix);
+        let openers: Vec<&str> = syntax
+            .triggers
+            .iter()
+            .filter(|t| !t.soft)
+            .map(|t| t.text)
+            .collect();
+        for (name, case) in [
+            ("truncated", &matrix.truncated),
+            ("malformed", &matrix.malformed),
+        ] {
+            let Case::Sample {
+                input,
+                expect: want,
+            } = case
+            else {
+                continue;
+            };
+            let ctx = format!("{}/{name}", matrix.format);
+            let message = parse(&config, input);
+            for opener in &openers {
+                if message.content.contains(opener) && !input.contains(&format!("`{opener}")) {
+                    failures.push(format!(
+                        "{ctx}: markup {opener:?} in content {:?}",
+                        message.content
+                    ));
+                }
+            }
+            if want.issues.is_empty() {
+                continue;
+            }
+            for issue in &message.issues {
+                if issue.raw.trim().is_empty() && issue.kind.as_str() != "missing_tool_call" {
+                    failures.push(format!(
+                        "{ctx}: {} issue without raw text",
+                        issue.kind.as_str()
+                    ));
+                }
+            }
+            checked += 1;
+        }
+        // A malformed call, then a good one: the good one comes back.
+        let (
+            Case::Sample {
+                input: bad,
+                expect: bad_want,
+            },
+            Case::Sample { input: good, .. },
+        ) = (&matrix.malformed, &matrix.one_call)
+        else {
+            continue;
+        };
+        // Formats that read calls only at the output start (xlam's bare array) have no place
+        // for a call after a broken one.
+        let after_text = parse(&config, &format!("Text.\n{good}"));
+        if bad_want.issues.is_empty() || after_text.tool_calls.is_empty() {
+            continue;
+        }
+        let ctx = format!("{}/malformed then one_call", matrix.format);
+        let both = format!("{bad}\n{good}");
+        let message = parse_both(&ctx, &config, &both);
+        let mut want_calls: Vec<String> = parse(&config, bad)
+            .tool_calls
+            .iter()
+            .map(|c| c.name.clone())
+            .collect();
+        want_calls.extend(
+            parse(&config, good)
+                .tool_calls
+                .iter()
+                .map(|c| c.name.clone()),
+        );
+        let got_calls: Vec<String> = message.tool_calls.iter().map(|c| c.name.clone()).collect();
+        expect(&mut failures, ctx.clone(), got_calls, want_calls);
+        let kinds = |m: &Message| m.issues.iter().map(|i| i.kind.as_str()).collect::<Vec<_>>();
+        expect(
+            &mut failures,
+            ctx,
+            kinds(&message),
+            kinds(&parse(&config, bad)),
+        );
+    }
+    assert!(checked >= 60, "{checked} cases");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
