@@ -5,20 +5,15 @@
 use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
 use super::Format;
 use crate::region::{RegionCtx, RegionParser};
-use crate::render::{self, RenderCall};
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::render::{self};
+use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
         name: "default",
         aliases: &["json"],
-        families: &[
-            "any model emitting bare JSON calls",
-            "Nemotron (<TOOLCALL>)",
-            "Llama 3.x (<|python_tag|>)",
-        ],
-        description:
-            "<TOOLCALL>[...]</TOOLCALL>, <|python_tag|>{...}, or a bare JSON call object/array",
+        families: &["any model emitting bare JSON calls", "Nemotron (<TOOLCALL>)", "Llama 3.x (<|python_tag|>)"],
+        description: "<TOOLCALL>[...]</TOOLCALL>, <|python_tag|>{...}, or a bare JSON call object/array",
         markers: &[
             Marker::plain(Role::CallStart, "<TOOLCALL>"),
             Marker::plain(Role::CallEnd, "</TOOLCALL>"),
@@ -33,21 +28,13 @@ pub static SPEC: Format = Format {
             Trigger::soft("{").confirmed(r#"\{\s*"name"\s*:"#),
             Trigger::soft("[").confirmed(r#"\[\s*\{\s*"name"\s*:"#),
         ],
-        reasoning: None,
-        stops: &[
-            "<|im_end|>",
-            "<|eot_id|>",
-            "<|eom_id|>",
-            "<|end_of_text|>",
-            "<|endoftext|>",
-            "</s>",
-        ],
         template: Some(CallTemplate::JSON_OBJECT),
-        arguments: ArgSyntax::Json,
         layout: Layout::section("<TOOLCALL>[", "]</TOOLCALL>"),
+        stops: &["<|im_end|>", "<|eot_id|>", "<|eom_id|>", "<|end_of_text|>", "<|endoftext|>", "</s>"],
+        ..Syntax::EMPTY
     },
     new_region,
-    render,
+    render: |calls, content| render::content_and_array(calls, content, "<TOOLCALL>", "</TOOLCALL>"),
 };
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
@@ -67,8 +54,4 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
         },
     };
     Box::new(JsonRegion::new(ctx, spec))
-}
-
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    render::content_and_array(calls, content, "<TOOLCALL>", "</TOOLCALL>")
 }

@@ -6,12 +6,12 @@
 //! text while it arrives (buffered only when it precedes the name, or when it is a JSON-encoded
 //! string that must be decoded first).
 
-use crate::json::{ScanResult, StringReader, ValueScanner};
-use crate::message::IssueKind;
 use std::sync::Arc;
 
+use crate::json::{ScanResult, StringReader, ValueScanner};
+use crate::message::IssueKind;
 use crate::region::{MarkerTable, Progress, RegionCtx, RegionParser, Sink, Status};
-use crate::spec::{ArgSyntax, Layout, Syntax, Trigger};
+use crate::spec::{Syntax, Trigger};
 use crate::text;
 use crate::tools::ToolSet;
 
@@ -61,6 +61,12 @@ impl JsonRegionSpec {
             keys: STANDARD_KEYS,
         }
     }
+}
+
+/// The region for a JSON call (or a run of them) after the trigger marker, up to `end`: the
+/// hermes-style blocks.
+pub fn after_marker(ctx: &RegionCtx<'_>, end: Option<&'static str>) -> Box<dyn RegionParser> {
+    Box::new(JsonRegion::new(ctx, JsonRegionSpec::after_marker(end)))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -691,16 +697,9 @@ impl JsonRegion {
 /// start, soft (JSON that is not a call object is content).
 static UNWRAPPED: Syntax = Syntax {
     name: "unwrapped_json",
-    aliases: &[],
-    families: &[],
     description: "JSON call objects whose special-token opener was stripped",
-    markers: &[],
     triggers: &[Trigger::at_start("["), Trigger::at_start("{")],
-    reasoning: None,
-    stops: &[],
-    template: None,
-    arguments: ArgSyntax::Json,
-    layout: Layout::BARE,
+    ..Syntax::EMPTY
 };
 
 /// The special-token marker a JSON format opens its calls with, when an engine that strips

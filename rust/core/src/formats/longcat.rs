@@ -18,8 +18,8 @@
 use super::json_calls::{JsonRegion, JsonRegionSpec};
 use super::Format;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink};
-use crate::render::{self, RenderCall};
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger};
+use crate::render::{self};
+use crate::spec::{ArgSyntax, CallTemplate, Marker, ParamTags, Role, Syntax, Trigger};
 use crate::text;
 
 const TEMPLATE: CallTemplate = CallTemplate::new(
@@ -47,18 +47,15 @@ pub static SPEC: Format = Format {
         reasoning: Some(("<longcat_think>", "</longcat_think>")),
         stops: &["</longcat_s>"],
         template: Some(TEMPLATE),
-        arguments: ArgSyntax::Json,
-        layout: Layout::BARE,
+        ..Syntax::EMPTY
     },
     new_region,
-    render,
+    render: |calls, content| render::with_template(&SPEC.syntax, calls, content),
 };
 
 /// The key/value body's tags, as a syntax the GLM reader takes them from.
 static XML_BODY: Syntax = Syntax {
     name: "longcat_xml",
-    aliases: &[],
-    families: &["LongCat-Flash-Thinking"],
     description: "<longcat_tool_call>NAME<longcat_arg_key>K</longcat_arg_key><longcat_arg_value>V</longcat_arg_value></longcat_tool_call>",
     markers: &[
         Marker::special(Role::CallStart, "<longcat_tool_call>"),
@@ -69,14 +66,11 @@ static XML_BODY: Syntax = Syntax {
         Marker::plain(Role::ValueEnd, "</longcat_arg_value>"),
     ],
     triggers: &[Trigger::marker("<longcat_tool_call>")],
-    reasoning: None,
-    stops: &[],
-    template: None,
     arguments: ArgSyntax::XmlParams(ParamTags::new(
         "<longcat_arg_key>{key}</longcat_arg_key>{ws}<longcat_arg_value>",
         "</longcat_arg_value>",
     )),
-    layout: Layout::BARE,
+    ..Syntax::EMPTY
 };
 
 /// Waits for the first character after the opener, then hands the call to the JSON or the
@@ -92,10 +86,7 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
         syntax: &XML_BODY,
         ..*ctx
     };
-    let json = JsonRegion::new(
-        ctx,
-        JsonRegionSpec::after_marker(Some("</longcat_tool_call>")),
-    );
+    let json = JsonRegion::new(ctx, JsonRegionSpec::after_marker(Some("</longcat_tool_call>")));
     Box::new(LongcatRegion {
         trigger_len: ctx.trigger_lit().len(),
         readers: Some((json, super::glm::new_region(&xml_ctx))),
@@ -122,8 +113,4 @@ impl RegionParser for LongcatRegion {
             None => Progress::done(0),
         }
     }
-}
-
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    render::with_template(&SPEC.syntax, calls, content)
 }
