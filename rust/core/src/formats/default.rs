@@ -12,8 +12,13 @@ pub static SPEC: Format = Format {
     syntax: Syntax {
         name: "default",
         aliases: &["json"],
-        families: &["any model emitting bare JSON calls", "Nemotron (<TOOLCALL>)", "Llama 3.x (<|python_tag|>)"],
-        description: "<TOOLCALL>[...]</TOOLCALL>, <|python_tag|>{...}, or a bare JSON call object/array",
+        families: &[
+            "any model emitting bare JSON calls",
+            "Nemotron (<TOOLCALL>)",
+            "Llama 3.x (<|python_tag|>)",
+        ],
+        description:
+            "<TOOLCALL>[...]</TOOLCALL>, <|python_tag|>{...}, or a bare JSON call object/array",
         markers: &[
             Marker::plain(Role::CallStart, "<TOOLCALL>"),
             Marker::plain(Role::CallEnd, "</TOOLCALL>"),
@@ -30,7 +35,14 @@ pub static SPEC: Format = Format {
         ],
         template: Some(CallTemplate::JSON_OBJECT),
         layout: Layout::section("<TOOLCALL>[", "]</TOOLCALL>"),
-        stops: &["<|im_end|>", "<|eot_id|>", "<|eom_id|>", "<|end_of_text|>", "<|endoftext|>", "</s>"],
+        stops: &[
+            "<|im_end|>",
+            "<|eot_id|>",
+            "<|eom_id|>",
+            "<|end_of_text|>",
+            "<|endoftext|>",
+            "</s>",
+        ],
         ..Syntax::EMPTY
     },
     new_region,

@@ -86,7 +86,10 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
         syntax: &XML_BODY,
         ..*ctx
     };
-    let json = JsonRegion::new(ctx, JsonRegionSpec::after_marker(Some("</longcat_tool_call>")));
+    let json = JsonRegion::new(
+        ctx,
+        JsonRegionSpec::after_marker(Some("</longcat_tool_call>")),
+    );
     Box::new(LongcatRegion {
         trigger_len: ctx.trigger_lit().len(),
         readers: Some((json, super::glm::new_region(&xml_ctx))),
