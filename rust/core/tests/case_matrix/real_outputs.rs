@@ -142,6 +142,10 @@ fn reasoning_formats() -> Vec<(Matrix, &'static str, &'static str)> {
         .collect()
 }
 
+fn no_failures(failures: &[String]) {
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// Records a mismatch instead of stopping at the first, so one run lists every format's.
 fn expect<A: PartialEq<B> + std::fmt::Debug, B: std::fmt::Debug>(
     failures: &mut Vec<String>,
@@ -200,7 +204,7 @@ fn reasoning_is_separated_however_the_block_was_opened() {
             }
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    no_failures(&failures);
 }
 
 #[test]
@@ -230,7 +234,7 @@ fn reasoning_blocks_interleave_with_content_and_calls() {
             );
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    no_failures(&failures);
 }
 
 /// Except where the family goes from thinking straight into a call (a `reasoning_exit` marker:
@@ -287,7 +291,7 @@ fn a_call_inside_reasoning_stays_reasoning() {
             }
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    no_failures(&failures);
 }
 
 /// Formats whose values are untyped text (XML parameters typed by the schema): Python spellings
@@ -341,7 +345,7 @@ fn untyped_values_are_typed_by_the_schema() {
         checked += 1;
     }
     assert!(checked >= 12, "{checked} formats");
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    no_failures(&failures);
 }
 
 /// What an engine decoding with `skip_special_tokens=True` leaves of a format whose calls open
@@ -387,7 +391,7 @@ fn calls_whose_special_token_wrapper_was_stripped_come_back_reported() {
     }
     formats_checked.dedup();
     assert!(formats_checked.len() >= 3, "{formats_checked:?}");
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    no_failures(&failures);
 }
 
 /// The recovery policy (docs/parsing.md), held for every format:
@@ -442,7 +446,7 @@ fn a_complete_call_without_its_closing_markup_is_returned() {
         checked += 1;
     }
     assert!(checked >= 30, "{checked} formats");
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    no_failures(&failures);
 }
 
 /// A call whose payload is cut or invalid is not returned; its markup is never content; it is an
@@ -536,5 +540,5 @@ fn a_broken_call_is_an_issue_and_the_other_calls_come_back() {
         );
     }
     assert!(checked >= 60, "{checked} cases");
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    no_failures(&failures);
 }
