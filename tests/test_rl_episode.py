@@ -213,3 +213,33 @@ def test_tokens_the_grammar_forced_get_loss_zero():
         assert matcher.accept_token(token)
     assert 0 in expected and 1 in expected
     assert ep.sample().loss_mask == [0] * len(prompt) + expected
+
+
+TOOL_CONTENT = "m.content + '\n</tool_response>'"
+TRIMMING = CHATML_HERMES.replace(TOOL_CONTENT, "(m.content | trim) + '\n</tool_response>'")
+QUOTING = CHATML_HERMES.replace(TOOL_CONTENT, "(m.content | tojson) + '\n</tool_response>'")
+
+
+@pytest.mark.parametrize("template, learnt", [(CHATML_HERMES, True), (TRIMMING, False), (QUOTING, False)])
+def test_a_turn_shaped_like_an_earlier_one_gets_what_the_template_renders(template, learnt):
+    """The second episode's envelope comes from the learnt shape (contents and call ids are
+    slots) where the template pastes them as they are; a template that trims or quotes them is
+    not learnt. Either way the ids are the template's rendering of the conversation."""
+    assert TOOL_CONTENT in CHATML_HERMES
+    tok = qwen_hf(template)
+    chat = ChatTokenizer.from_hf(tok)
+    for k, contents in enumerate([[" sunny ", "12:00"], ['"rain"\t', "{\\n} é"]]):
+        ep = Episode(chat, "hermes", TOOLS, id_factory=lambda i, n, k=k: f"ep{k}_{n}_{i}")
+        ep.start([USER])
+        t1 = ep.add_completion(ids_of(tok, hermes_text(CALLS) + "<|im_end|>"))
+        calls = t1.message.tool_calls
+        ep.add_tool_results([{"role": "tool", "tool_call_id": c.id, "content": x} for c, x in zip(calls, contents)])
+        conversation = [
+            USER,
+            {"role": "assistant", "content": "", "tool_calls": [
+                {"id": c.id, "type": "function", "function": {"name": n, "arguments": a}} for c, (n, a) in zip(calls, CALLS)]},
+            *({"role": "tool", "tool_call_id": c.id, "content": x} for c, x in zip(calls, contents)),
+        ]  # fmt: skip
+        assert ep.token_ids == reference_ids(tok, conversation, generation=True)
+    shapes = [v for key, v in chat.envelope_cache(TOOLS).items() if key != "opening"]
+    assert len(shapes) == 1 and bool(shapes[0]) is learnt

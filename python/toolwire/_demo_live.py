@@ -274,17 +274,18 @@ def _qwen() -> tuple[toolwire.Vocab, Any, Any]:
 _QWEN: tuple[toolwire.Vocab, Any, Any] | None = None
 
 
-def random_model(seed: int = 0) -> Any:
-    """The demo's model: a 2-layer Llama with random weights over Qwen's vocabulary."""
+def random_model(seed: int = 0, **config: Any) -> Any:
+    """The demo's model: a 2-layer Llama with random weights over Qwen's vocabulary (``config``:
+    ``LlamaConfig`` fields to change, e.g. a head size an inference engine's kernels support)."""
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(seed)
-    config = LlamaConfig(
+    shape: dict[str, Any] = dict(
         hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
         num_key_value_heads=2, vocab_size=VOCAB_SIZE, max_position_embeddings=1024,
     )  # fmt: skip
-    return LlamaForCausalLM(config).eval()
+    return LlamaForCausalLM(LlamaConfig(**{**shape, **config})).eval()
 
 
 def generation_tag(fmt: str, tools: list[dict[str, Any]]) -> str:

@@ -36,7 +36,9 @@ grammars and :func:`tag_json`), ``literal_values`` (Gemma 4 and Python literal a
 ``xml_values`` (XML parameters), ``calls`` (one tool's call tag), ``confirm`` (text that never
 completes a confirm pattern), ``request`` (:class:`Plan`), ``beam`` (per-turn grammars), ``tokens``
 (markers as token ids, for ``vocab=``), ``tags`` (:func:`structural_tag`, :func:`exclusion_tag`),
-``plans`` (:func:`plan`).
+``plans`` (:func:`plan`); apart from those, ``pieces`` (compiled per-tool grammars, byte-bounded),
+``composed`` (a request's grammar from a per-format scaffold and per-tool pieces, masks equal
+to the whole tag's) and ``composed_batch`` (a batch of them, as ``toolwire.masks.BatchMasker``).
 
 A decode loop that feeds the parser token ids passes the same vocabulary to the plan
 (``grammar.plan(request, fmt, vocab=vocab)``): see ``examples/decode_loop.py``.

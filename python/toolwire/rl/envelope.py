@@ -15,8 +15,10 @@ once from each family's documented turn format.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -143,10 +145,34 @@ def template_envelope(
     assistant: dict[str, Any],
     results: Sequence[dict[str, Any]],
     last_sampled: int | None,
-    cache: dict[str, Any] | None = None,
+    cache: dict[Any, Any] | None = None,
 ) -> Envelope:
     """The envelope for ``results`` after a turn whose OpenAI message is ``assistant`` (see the
-    module doc); ``cache`` keeps what depends only on the tools between calls."""
+    module doc). ``cache`` (one per tool set) keeps what depends only on the tools and on the
+    shape of a turn (:func:`_learn`), so a turn shaped like an earlier one costs no render."""
+    shape = _shape(tok, assistant, results, last_sampled) if cache is not None else None
+    learnt = cache.get(shape) if shape is not None else None
+    if learnt:
+        return encode_pieces(tok, _fill(learnt, _slot_values(assistant, results)))
+    pieces = _pieces(tok, tools, assistant, results, last_sampled, cache)
+    if isinstance(pieces[0], list):
+        ids = [i for p in pieces for i in p]  # type: ignore[union-attr]
+        owners = [k - 1 for k, p in enumerate(pieces) for _ in p]
+        return Envelope(ids, owners, tok.decode(pieces[-1]))  # type: ignore[arg-type]
+    if shape is not None and shape not in cache:
+        cache[shape] = _learn(tok, tools, assistant, results, last_sampled, pieces, cache)  # type: ignore[arg-type]
+    return encode_pieces(tok, pieces)  # type: ignore[arg-type]
+
+
+def _pieces(
+    tok: ChatTokenizer,
+    tools: list[dict[str, Any]] | None,
+    assistant: dict[str, Any],
+    results: Sequence[dict[str, Any]],
+    last_sampled: int | None,
+    cache: dict[Any, Any] | None,
+) -> list[str | list[int]]:
+    """The envelope's pieces from renders: the closing, one per result, the opening."""
     history = [DUMMY_USER, assistant_for_template(assistant, dummy=True)]
     opening = cache.get("opening") if cache is not None else None
     if opening is None:
@@ -161,13 +187,88 @@ def template_envelope(
     turn_start = len(opening) if base[: len(opening)] == opening else 0
     closing, held = _closing(tok, base, turn_start, final[len(base) :], last_sampled)
     bounds = [len(base) + held, *_result_ends(tok, history, tools, results, base, block, held), len(block), len(final)]
-    pieces: list[str | list[int]] = [closing]
-    pieces += [final[a:b] for a, b in itertools.pairwise(bounds)]
-    if isinstance(base, list):
-        ids = [i for p in pieces for i in p]  # type: ignore[union-attr]
-        owners = [k - 1 for k, p in enumerate(pieces) for _ in p]
-        return Envelope(ids, owners, tok.decode(pieces[-1]))  # type: ignore[arg-type]
-    return encode_pieces(tok, pieces)  # type: ignore[arg-type]
+    return [closing, *(final[a:b] for a, b in itertools.pairwise(bounds))]
+
+
+# A learnt envelope is its text pieces with each result's content and each call id replaced by a
+# slot; filling the slots gives the pieces the template renders for those values. A slot is edged
+# with what trimming, escaping or JSON-quoting would change, so a template that does not paste the
+# values as they are loses the edges and is not learnt.
+_EDGE = ' \t"<&\\'
+
+
+def _slot(kind: str, k: int) -> str:
+    return f"{_EDGE}\x1f{kind}{k}\x1f{_EDGE[::-1]}"
+
+
+_SLOT = re.compile(re.escape(_EDGE) + "\x1f(TWC|TWI)(\\d+)\x1f" + re.escape(_EDGE[::-1]))
+
+
+def _shape(tok: ChatTokenizer, assistant: dict[str, Any], results: Sequence[dict[str, Any]], last_sampled: int | None) -> Any:
+    """What an envelope may depend on besides the slotted values; None where it is not learnt
+    (a user message in the results: templates look into user contents, Qwen3's for one)."""
+    calls = [c for c in assistant.get("tool_calls") or [] if c.get("type", "function") == "function"]
+    index = {c["id"]: k for k, c in enumerate(calls)}
+    shaped = []
+    for r in results:
+        if r.get("role") != "tool" or r.get("tool_call_id") not in index or not isinstance(r.get("content"), str):
+            return None
+        rest = tuple(sorted((k, v if isinstance(v, str) else json.dumps(v, sort_keys=True))
+                            for k, v in r.items() if k not in ("content", "tool_call_id")))
+        shaped.append((index[r["tool_call_id"]], rest))
+    stop = last_sampled if last_sampled in tok.stop_ids else None
+    return (tuple(c["function"]["name"] for c in calls), bool(assistant.get("content")),
+            bool(assistant.get("reasoning_content")), tuple(shaped), stop)
+
+
+def _slot_values(assistant: dict[str, Any], results: Sequence[dict[str, Any]]) -> dict[tuple[str, int], str]:
+    calls = [c for c in assistant.get("tool_calls") or [] if c.get("type", "function") == "function"]
+    values = {("TWI", k): c["id"] for k, c in enumerate(calls)}
+    values.update({("TWC", k): r["content"] for k, r in enumerate(results)})
+    return values
+
+
+Learnt = list[list[Any]]
+"""Per piece, its literal texts and its slots (``(kind, k)``) in order."""
+
+
+def _split_slots(pieces: list[str]) -> Learnt:
+    out = []
+    for p in pieces:
+        parts = _SLOT.split(p)  # text, kind, k, text, kind, k, ..., text
+        piece: list[Any] = [parts[0]]
+        for i in range(1, len(parts), 3):
+            piece += [(parts[i], int(parts[i + 1])), parts[i + 2]]
+        out.append(piece)
+    return out
+
+
+def _fill(learnt: Learnt, values: dict[tuple[str, int], str]) -> list[str]:
+    return ["".join(x if isinstance(x, str) else values[x] for x in piece) for piece in learnt]
+
+
+def _learn(
+    tok: ChatTokenizer,
+    tools: list[dict[str, Any]] | None,
+    assistant: dict[str, Any],
+    results: Sequence[dict[str, Any]],
+    last_sampled: int | None,
+    rendered: list[str],
+    cache: dict[Any, Any],
+) -> Learnt | bool:
+    """The slotted pieces for this turn's shape, or False when filling them with this turn's
+    values does not give what the template rendered for them (a template that branches on a
+    content's text is not detected)."""
+    calls = [c for c in assistant.get("tool_calls") or [] if c.get("type", "function") == "function"]
+    renamed = {c["id"]: _slot("TWI", k) for k, c in enumerate(calls)}
+    turn = {**assistant, "tool_calls": [{**c, "id": renamed[c["id"]]} for c in calls]}
+    slotted = [{**r, "tool_call_id": renamed[r["tool_call_id"]], "content": _slot("TWC", k)} for k, r in enumerate(results)]
+    pieces = _pieces(tok, tools, turn, slotted, last_sampled, cache)
+    if not all(isinstance(p, str) for p in pieces):
+        return False
+    learnt = _split_slots(pieces)  # type: ignore[arg-type]
+    # a slot that lost its edges stays in the filled text
+    return learnt if _fill(learnt, _slot_values(assistant, results)) == rendered else False
 
 
 def _result_ends(
@@ -205,16 +306,13 @@ def encode_pieces(tok: ChatTokenizer, pieces: Sequence[str]) -> Envelope:
     """Encode the pieces as one text (ids as the template's own tokenization gives them), each id
     owned by the piece its first byte falls in."""
     ids = tok.encode("".join(pieces))
-    bounds, end = [], 0
-    for p in pieces:
-        end += len(p.encode("utf-8"))
-        bounds.append(end)
-    owners, at, piece = [], 0, 0
-    for i in ids:
-        while piece < len(bounds) - 1 and at >= bounds[piece]:
-            piece += 1
-        owners.append(piece - 1)
-        at += len(tok.vocab.token_bytes(i) or b"")
+    bounds = list(itertools.accumulate(len(p.encode("utf-8")) for p in pieces))
+    starts = [0, *itertools.accumulate(tok.token_lengths(ids))]
+    owners: list[int] = []
+    for k, bound in enumerate(bounds[:-1]):
+        cut = bisect.bisect_left(starts, bound, len(owners), len(ids))
+        owners += [k - 1] * (cut - len(owners))
+    owners += [len(bounds) - 2] * (len(ids) - len(owners))
     return Envelope(ids, owners, pieces[-1])
 
 

@@ -144,7 +144,7 @@ class Episode:
         if envelope not in ("template", "family"):
             raise ToolwireError(f"envelope must be 'template' or 'family', not {envelope!r}")
         self.envelope = envelope
-        self._envelope_cache: dict[str, Any] = {}
+        self._envelope_cache = self.tokenizer.envelope_cache(self.tools)
         self.messages: list[dict[str, Any]] = []
         self.turns: list[Turn] = []
         self._ids: list[int] = []
@@ -326,7 +326,8 @@ class Episode:
         return list(self._ids)
 
     def sample(self) -> Sample:
-        roles = [self.messages[o]["role"] if 0 <= o < len(self.messages) else "assistant" for o in self._owner]
+        role_of = [m["role"] for m in self.messages] + ["assistant"]  # the last: a turn opened, not sampled yet
+        roles = list(map(role_of.__getitem__, self._owner))
         issues = [t.issues for t in self.turns]
         return Sample(
             token_ids=list(self._ids),

@@ -9,6 +9,7 @@ renderer or a bare tiktoken table all serve the same :class:`~toolwire.rl.Episod
 
 from __future__ import annotations
 
+import json
 import re
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -58,6 +59,8 @@ class ChatTokenizer:
         self._render = render
         self.stop_ids = frozenset(stop_ids)
         self.name = name
+        self._envelope_caches: dict[str, dict[Any, Any]] = {}
+        self._bytes: list[bytes] | None = None
 
     @classmethod
     def from_hf(
@@ -93,7 +96,7 @@ class ChatTokenizer:
             stop_ids = stops
         return cls(
             Vocab.from_hf(tokenizer),
-            lambda text: tokenizer.encode(text, add_special_tokens=False),
+            _plain_encoder(tokenizer),
             render=render if template else None,
             stop_ids=stop_ids,
             name=getattr(tokenizer, "name_or_path", None) or type(tokenizer).__name__,
@@ -129,12 +132,45 @@ class ChatTokenizer:
                 ids.extend(self._encode_plain(piece))
         return ids
 
+    def token_bytes(self, token_id: int) -> bytes:
+        return self.vocab.token_bytes(token_id) or b""
+
+    def _table(self) -> list[bytes]:
+        """Each id's bytes by id, made on first use (an episode decodes and measures a few ids
+        per turn; a Python list lookup is cheaper than a call into the vocabulary)."""
+        if self._bytes is None:
+            self._bytes = [self.token_bytes(i) for i in range(len(self.vocab))]
+        return self._bytes
+
+    def token_lengths(self, ids: Sequence[int]) -> list[int]:
+        """The byte length of each id's text."""
+        return list(map(len, self._bytes_of(ids)))
+
+    def _bytes_of(self, ids: Sequence[int]) -> list[bytes]:
+        table = self._table()
+        try:
+            return list(map(table.__getitem__, ids))
+        except IndexError:  # an id past the table (a sparse vocabulary)
+            return [self.token_bytes(i) for i in ids]
+
+    def envelope_cache(self, tools: list[dict[str, Any]] | None) -> dict[Any, Any]:
+        """The envelope cache of episodes with these tools (:func:`toolwire.rl.envelope.template_envelope`),
+        kept for the most recent tool sets."""
+        key = json.dumps(tools or [], sort_keys=True)
+        cache = self._envelope_caches.pop(key, None)
+        if cache is None:
+            cache = {}
+            if len(self._envelope_caches) >= 64:
+                del self._envelope_caches[next(iter(self._envelope_caches))]
+        self._envelope_caches[key] = cache
+        return cache
+
     def token_text(self, token_id: int) -> str:
         return (self.vocab.token_bytes(token_id) or b"").decode("utf-8", "replace")
 
     def decode(self, ids: Sequence[int]) -> str:
         """Text of the ids, special tokens spelled out (bytes joined first: split characters mend)."""
-        return b"".join(self.vocab.token_bytes(i) or b"" for i in ids).decode("utf-8", "replace")
+        return b"".join(self._bytes_of(ids)).decode("utf-8", "replace")
 
     def render(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, add_generation_prompt: bool
@@ -148,6 +184,15 @@ class ChatTokenizer:
     ) -> list[int]:
         out = self.render(messages, tools, add_generation_prompt)
         return self.encode(out) if isinstance(out, str) else list(out)
+
+
+def _plain_encoder(tokenizer: Any) -> Callable[[str], Sequence[int]]:
+    """``tokenizer.encode(text, add_special_tokens=False)``, straight from the Rust backend of a
+    fast tokenizer when it has one (the same ids, without transformers' per-call overhead)."""
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is not None and hasattr(backend, "encode"):
+        return lambda text: backend.encode(text, add_special_tokens=False).ids
+    return lambda text: tokenizer.encode(text, add_special_tokens=False)
 
 
 _WRAPPED: weakref.WeakKeyDictionary[Any, ChatTokenizer] = weakref.WeakKeyDictionary()

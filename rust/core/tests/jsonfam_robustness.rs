@@ -274,3 +274,32 @@ fn aliases_resolve() {
         assert_eq!(config(alias).spec.syntax.name, name, "{alias}");
     }
 }
+
+/// Mistral pre-v11 writes each call's id in the call object; that id, not a made-up one, is the
+/// call's, in the message and in the first delta of the call, however the text is split.
+#[test]
+fn mistral_pre_v11_calls_keep_the_id_the_model_wrote() {
+    let text = "[TOOL_CALLS] [{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}, \"id\": \"a1B2c3D4e\"}, \
+                {\"id\": \"Z9y8X7w6v\", \"name\": \"get_time\", \"arguments\": {}}, {\"name\": \"ping\", \"arguments\": {}}]";
+    let config = config("mistral");
+    for cut in 0..=text.len() {
+        if !text.is_char_boundary(cut) {
+            continue;
+        }
+        let mut s = StreamParser::new(config.clone());
+        let mut deltas = s.feed(&text[..cut]).unwrap();
+        deltas.extend(s.feed(&text[cut..]).unwrap());
+        deltas.extend(s.finish(None).unwrap());
+        let message = s.message();
+        let ids: Vec<&str> = message.tool_calls.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(&ids[..2], ["a1B2c3D4e", "Z9y8X7w6v"], "cut at {cut}");
+        assert!(!ids[2].is_empty() && ids[2] != ids[0] && ids[2] != ids[1]);
+        let streamed: Vec<&str> = deltas
+            .iter()
+            .flat_map(|d| &d.tool_calls)
+            .filter_map(|c| c.id.as_deref())
+            .collect();
+        assert_eq!(streamed, ids, "cut at {cut}");
+        assert!(message.issues.is_empty(), "{:?}", message.issues);
+    }
+}

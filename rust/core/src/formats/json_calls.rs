@@ -77,6 +77,7 @@ enum ObjState {
     Colon,
     Value,
     InName,
+    InId,
     InArgs,
     Skip,
     AfterValue,
@@ -86,6 +87,7 @@ enum ObjState {
 enum KeyRole {
     Name,
     Arguments,
+    Id,
     Other,
 }
 
@@ -99,6 +101,13 @@ pub enum ObjOutcome {
 /// Incremental reader of one call object.
 pub struct JsonCallObject {
     keys: CallKeys,
+    /// Keys whose string value is the model's own call id (Mistral pre-v11's `"id"`). With any,
+    /// the call starts only once the id is read or the object closes, so the id is the call's.
+    id_keys: &'static [&'static str],
+    id: Option<String>,
+    /// The call name, once read; `started`: the sink was told.
+    name: String,
+    started: bool,
     state: ObjState,
     reader: StringReader,
     role: KeyRole,
@@ -114,8 +123,16 @@ pub struct JsonCallObject {
 
 impl JsonCallObject {
     pub fn new(keys: CallKeys, soft: bool) -> Self {
+        Self::with_id_keys(keys, &[], soft)
+    }
+
+    pub fn with_id_keys(keys: CallKeys, id_keys: &'static [&'static str], soft: bool) -> Self {
         Self {
             keys,
+            id_keys,
+            id: None,
+            name: String::new(),
+            started: false,
             state: ObjState::Open,
             reader: StringReader::default(),
             role: KeyRole::Other,
@@ -133,8 +150,25 @@ impl JsonCallObject {
         self.named
     }
 
+    /// A key of the call object was read whole (a soft trigger's object only gets that far when
+    /// its first key is the name or the arguments): cut there, it is a call cut, not content.
+    pub fn has_call_key(&self) -> bool {
+        self.keys_seen > 0
+    }
+
+    /// Tell the sink the call started (with the model's id when read), and pass on the
+    /// arguments held until then.
+    fn start(&mut self, sink: &mut Sink) {
+        self.started = true;
+        sink.start_call(&self.name, self.id.take());
+        if !self.buffering_value && !self.held.is_empty() {
+            let held = std::mem::take(&mut self.held);
+            sink.args(&held);
+        }
+    }
+
     fn emit_args(&mut self, fragment: &str, sink: &mut Sink) {
-        if self.named && !self.buffering_value {
+        if self.started && !self.buffering_value {
             sink.args(fragment);
         } else {
             self.held.push_str(fragment);
@@ -163,7 +197,7 @@ impl JsonCallObject {
             value
         };
         self.held = text;
-        if self.named {
+        if self.started {
             let held = std::mem::take(&mut self.held);
             sink.args(&held);
         }
@@ -237,7 +271,8 @@ impl JsonCallObject {
                         };
                         self.keys_seen += 1;
                         self.named = true;
-                        sink.start_call(&name, None);
+                        self.name = name;
+                        self.start(sink);
                         self.role = KeyRole::Arguments;
                         self.state = ObjState::Colon;
                     }
@@ -255,6 +290,8 @@ impl JsonCallObject {
                             KeyRole::Name
                         } else if self.keys.arguments.contains(&key) {
                             KeyRole::Arguments
+                        } else if self.id_keys.contains(&key) {
+                            KeyRole::Id
                         } else {
                             KeyRole::Other
                         };
@@ -290,6 +327,11 @@ impl JsonCallObject {
                                 ),
                             )
                         }
+                        (KeyRole::Id, b'"') if self.id.is_none() && !self.started => {
+                            i += 1;
+                            self.reader = StringReader::default();
+                            self.state = ObjState::InId;
+                        }
                         (KeyRole::Arguments, c) if !self.saw_arguments => {
                             self.saw_arguments = true;
                             self.buffering_value = !matches!(c, b'{' | b'[');
@@ -311,10 +353,20 @@ impl JsonCallObject {
                             );
                         };
                         self.named = true;
-                        sink.start_call(&name, None);
-                        if !self.buffering_value && !self.held.is_empty() {
-                            let held = std::mem::take(&mut self.held);
-                            sink.args(&held);
+                        self.name = name;
+                        if self.id_keys.is_empty() || self.id.is_some() {
+                            self.start(sink);
+                        }
+                        self.state = ObjState::AfterValue;
+                    }
+                    None => i = bytes.len(),
+                },
+                ObjState::InId => match self.reader.feed(&input[i..]) {
+                    Some(n) => {
+                        i += n;
+                        self.id = self.reader.decoded();
+                        if self.named {
+                            self.start(sink);
                         }
                         self.state = ObjState::AfterValue;
                     }
@@ -380,6 +432,9 @@ impl JsonCallObject {
         if !self.named {
             return self.reject_or(IssueKind::MissingName, "the call has no name");
         }
+        if !self.started {
+            self.start(sink);
+        }
         if !self.saw_arguments {
             sink.args("{}");
         }
@@ -409,6 +464,7 @@ enum RegionState {
 /// A call region whose calls are JSON objects.
 pub struct JsonRegion {
     spec: JsonRegionSpec,
+    id_keys: &'static [&'static str],
     trigger_lit: String,
     end_lit: Option<String>,
     soft: bool,
@@ -428,6 +484,7 @@ impl JsonRegion {
     pub fn new(ctx: &RegionCtx<'_>, spec: JsonRegionSpec) -> Self {
         Self {
             spec,
+            id_keys: &[],
             trigger_lit: ctx.trigger_lit(),
             end_lit: spec.end.map(|e| ctx.lit(e)),
             soft: ctx.soft(),
@@ -439,6 +496,14 @@ impl JsonRegion {
             offset: 0,
             held_ws: text::WsRun::default(),
         }
+    }
+
+    /// Read the string value of these keys as the model's own call id (see
+    /// [`JsonCallObject::with_id_keys`]).
+    pub fn with_id_keys(mut self, id_keys: &'static [&'static str]) -> Self {
+        self.id_keys = id_keys;
+        self.object = JsonCallObject::with_id_keys(self.spec.keys, id_keys, self.soft);
+        self
     }
 
     /// Text a wrapping parser consumed between the trigger and the payload (a header such as
@@ -501,8 +566,9 @@ impl JsonRegion {
                         matches!(self.state, RegionState::BeforeElement { in_array: true });
                     match c {
                         b'{' if self.spec.payload != Payload::Array || in_array => {
-                            self.object = JsonCallObject::new(
+                            self.object = JsonCallObject::with_id_keys(
                                 self.spec.keys,
+                                self.id_keys,
                                 self.soft && self.calls_done == 0,
                             );
                             self.state = RegionState::InObject { in_array };
@@ -676,7 +742,9 @@ impl JsonRegion {
 
 impl JsonRegion {
     fn end_at_eof(&mut self, i: usize, sink: &mut Sink) -> Progress {
-        if self.soft_reject_allowed() {
+        let cut_in_call =
+            matches!(self.state, RegionState::InObject { .. }) && self.object.has_call_key();
+        if self.soft_reject_allowed() && !cut_in_call {
             let text = std::mem::take(&mut self.consumed_all);
             return Progress {
                 consumed: i,

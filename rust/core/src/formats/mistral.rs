@@ -45,6 +45,9 @@ pub static SPEC: Format = Format {
     render,
 };
 
+/// Pre-v11 calls carry the model's id: `{"name": ..., "arguments": ..., "id": "a1b2c3d4e"}`.
+const ID_KEYS: &[&str] = &["id"];
+
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
     let array = JsonRegionSpec {
         consume_trigger: false,
@@ -53,7 +56,7 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
         keys: STANDARD_KEYS,
     };
     if ctx.trigger == 1 {
-        return Box::new(JsonRegion::new(ctx, array));
+        return Box::new(JsonRegion::new(ctx, array).with_id_keys(ID_KEYS));
     }
     Box::new(MistralRegion {
         state: State::Trigger,
@@ -61,7 +64,7 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
         args_lit: ctx.lit("[ARGS]"),
         call_id_lit: ctx.lit("[CALL_ID]"),
         end_lit: ctx.lit("[/TOOL_CALLS]"),
-        array: JsonRegion::new(ctx, array),
+        array: JsonRegion::new(ctx, array).with_id_keys(ID_KEYS),
         name: String::new(),
         call_id: String::new(),
         scanner: ValueScanner::new(),

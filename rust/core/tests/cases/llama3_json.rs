@@ -47,6 +47,8 @@ pub fn matrix() -> Matrix {
                 None,
                 vec![("get_time", json!({"timezone": "UTC"})), ("ping", json!({}))],
             )),
+            ("bare_call_cut_after_the_name_key", broken("{\"name\":", None, vec![], vec!["truncated"])),
+            ("bare_json_cut_before_a_key_is_content", sample("{\"na", Some("{\"na"), vec![])),
             ("bare_json_after_text_is_content", Case::NotApplicable(
                 "llama3 JSON calls start the output; a JSON object after prose is treated as content (covered by plain_content)",
             )),

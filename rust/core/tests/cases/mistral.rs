@@ -36,6 +36,11 @@ pub fn matrix() -> Matrix {
         truncated: broken("[TOOL_CALLS]get_weather[ARGS]{\"location\": \"N", None, vec![], vec!["truncated"]),
         malformed: broken("[TOOL_CALLS]get weather(NYC)", None, vec![], vec!["malformed_json"]),
         more: vec![
+            ("pre_v11_call_with_its_id", sample(
+                "[TOOL_CALLS] [{\"name\": \"get_weather\", \"arguments\": {\"location\": \"NYC\"}, \"id\": \"a1B2c3D4e\"}, {\"id\": \"Z9y8X7w6v\", \"name\": \"get_time\", \"arguments\": {\"timezone\": \"EST\"}}]",
+                None,
+                vec![("get_weather", json!({"location": "NYC"})), ("get_time", json!({"timezone": "EST"}))],
+            )),
             ("bare_array_when_marker_was_skipped", sample(
                 "[{\"name\": \"get_time\", \"arguments\": {\"timezone\": \"CET\"}}]",
                 None,

