@@ -295,9 +295,10 @@ class CallIssue:
     ``kind`` is one of ``malformed_json``, ``truncated``, ``missing_name``, ``unexpected_text``,
     ``unknown_tool``, ``schema_violation``, ``duplicate_call_id``, ``not_allowed_by_tool_choice``,
     ``missing_tool_call``, ``too_large``, ``unchecked_arguments`` (the tool's schema is invalid, so
-    the arguments were not checked). Calls with ``unknown_tool``, ``schema_violation``,
-    ``duplicate_call_id``, ``not_allowed_by_tool_choice`` or ``unchecked_arguments`` are still
-    returned; the others are not.
+    the arguments were not checked), ``missing_markers`` (the call was read without its
+    special-token opener, stripped by ``skip_special_tokens``). Calls with ``unknown_tool``,
+    ``schema_violation``, ``duplicate_call_id``, ``not_allowed_by_tool_choice``,
+    ``unchecked_arguments`` or ``missing_markers`` are still returned; the others are not.
     """
 
     @property

@@ -42,6 +42,10 @@ pub enum IssueKind {
     /// The tool's schema could not be compiled (a non-strict tool; a strict one is refused when
     /// the tools are built), so the call's arguments were not checked (the call is still returned).
     UncheckedArguments,
+    /// The call was read without the format's opening marker, a special token (the engine
+    /// decoded with `skip_special_tokens=True` and stripped it): a bare JSON call object or array
+    /// at the output start. The call is still returned; serve with special tokens kept.
+    MissingMarkers,
 }
 
 impl IssueKind {
@@ -58,6 +62,7 @@ impl IssueKind {
             IssueKind::MissingToolCall => "missing_tool_call",
             IssueKind::TooLarge => "too_large",
             IssueKind::UncheckedArguments => "unchecked_arguments",
+            IssueKind::MissingMarkers => "missing_markers",
         }
     }
 
@@ -70,6 +75,7 @@ impl IssueKind {
                 | IssueKind::DuplicateCallId
                 | IssueKind::NotAllowedByToolChoice
                 | IssueKind::UncheckedArguments
+                | IssueKind::MissingMarkers
         )
     }
 }

@@ -208,6 +208,9 @@ pub struct Sink {
     cut: Option<(usize, Option<usize>)>,
     /// The `too_large` issue whose detail still needs the count of dropped bytes.
     cut_issue: Option<(usize, usize)>,
+    /// While calls are read without the format's opening marker: the marker, for the
+    /// `missing_markers` issue each completed call gets.
+    missing_marker: Option<&'static str>,
 }
 
 impl Sink {
@@ -228,7 +231,13 @@ impl Sink {
             events: 0,
             cut: None,
             cut_issue: None,
+            missing_marker: None,
         }
+    }
+
+    /// The calls completed from here on were written without `marker` (`None`: with it).
+    pub fn set_missing_marker(&mut self, marker: Option<&'static str>) {
+        self.missing_marker = marker;
     }
 
     /// How many times the sink was given content, reasoning, or a call start, end or failure:
@@ -422,6 +431,13 @@ impl Sink {
         if record.model_id && repeated {
             let detail = format!("call id {:?} is used twice in one message", record.call.id);
             self.push_issue(Some(index), IssueKind::DuplicateCallId, detail, raw);
+        }
+        if let Some(marker) = self.missing_marker {
+            let detail = format!(
+                "the call was written without its opening marker {marker} (a special token: \
+                 decode with skip_special_tokens=False)"
+            );
+            self.push_issue(Some(index), IssueKind::MissingMarkers, detail, raw);
         }
         self.check_against_tools(index, raw);
         self.check_against_choice(index, raw);

@@ -386,7 +386,9 @@ fn allowed(spec: &Value) -> Result<ToolChoice> {
 /// | `"auto"`, `"optional"` | `Optional` | as `Native` | an optional native block (also on per-turn formats) |
 /// | `"closing_only"`, `"enabled"` | `ClosingOnly` | the prompt opened the block; the output starts inside it | the same |
 ///
-/// A format without native reasoning delimiters uses `<think>` / `</think>`.
+/// A format without native reasoning delimiters uses `<think>` / `</think>`. With any mode but
+/// `Unset` and `Off`, a block may also open again later in the output (after content or calls);
+/// a call written inside a block is reasoning, never a call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ReasoningMode {
     #[default]

@@ -338,6 +338,12 @@ pub struct Syntax {
     /// Native reasoning delimiters, e.g. `<think>` / `</think>`; serialised as `{"start", "end"}`.
     #[serde(serialize_with = "start_end")]
     pub reasoning: Option<(&'static str, &'static str)>,
+    /// The texts that end the family's turn: the end-of-sequence and end-of-turn tokens of its
+    /// tokenizer and chat template (`<|im_end|>`, `<｜end▁of▁sentence｜>`). An engine that keeps
+    /// its stop text in the output passes one at the very end; there it is not content and the
+    /// parser drops it (with any whitespace after it). Anywhere else it is what the model wrote.
+    /// A text the format reads as a marker (harmony's `<|return|>`) is not listed here.
+    pub stops: &'static [&'static str],
     pub template: Option<CallTemplate>,
     pub arguments: ArgSyntax,
     /// Section, content and reasoning blocks around the calls, for structural tags.
@@ -357,6 +363,7 @@ impl Syntax {
         markers: &[],
         triggers: &[],
         reasoning: None,
+        stops: &[],
         template: None,
         arguments: ArgSyntax::Json,
         layout: Layout::BARE,

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::formats;
+use crate::formats::json_calls::{stripped_opener, unwrapped_region};
 use crate::formats::Format;
 use crate::ids::{IdSource, RandomIds};
 use crate::message::{Delta, Message};
@@ -19,6 +20,10 @@ use crate::spec::{Role, Syntax};
 use crate::text::{self, Scan};
 use crate::tools::ToolSet;
 use crate::vocab::{Piece, TokenDecoder, Vocab};
+
+/// Scan ids of what content scanning finds besides triggers.
+const STRAY: usize = usize::MAX;
+const REOPEN: usize = usize::MAX - 1;
 
 /// How reasoning is delimited in the output.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,15 +35,21 @@ pub enum Reasoning {
         open: &'static str,
         close: &'static str,
     },
-    /// The prompt already opened reasoning: text up to `close` is reasoning.
-    ClosingOnly { close: &'static str },
+    /// The prompt already opened reasoning: text up to `close` is reasoning (an `open` the model
+    /// writes again at the start is dropped).
+    ClosingOnly {
+        open: &'static str,
+        close: &'static str,
+    },
 }
 
 impl Reasoning {
     /// How the request's reasoning mode delimits reasoning in this format's output.
     pub fn resolve(syntax: &Syntax, mode: ReasoningMode) -> Self {
         match (mode, mode.delimiters(syntax.reasoning)) {
-            (ReasoningMode::ClosingOnly, Some((_, close))) => Reasoning::ClosingOnly { close },
+            (ReasoningMode::ClosingOnly, Some((open, close))) => {
+                Reasoning::ClosingOnly { open, close }
+            }
             (_, Some((open, close))) => Reasoning::Paired { open, close },
             (_, None) => Reasoning::Off,
         }
@@ -127,10 +138,12 @@ impl ParserConfig {
             .iter()
             .filter(|m| m.special_token)
             .map(|m| m.text)
+            .chain(self.spec.syntax.stops.iter().copied())
             .collect();
         match self.reasoning {
-            Reasoning::Paired { open, close } => texts.extend([open, close]),
-            Reasoning::ClosingOnly { close } => texts.push(close),
+            Reasoning::Paired { open, close } | Reasoning::ClosingOnly { open, close } => {
+                texts.extend([open, close])
+            }
             Reasoning::Off => {}
         }
         texts.dedup();
@@ -227,14 +240,17 @@ pub struct StreamParser {
     label_pending: Option<&'static str>,
     /// End markers with no open call: markup, not content (kept in an issue).
     stray_lits: Vec<Cow<'static, str>>,
-    /// What content scanning looks for: triggers valid anywhere, then stray end markers, with
-    /// the trigger index of each (`usize::MAX` for a stray marker).
+    /// What content scanning looks for: triggers valid anywhere, stray end markers, and the
+    /// reasoning opener, with the trigger index of each (`STRAY` and `REOPEN` for the others).
     scan_lits: Vec<Cow<'static, str>>,
     scan_ids: Vec<usize>,
     /// `max_call_bytes` bookkeeping for the open region.
     budget: Option<Budget>,
     /// Where a cut region ends: its call-end, section-end or message-end markers.
     discard_lits: Vec<Cow<'static, str>>,
+    /// The format's stop texts, and those at the end of the input so far, held back.
+    stop_lits: Vec<Cow<'static, str>>,
+    stop_tail: text::StopTail,
 }
 
 impl StreamParser {
@@ -246,8 +262,7 @@ impl StreamParser {
         let markers = Arc::new(MarkerTable::text());
         let state = match config.reasoning {
             Reasoning::Off => State::Content,
-            Reasoning::Paired { .. } => State::Start,
-            Reasoning::ClosingOnly { .. } => State::Reasoning,
+            Reasoning::Paired { .. } | Reasoning::ClosingOnly { .. } => State::Start,
         };
         let mut sink = Sink::new(ids, config.tools.clone(), markers.clone());
         sink.set_policy(config.tool_choice.clone(), config.parallel_tool_calls);
@@ -271,6 +286,8 @@ impl StreamParser {
             scan_ids: Vec::new(),
             budget: None,
             discard_lits: Vec::new(),
+            stop_lits: Vec::new(),
+            stop_tail: text::StopTail::default(),
         };
         parser.refresh_trigger_lits();
         parser
@@ -310,15 +327,23 @@ impl StreamParser {
         self.scan_ids = anywhere
             .clone()
             .map(|(i, _)| i)
-            .chain(self.stray_lits.iter().map(|_| usize::MAX))
+            .chain(self.stray_lits.iter().map(|_| STRAY))
             .collect();
         self.scan_lits = anywhere
             .map(|(i, _)| self.trigger_lits[i].clone())
             .chain(self.stray_lits.iter().cloned())
             .collect();
+        // A reasoning block may open again after content or calls (`<think>a</think>text
+        // <think>b</think>`), unless the opener is markup the format's regions read (harmony's
+        // `<|channel|>analysis<|message|>` opens a message).
+        if let Some(open) = self.reopen_text() {
+            self.scan_ids.push(REOPEN);
+            self.scan_lits.push(self.markers.lit_cow(open));
+        }
         // A cut region ends at the end of its section where the format has sections (the rest
         // of the section goes with the cut call), else at the end of the call or message.
         let has_sections = spec.markers.iter().any(|m| m.role == Role::SectionEnd);
+        self.stop_lits = spec.stops.iter().map(|s| self.markers.lit_cow(s)).collect();
         self.discard_lits = spec
             .markers
             .iter()
@@ -329,6 +354,19 @@ impl StreamParser {
             })
             .map(|m| self.markers.lit_cow(m.text))
             .collect();
+    }
+
+    /// The reasoning opener, where a reasoning block may open after the output start.
+    fn reopen_text(&self) -> Option<&'static str> {
+        let open = match self.config.reasoning {
+            Reasoning::Paired { open, .. } | Reasoning::ClosingOnly { open, .. } => open,
+            Reasoning::Off => return None,
+        };
+        let triggers = self.config.spec.syntax.triggers;
+        let read_by_regions = triggers
+            .iter()
+            .any(|t| !t.at_output_start && open.starts_with(t.text));
+        (!read_by_regions).then_some(open)
     }
 
     pub fn config(&self) -> &ParserConfig {
@@ -344,7 +382,7 @@ impl StreamParser {
             Input::Text => {}
             Input::Tokens(_) => return Err(Error::MixedInput),
         }
-        self.pending.push_str(text);
+        self.push_input(text);
         self.pump(false);
         Ok(self.sink.take_deltas())
     }
@@ -406,19 +444,30 @@ impl StreamParser {
                                 }
                             })
                             .collect();
-                        self.pending.push_str(&scrubbed);
+                        self.push_input(&scrubbed);
                     } else {
-                        self.pending.push_str(&text);
+                        self.push_input(&text);
                     }
                 }
                 Piece::Special { text, .. } => match self.markers.sentinel_for(&text) {
                     Some(sentinel) => {
                         let sentinel = sentinel.to_owned();
-                        self.pending.push_str(&sentinel);
+                        self.push_input(&sentinel);
                     }
-                    None => self.pending.push_str(&text),
+                    None => self.push_input(&text),
                 },
             }
+        }
+    }
+
+    /// New input, less any stop texts at its end (held until the output ends, then dropped, or
+    /// until more text arrives and they turn out to be text: see [`Syntax::stops`]).
+    fn push_input(&mut self, text: &str) {
+        if self.stop_lits.is_empty() {
+            self.pending.push_str(text);
+        } else {
+            let released = self.stop_tail.push(text, &self.stop_lits);
+            self.pending.push_str(&released);
         }
     }
 
@@ -430,6 +479,8 @@ impl StreamParser {
             let pieces = decoder.finish();
             self.push_pieces(pieces);
         }
+        let unfinished_stop = self.stop_tail.finish();
+        self.pending.push_str(&unfinished_stop);
         self.pump(true);
         self.finished = true;
         self.sink.finish(finish_reason);
@@ -475,9 +526,13 @@ impl StreamParser {
     }
 
     fn step_start(&mut self, eof: bool) -> bool {
-        let Reasoning::Paired { open, .. } = self.config.reasoning else {
-            self.state = State::Content;
-            return true;
+        let (open, without_opener) = match self.config.reasoning {
+            Reasoning::Paired { open, .. } => (open, State::Content),
+            Reasoning::ClosingOnly { open, .. } => (open, State::Reasoning),
+            Reasoning::Off => {
+                self.state = State::Content;
+                return true;
+            }
         };
         let open_lit = self.markers.lit(open).to_owned();
         let ws = self.pending.skip_ws();
@@ -492,13 +547,13 @@ impl StreamParser {
             self.state = State::Start;
             return false;
         }
-        self.state = State::Content;
+        self.state = without_opener;
         true
     }
 
     fn step_reasoning(&mut self, eof: bool) -> bool {
         let close = match self.config.reasoning {
-            Reasoning::Paired { close, .. } | Reasoning::ClosingOnly { close } => close,
+            Reasoning::Paired { close, .. } | Reasoning::ClosingOnly { close, .. } => close,
             Reasoning::Off => "</think>",
         };
         if let Some(label) = self.label_pending {
@@ -576,6 +631,15 @@ impl StreamParser {
                 self.open_region(i);
                 return true;
             }
+            let bare = rest.chars().next().filter(|c| matches!(c, '[' | '{'));
+            if let (Some(first), Some(opener), None) = (bare, stripped_opener(spec), best) {
+                self.sink.content(&self.pending[..ws]);
+                self.consume(ws);
+                let region = unwrapped_region(&self.config.tools, &self.markers, opener, first);
+                self.state = State::Region(region);
+                self.budget = self.new_budget(1);
+                return true;
+            }
             if !rest.is_empty() {
                 self.at_output_start = false;
             }
@@ -603,7 +667,12 @@ impl StreamParser {
                 let before = self.pending[..pos].to_owned();
                 self.emit_content(&before);
                 self.consume(pos);
-                if which == usize::MAX {
+                if which == REOPEN {
+                    let open = self.reopen_text().unwrap_or_default();
+                    self.consume(self.markers.lit(open).len());
+                    self.label_pending = reasoning_label(&self.config, Some(open));
+                    self.state = State::Reasoning;
+                } else if which == STRAY {
                     let stray = self
                         .stray_lits
                         .iter()
@@ -652,8 +721,11 @@ impl StreamParser {
         };
         self.state = State::Region((self.config.spec.new_region)(&ctx));
         // The first window holds the whole trigger: a region parser starts by reading it.
-        let trigger_len = self.trigger_lits[trigger].len();
-        self.budget = self.config.max_call_bytes.map(|limit| {
+        self.budget = self.new_budget(self.trigger_lits[trigger].len());
+    }
+
+    fn new_budget(&self, trigger_len: usize) -> Option<Budget> {
+        self.config.max_call_bytes.map(|limit| {
             let step = (limit / 16).max(1);
             Budget {
                 limit,
@@ -663,7 +735,7 @@ impl StreamParser {
                 quiet_since: 0,
                 events: self.sink.events(),
             }
-        });
+        })
     }
 
     fn step_region(&mut self, mut parser: Box<dyn RegionParser>, eof: bool) -> bool {

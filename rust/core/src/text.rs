@@ -144,6 +144,81 @@ impl WsRun {
     }
 }
 
+/// The format's stop texts (end-of-turn and end-of-sequence tokens) at the end of what has
+/// arrived so far, held back until later text shows they were not the end of the output (they
+/// are then text like any other) or the output ends (they are then dropped).
+///
+/// A held run is a stop text followed by stop texts and whitespace, maybe ending in the start of
+/// a stop text; or only the start of one. The scan resumes where the last one stopped, so a
+/// long run of stop texts stays linear.
+#[derive(Debug, Default)]
+pub struct StopTail {
+    held: String,
+    /// `held` begins with a complete stop text.
+    in_run: bool,
+    /// How far into `held` the scan has read.
+    scanned: usize,
+}
+
+impl StopTail {
+    /// Append `new`; returns the text before the run still held.
+    pub fn push<S: AsRef<str>>(&mut self, new: &str, stops: &[S]) -> String {
+        self.held.push_str(new);
+        let s = self.held.as_str();
+        let mut run_start = self.in_run.then_some(0);
+        let mut at = self.scanned;
+        loop {
+            if run_start.is_some() {
+                let rest = &s[at..];
+                match rest.chars().next() {
+                    None => break,
+                    Some(c) if c.is_whitespace() => {
+                        at += c.len_utf8();
+                        continue;
+                    }
+                    _ => {}
+                }
+                if let Some(which) = starts_with_any(rest, stops) {
+                    at += stops[which].as_ref().len();
+                    continue;
+                }
+                if is_partial_of_any(rest, stops) {
+                    break;
+                }
+                run_start = None;
+            }
+            match find_any(&s[at..], stops) {
+                Some((pos, which)) => {
+                    run_start = Some(at + pos);
+                    at += pos + stops[which].as_ref().len();
+                }
+                None => {
+                    at = s.len() - partial_suffix_len(&s[at..], stops);
+                    break;
+                }
+            }
+        }
+        let split = run_start.unwrap_or(at);
+        self.in_run = run_start.is_some();
+        self.scanned = at - split;
+        let rest = self.held.split_off(split);
+        std::mem::replace(&mut self.held, rest)
+    }
+
+    /// The output ended: nothing when what is held is a run of stop texts (whitespace after them
+    /// included), else the held text (the start of a stop text that never completed).
+    pub fn finish(&mut self) -> String {
+        let held = std::mem::take(&mut self.held);
+        let whole_run = self.in_run && self.scanned == held.len();
+        *self = Self::default();
+        if whole_run {
+            String::new()
+        } else {
+            held
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,5 +265,26 @@ mod tests {
             partial_suffix_len("x<｜tool", &["<｜tool▁calls▁begin｜>"]),
             "<｜tool".len()
         );
+    }
+
+    #[test]
+    fn holds_stop_texts_only_at_the_end() {
+        let stops = ["<|im_end|>", "</s>"];
+        let run = |chunks: &[&str]| {
+            let mut tail = StopTail::default();
+            let mut out: String = chunks.iter().map(|c| tail.push(c, &stops)).collect();
+            out.push_str(&tail.finish());
+            out
+        };
+        assert_eq!(run(&["Hello<|im_end|>"]), "Hello");
+        assert_eq!(run(&["Hello", "<|im", "_end|>", "\n", "</s>\n"]), "Hello");
+        assert_eq!(run(&["a<|im_end|>b"]), "a<|im_end|>b");
+        assert_eq!(run(&["a<|im_e", "nd|>", " b"]), "a<|im_end|> b");
+        assert_eq!(run(&["a\n<|im_end|>"]), "a\n");
+        assert_eq!(run(&["a<|im_end|><|im"]), "a<|im_end|><|im");
+        assert_eq!(run(&["a<", "/s"]), "a</s");
+        let mut tail = StopTail::default();
+        assert_eq!(tail.push("a<|im_end|>\n", &stops), "a");
+        assert_eq!(tail.push("x", &stops), "<|im_end|>\nx");
     }
 }

@@ -8,8 +8,11 @@
 //! - a string-only parameter stays a string, verbatim (no trimming, `null` included);
 //! - otherwise the value (trimmed) is read as the first type of the schema it fits: null,
 //!   integer, number, boolean, object/array (JSON, or a Python literal such as
-//!   `{'a': True, 'b': None}`); numbers keep their literal digits, so big integers stay exact;
-//! - a value that fits none of its types is kept as a string (never an error).
+//!   `{'a': True, 'b': None}`; tuples and sets are arrays); numbers keep their literal digits,
+//!   so big integers stay exact;
+//! - a value that fits none of its types is kept as a string (never an error);
+//! - where the schema allows no string, a value written as a JSON string (`"5"`) is read inside
+//!   its quotes.
 //!
 //! When the schema also allows strings, only exact JSON spellings count as another type (`1`
 //! is an integer, but `1.0`, `True` or `{'a': 1}` stay strings), since the text is then a valid
@@ -180,6 +183,12 @@ pub fn typed_json_as(raw: &str, types: TypeSet) -> String {
     // With strings allowed, the text is already a valid value: only exact JSON spellings of the
     // other types are read as those types.
     let exact = types.has(TypeSet::STRING);
+    // Without, a value the model quoted as a JSON string (`"5"` for a number) is read inside
+    // its quotes.
+    let unquoted = (!exact && t.len() >= 2 && t.starts_with('"'))
+        .then(|| serde_json::from_str::<String>(t).ok())
+        .flatten();
+    let t = unquoted.as_deref().map_or(t, str::trim);
     let is_null = if exact {
         types.has(TypeSet::NULL) && t == "null"
     } else {
@@ -373,7 +382,13 @@ const MAX_LITERAL_DEPTH: usize = 100;
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Frame {
     List(u8),
-    Dict,
+    /// Where its `{` is in the output, and where its first key begins there (a `{` whose first
+    /// key is followed by `,` or `}` is a set, written as an array).
+    Dict {
+        open_at: usize,
+        keys: usize,
+        numeric_key: bool,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -385,8 +400,8 @@ enum Want {
     CommaOrClose,
 }
 
-/// Convert a Python literal (dict, list, tuple, str, int, float, True/False/None; JSON spellings
-/// also accepted) to JSON text. Iterative, with a nesting limit: `None` when the text is not such
+/// Convert a Python literal (dict, list, tuple, set, str, int, float, True/False/None; JSON
+/// spellings also accepted) to JSON text; tuples and sets become arrays. Iterative, with a nesting limit: `None` when the text is not such
 /// a literal or nests deeper than the limit.
 pub fn python_literal_to_json(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
@@ -406,13 +421,17 @@ pub fn python_literal_to_json(text: &str) -> Option<String> {
         }
         let closes = match stack.last() {
             Some(Frame::List(close)) => b == *close,
-            Some(Frame::Dict) => b == b'}',
+            Some(Frame::Dict { .. }) => b == b'}',
             None => false,
         };
         match want {
             Want::ValueOrClose | Want::KeyOrClose | Want::CommaOrClose if closes => {
-                stack.pop();
-                out.push(if b == b'}' { '}' } else { ']' });
+                let frame = stack.pop();
+                out.push(if matches!(frame, Some(Frame::Dict { .. })) {
+                    '}'
+                } else {
+                    ']'
+                });
                 i += 1;
             }
             Want::CommaOrClose => {
@@ -422,12 +441,32 @@ pub fn python_literal_to_json(text: &str) -> Option<String> {
                 i += 1;
                 // The comma is written when the next element starts (a trailing comma is legal).
                 want = match stack.last() {
-                    Some(Frame::Dict) => Want::KeyOrClose,
+                    Some(Frame::Dict { .. }) => Want::KeyOrClose,
                     _ => Want::ValueOrClose,
                 };
                 continue;
             }
             Want::Colon => {
+                if let (b',' | b'}', Some(frame)) = (b, stack.last_mut()) {
+                    let Frame::Dict {
+                        open_at,
+                        keys: 1,
+                        numeric_key,
+                    } = *frame
+                    else {
+                        return None;
+                    };
+                    let first_key_at = open_at + 1;
+                    // A set: `{` becomes `[`, and a number read as a key is a number again.
+                    out.replace_range(open_at..open_at + 1, "[");
+                    if numeric_key {
+                        out.pop();
+                        out.remove(first_key_at);
+                    }
+                    *frame = Frame::List(b'}');
+                    want = Want::CommaOrClose;
+                    continue;
+                }
                 if b != b':' {
                     return None;
                 }
@@ -439,6 +478,13 @@ pub fn python_literal_to_json(text: &str) -> Option<String> {
             Want::KeyOrClose => {
                 if !out.ends_with('{') {
                     out.push(',');
+                }
+                if let Some(Frame::Dict {
+                    keys, numeric_key, ..
+                }) = stack.last_mut()
+                {
+                    *keys += 1;
+                    *numeric_key = !matches!(b, b'\'' | b'"');
                 }
                 match b {
                     b'\'' | b'"' => i = python_string(text, i, &mut out)?,
@@ -463,8 +509,13 @@ pub fn python_literal_to_json(text: &str) -> Option<String> {
                         if stack.len() >= MAX_LITERAL_DEPTH {
                             return None;
                         }
+                        let dict = Frame::Dict {
+                            open_at: out.len(),
+                            keys: 0,
+                            numeric_key: false,
+                        };
                         let (frame, next) = match b {
-                            b'{' => (Frame::Dict, Want::KeyOrClose),
+                            b'{' => (dict, Want::KeyOrClose),
                             b'[' => (Frame::List(b']'), Want::ValueOrClose),
                             _ => (Frame::List(b')'), Want::ValueOrClose),
                         };
@@ -787,6 +838,15 @@ mod tests {
             ("['x', 'y',]", &a, "[\"x\",\"y\"]"),
             ("[]", &a, "[]"),
             ("('a',)", &a, "[\"a\"]"),
+            ("{'a', 'b'}", &a, "[\"a\",\"b\"]"),
+            ("\"5\"", &i, "5"),
+            (" \"2.5\" ", &n, "2.5"),
+            ("\"true\"", &b, "true"),
+            ("\"5\"", &str_or_int, "\"\\\"5\\\"\""),
+            ("\"x\"", &i, "\"\\\"x\\\"\""),
+            ("{1, -2.5,}", &a, "[1,-2.5]"),
+            ("{'a': {1}}", &o, "{\"a\":[1]}"),
+            ("{'a': 1, 'b'}", &o, "\"{'a': 1, 'b'}\""),
             ("[1, [2, [3]]]", &a, "[1,[2,[3]]]"),
             ("[1, 2", &a, "\"[1, 2\""),
             ("{\"a\": 1}", &a, "\"{\\\"a\\\": 1}\""),
@@ -847,6 +907,7 @@ mod tests {
     #[test]
     fn python_literals_convert_or_refuse() {
         let ok: &[(&str, &str)] = &[
+            ("{'a'}", "[\"a\"]"),
             ("{'a': 'b'}", "{\"a\":\"b\"}"),
             ("'\\x41\\u00e9\\n\\t\\101'", "\"Aé\\n\\tA\""),
             ("[True, False, None]", "[true,false,null]"),
@@ -868,7 +929,7 @@ mod tests {
             "",
             "[",
             "]",
-            "{'a'}",
+            "{'a':}",
             "{'a': 1,,}",
             "[1 2]",
             "'open",

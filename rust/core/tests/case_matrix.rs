@@ -3,6 +3,8 @@
 //! with the final message.
 
 mod cases;
+#[path = "case_matrix/real_outputs.rs"]
+mod real_outputs;
 
 use proptest::prelude::*;
 use serde_json::Value;

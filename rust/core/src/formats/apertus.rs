@@ -44,6 +44,7 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker(START)],
         reasoning: Some(("<|inner_prefix|>", "<|inner_suffix|>")),
+        stops: &["<|assistant_end|>"],
         template: Some(CallTemplate::new("{\"{name}\": ", "}", ", ")),
         layout: Layout::section(BLOCK.0, BLOCK.1),
         ..Syntax::EMPTY

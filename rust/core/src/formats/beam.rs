@@ -114,8 +114,10 @@ pub static SPEC: Format = Format {
             Trigger::marker(CALL),
             Trigger::marker(RETURN),
             Trigger::at_start(harmony::RECIPIENT),
+            Trigger::at_start(harmony::ROLE),
         ],
         reasoning: Some((ANALYSIS_OPEN, END)),
+        stops: &[],
         template: Some(TEMPLATE),
         arguments: ArgSyntax::XmlParams(PARAMS),
         layout: Layout {

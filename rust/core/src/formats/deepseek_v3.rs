@@ -60,6 +60,7 @@ pub static SPEC: Format = Format {
         families: &["DeepSeek-V3", "DeepSeek-V3-0324", "DeepSeek-R1", "DeepSeek-R1-0528"],
         description: "<｜tool▁calls▁begin｜>, then per call <｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME and a ```json fenced object, <｜tool▁call▁end｜>",
         template: Some(CallTemplate::new("<｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n", "\n```<｜tool▁call▁end｜>", "\n")),
+        stops: &["<｜end▁of▁sentence｜>"],
         ..FAMILY
     },
     new_region: |ctx| Box::new(SectionRegion::new(ctx, SYNTAX)),

@@ -15,6 +15,7 @@ pub static SPEC: Format = Format {
         families: &["DeepSeek-V3.1", "DeepSeek-V3.1-Terminus", "DeepSeek-V3.2-Exp"],
         description: "<｜tool▁calls▁begin｜>, then per call <｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{json}<｜tool▁call▁end｜>",
         template: Some(CallTemplate::new("<｜tool▁call▁begin｜>{name}<｜tool▁sep｜>", "<｜tool▁call▁end｜>", "")),
+        stops: &["<｜end▁of▁sentence｜>"],
         ..FAMILY
     },
     new_region: |ctx| Box::new(SectionRegion::new(ctx, SYNTAX)),

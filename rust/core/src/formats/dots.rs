@@ -51,6 +51,7 @@ pub static SPEC: Format = Format {
         )),
         arguments: ArgSyntax::XmlParams(super::minimax_m2::PARAMS),
         layout: Layout::section("<dots_function_call>\n", "\n</dots_function_call>"),
+        stops: &["<|endofresponse|>", "<|endoftext|>"],
         ..Syntax::EMPTY
     },
     new_region: |ctx| {

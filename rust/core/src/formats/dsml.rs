@@ -78,6 +78,7 @@ pub static DEEPSEEK_V3_2: Format = Format {
             Trigger::marker("<｜DSML｜invoke"),
         ],
         reasoning: Some(THINK),
+        stops: &["<｜end▁of▁sentence｜>"],
         template: Some(CallTemplate::new(
             "<｜DSML｜invoke name=\"{name}\">\n",
             "</｜DSML｜invoke>",
@@ -135,6 +136,7 @@ pub static DEEPSEEK_V4_1: Format = Format {
             Trigger::marker("<｜DSML｜ invoke"),
         ],
         reasoning: Some(THINK),
+        stops: &["<｜end▁of▁sentence｜>"],
         template: Some(CallTemplate::new("<｜DSML｜ invoke name=\"{name}\">\n", "</｜DSML｜ invoke>", "\n")),
         arguments: ArgSyntax::XmlParams(PARAMS_V4_1),
         layout: Layout::section("<｜DSML｜ calls>\n", "\n</｜DSML｜ calls>"),

@@ -39,6 +39,7 @@ pub static SPEC: Format = Format {
             Trigger::marker("</response>"),
         ],
         reasoning: Some(THINK),
+        stops: &["</s>"],
         template: Some(CallTemplate::new("<tool_call>\n{\"name\": \"{name}\", \"arguments\": ", "}\n</tool_call>", "\n")),
         ..Syntax::EMPTY
     },

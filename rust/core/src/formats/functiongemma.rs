@@ -44,8 +44,9 @@ pub static SPEC: Format = Format {
         template: Some(CallTemplate::new("<start_function_call>call:{name}", "<end_function_call>", "")),
         arguments: ArgSyntax::Gemma {
             string_delimiter: "<escape>",
-    },
-    layout: Layout::BARE,
+        },
+        layout: Layout::BARE,
+        stops: &["<end_of_turn>", "<eos>"],
         ..Syntax::EMPTY
     },
     new_region: |ctx| gemma4::new_region_with(ctx, &TAGS),

@@ -2,6 +2,8 @@
 //! one block per call, blocks concatenated for parallel calls (two `call:` in one block are read
 //! too). Keys are bare (or `<|"|>`-quoted), strings run between `<|"|>` delimiters with no
 //! escaping, numbers / booleans / `null` (`None`, `none`, `nil`) are bare, and `{}` / `[]` nest.
+//! A value the model writes as a JSON string literal instead (`location:"Paris, FR"`) is that
+//! string.
 //! The body is converted to JSON while it streams: strings as they arrive, bare values when their
 //! delimiter is seen, numbers kept as written. Nesting is an explicit stack.
 //! Reasoning is `<|channel>thought\n...<channel|>`. Every marker is a Gemma 4 special token.
@@ -39,6 +41,7 @@ pub static SPEC: Format = Format {
             Trigger::marker(QUOTE),
         ],
         reasoning: Some(("<|channel>", "<channel|>")),
+        stops: &["<turn|>", "<eos>"],
         // The body is not JSON: style `gemma4` (bare keys, `<|"|>` strings) has its own grammar.
         template: Some(CallTemplate::new("<|tool_call>call:{name}", "<tool_call|>", "")),
         arguments: ArgSyntax::Gemma {
@@ -109,6 +112,10 @@ enum State {
     /// A value (in an object after `:`, or an array element or `]`).
     Value,
     Str,
+    /// A value written as a JSON string literal (`"Paris"`) instead of between `<|"|>`.
+    JsonStr {
+        escaped: bool,
+    },
     Bare,
     AfterValue,
     AfterCall,
@@ -508,6 +515,13 @@ impl RegionParser for GemmaRegion {
                             self.close(sink);
                             self.state = State::AfterValue;
                         }
+                        '"' => {
+                            self.raw.push('"');
+                            i += 1;
+                            self.buf.clear();
+                            self.buf.push('"');
+                            self.state = State::JsonStr { escaped: false };
+                        }
                         '{' => {
                             self.raw.push('{');
                             i += 1;
@@ -577,6 +591,42 @@ impl RegionParser for GemmaRegion {
                         return self.truncated(input, i, sink);
                     } else {
                         return Progress::more(i);
+                    }
+                }
+                State::JsonStr { mut escaped } => {
+                    let mut end = None;
+                    for (p, c) in rest.char_indices() {
+                        if MarkerTable::is_sentinel(c) {
+                            end = Some((p, false));
+                            break;
+                        }
+                        if escaped {
+                            escaped = false;
+                        } else if c == '\\' {
+                            escaped = true;
+                        } else if c == '"' {
+                            end = Some((p + 1, true));
+                            break;
+                        }
+                    }
+                    let upto = end.map_or(rest.len(), |(p, _)| p);
+                    self.buf.push_str(&rest[..upto]);
+                    self.raw.push_str(&rest[..upto]);
+                    i += upto;
+                    match end {
+                        Some((_, true)) => match serde_json::from_str::<String>(&self.buf) {
+                            Ok(value) => {
+                                self.begin_value(&crate::json::quote(&value), sink);
+                                self.state = State::AfterValue;
+                            }
+                            Err(_) => self.malformed("a JSON string value is not valid JSON"),
+                        },
+                        Some((_, false)) => self.malformed("a string was never closed"),
+                        None if eof => return self.truncated(input, i, sink),
+                        None => {
+                            self.state = State::JsonStr { escaped };
+                            return Progress::more(i);
+                        }
                     }
                 }
                 State::Bare => {

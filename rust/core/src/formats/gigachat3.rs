@@ -51,6 +51,7 @@ pub static SPEC: Format = Format {
             separator: "",
         }),
         layout: Layout::section("", "<|message_sep|>\n\n"),
+        stops: &["</s>"],
         ..Syntax::EMPTY
     },
     new_region,

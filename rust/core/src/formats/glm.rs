@@ -61,6 +61,7 @@ pub static GLM45: Format = Format {
         markers: MARKERS,
         triggers: &[Trigger::marker(CALL_START)],
         reasoning: Some(THINK),
+        stops: &["<|user|>", "<|observation|>", "<|endoftext|>"],
         // xgrammar's `glm_xml` allows whitespace around the pairs, so it covers this spacing too.
         template: Some(CallTemplate::new("<tool_call>{name}", "</tool_call>", "\n")),
         arguments: ArgSyntax::XmlParams(PARAMS),
@@ -81,6 +82,7 @@ pub static GLM47: Format = Format {
         markers: MARKERS,
         triggers: &[Trigger::marker(CALL_START)],
         reasoning: Some(THINK),
+        stops: &["<|user|>", "<|observation|>", "<|endoftext|>"],
         template: Some(GLM47_TEMPLATE),
         arguments: ArgSyntax::XmlParams(PARAMS),
         ..Syntax::EMPTY

@@ -37,6 +37,7 @@ pub static SPEC: Format = Format {
             Trigger::at_start("["),
         ],
         reasoning: Some(THINK),
+        stops: &["<|end_of_text|>"],
         template: Some(CallTemplate::JSON_OBJECT),
         layout: Layout::section("<|tool_call|>[", "]"),
         ..Syntax::EMPTY

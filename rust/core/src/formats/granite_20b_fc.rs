@@ -33,6 +33,7 @@ pub static SPEC: Format = Format {
             "}",
             "\n",
         )),
+        stops: &["<|endoftext|>"],
         ..Syntax::EMPTY
     },
     new_region: |ctx| json_calls::after_marker(ctx, None),

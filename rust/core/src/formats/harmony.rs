@@ -67,6 +67,8 @@ pub static SPEC: Format = Format {
             Trigger::marker(END),
             Trigger::marker(CALL),
             Trigger::marker(RETURN),
+            Trigger::at_start(RECIPIENT),
+            Trigger::at_start(ROLE),
         ],
         // The analysis message as the reasoning pair, so `closing_only` (the prompt opened
         // `<|channel|>analysis<|message|>`) reads the model's text up to `<|end|>` as reasoning.
@@ -99,9 +101,12 @@ pub static SPEC: Format = Format {
     render,
 };
 
-/// A trigger that opens a message header at its recipient: the completion's first message when
-/// the prompt ended `<|start|>assistant` and the recipient follows the role (` to=NAME<|channel|>`).
+/// Triggers that open a message header without its `<|start|>`, at the output start: at its
+/// recipient (the prompt ended `<|start|>assistant` and the output goes on with
+/// ` to=NAME<|channel|>...`) or at its role (the prompt ended `<|start|>`). A text that does not
+/// go on as a header is content.
 pub(crate) const RECIPIENT: &str = "to=";
+pub(crate) const ROLE: &str = "assistant";
 
 /// The stop markers of a message body, in the order [`channel_region`] uses: the first three end
 /// the message and are consumed, the last two start the next message.
@@ -149,7 +154,7 @@ pub(crate) fn channel_region(ctx: &RegionCtx<'_>, dialect: Dialect) -> Box<dyn R
     let stops = stop_lits(ctx);
     let stop_firsts = stops.iter().filter_map(|s| s.bytes().next()).collect();
     let opener = ctx.syntax.triggers[ctx.trigger].text;
-    let at_recipient = opener == RECIPIENT;
+    let at_recipient = opener == RECIPIENT || opener == ROLE;
     Box::new(HarmonyRegion {
         state: State::Trigger,
         opened_by_start: opener == START || at_recipient,
@@ -216,7 +221,7 @@ struct HarmonyRegion {
     state: State,
     opened_by_start: bool,
     stray_end: bool,
-    /// Opened by [`RECIPIENT`]: the header began with `to=`.
+    /// Opened by [`RECIPIENT`] or [`ROLE`]: the trigger is the header's first text.
     at_recipient: bool,
     /// Opened by a soft trigger: text that is not a message header is content.
     soft: bool,

@@ -35,6 +35,7 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker("<tool_call>")],
         reasoning: Some(THINK),
+        stops: &["<|im_end|>", "<|endoftext|>"],
         template: Some(TEMPLATE),
         ..Syntax::EMPTY
     },

@@ -48,6 +48,7 @@ pub static HUNYUAN: Format = Format {
             Trigger::marker("<tool_call>"),
         ],
         reasoning: Some(THINK),
+        stops: &[],
         template: Some(CallTemplate::new(
             "<tool_call>{name}<tool_sep>\n",
             "</tool_call>",
@@ -85,6 +86,7 @@ pub static HY_V4: Format = Format {
             Trigger::marker("<tool_call:opensource>"),
         ],
         reasoning: Some(("<think:opensource>", "</think:opensource>")),
+        stops: &[],
         template: Some(CallTemplate::new("<tool_call:opensource>{name}", "</tool_call:opensource>", "")),
         arguments: ArgSyntax::XmlParams(ParamTags::new(
             "<arg_key:opensource>{key}</arg_key:opensource>{ws}<arg_value:opensource>",

@@ -33,6 +33,7 @@ pub static SPEC: Format = Format {
             Trigger::marker("</answer>"),
         ],
         reasoning: Some(THINK),
+        stops: &["<|eos|>"],
         template: Some(CallTemplate::JSON_OBJECT),
         layout: Layout::section("<tool_calls>[", "]</tool_calls>"),
         ..Syntax::EMPTY

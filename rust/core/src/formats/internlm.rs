@@ -26,6 +26,7 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker(ACTION_START)],
         template: Some(CallTemplate::new("<|action_start|><|plugin|>\n{\"name\": \"{name}\", \"parameters\": ", "}<|action_end|>", "")),
+        stops: &["<|im_end|>"],
         ..Syntax::EMPTY
     },
     new_region: |ctx| Box::new(ActionRegion { start_lit: ctx.trigger_lit(), plugin_lit: ctx.lit(PLUGIN), end_lit: ctx.lit(ACTION_END), header: String::new(), in_body: false, passthrough: false, inner: JsonRegion::new(ctx, JsonRegionSpec { consume_trigger: false, payload: Payload::ObjectOrArray, end: Some(ACTION_END), keys: STANDARD_KEYS, }), }),

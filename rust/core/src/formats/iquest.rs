@@ -35,6 +35,7 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker("<iquest_tool_call>")],
         reasoning: Some(THINK),
+        stops: &["<|iquest_end|>"],
         template: Some(CallTemplate::new("<iquest_tool_call>{name}", "</iquest_tool_call>", "")),
         arguments: ArgSyntax::XmlParams(super::glm::PARAMS),
         ..Syntax::EMPTY

@@ -6,10 +6,14 @@
 //! text while it arrives (buffered only when it precedes the name, or when it is a JSON-encoded
 //! string that must be decoded first).
 
+use std::sync::Arc;
+
 use crate::json::{ScanResult, StringReader, ValueScanner};
 use crate::message::IssueKind;
-use crate::region::{Progress, RegionCtx, RegionParser, Sink, Status};
+use crate::region::{MarkerTable, Progress, RegionCtx, RegionParser, Sink, Status};
+use crate::spec::{Syntax, Trigger};
 use crate::text;
+use crate::tools::ToolSet;
 
 #[derive(Debug, Clone, Copy)]
 pub struct CallKeys {
@@ -692,9 +696,18 @@ impl JsonRegion {
                     return Progress::done(i);
                 }
                 RegionState::Recover(kind, why) => {
-                    let found = match self.end_lit.as_deref() {
-                        Some(end) => rest.find(end).map(|p| p + end.len()),
-                        None => None,
+                    // The broken call runs to the region's end marker (consumed), or to the next
+                    // call's opening marker (left for the next region), whichever comes first.
+                    let end = self
+                        .end_lit
+                        .as_deref()
+                        .and_then(|end| rest.find(end).map(|p| (p, p + end.len())));
+                    let next = (self.spec.consume_trigger && !self.trigger_lit.is_empty())
+                        .then(|| rest.find(self.trigger_lit.as_str()).map(|p| (p, p)))
+                        .flatten();
+                    let found = match (end, next) {
+                        (Some(e), Some(n)) => Some(if n.0 < e.0 { n.1 } else { e.1 }),
+                        (e, n) => e.or(n).map(|(_, upto)| upto),
                     };
                     match found {
                         Some(n) => {
@@ -710,10 +723,12 @@ impl JsonRegion {
                             return Progress::done(input.len());
                         }
                         None => {
-                            let keep = self
-                                .end_lit
-                                .as_deref()
-                                .map_or(0, |e| text::partial_suffix_len(rest, &[e]));
+                            let mut stops: Vec<&str> =
+                                self.end_lit.iter().map(|e| e.as_str()).collect();
+                            if self.spec.consume_trigger {
+                                stops.push(&self.trigger_lit);
+                            }
+                            let keep = text::partial_suffix_len(rest, &stops);
                             let n = rest.len() - keep;
                             self.take(input, i, i + n);
                             return Progress::more(i + n);
@@ -743,5 +758,78 @@ impl JsonRegion {
             sink.fail_call(IssueKind::Truncated, "output ended inside a call", &raw);
         }
         Progress::done(i)
+    }
+}
+
+/// The syntax the reader of unwrapped calls runs under: a bare object or array at the output
+/// start, soft (JSON that is not a call object is content).
+static UNWRAPPED: Syntax = Syntax {
+    name: "unwrapped_json",
+    description: "JSON call objects whose special-token opener was stripped",
+    triggers: &[Trigger::at_start("["), Trigger::at_start("{")],
+    ..Syntax::EMPTY
+};
+
+/// The special-token marker a JSON format opens its calls with, when an engine that strips
+/// special tokens would leave its calls as bare JSON that the format's own triggers miss: the
+/// format writes `{"name": ..., "arguments": ...}` call objects (its call template), opens calls
+/// with a special token (its first trigger), and has no trigger of its own at the output start.
+pub fn stripped_opener(syntax: &Syntax) -> Option<&'static str> {
+    let standard_object = syntax
+        .template
+        .is_some_and(|t| t.begin.contains("{\"name\": \"{name}\", \"arguments\": "));
+    if !standard_object || syntax.triggers.iter().any(|t| t.at_output_start) {
+        return None;
+    }
+    let first = syntax.triggers.first()?.text;
+    syntax
+        .markers
+        .iter()
+        .any(|m| m.text == first && m.special_token)
+        .then_some(first)
+}
+
+/// Calls written without `opener` (see [`stripped_opener`]): `{"name": ..., "arguments": ...}`
+/// objects at the output start, in an array or one after another. Each call is returned and reported as
+/// `missing_markers`.
+pub fn unwrapped_region(
+    tools: &Arc<ToolSet>,
+    markers: &MarkerTable,
+    opener: &'static str,
+    first: char,
+) -> Box<dyn RegionParser> {
+    let ctx = RegionCtx {
+        syntax: &UNWRAPPED,
+        tools,
+        markers,
+        trigger: usize::from(first == '{'),
+    };
+    let spec = JsonRegionSpec {
+        consume_trigger: false,
+        payload: if first == '[' {
+            Payload::Array
+        } else {
+            Payload::Sequence
+        },
+        end: None,
+        keys: STANDARD_KEYS,
+    };
+    Box::new(Unwrapped {
+        opener,
+        inner: JsonRegion::new(&ctx, spec),
+    })
+}
+
+struct Unwrapped {
+    opener: &'static str,
+    inner: JsonRegion,
+}
+
+impl RegionParser for Unwrapped {
+    fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
+        sink.set_missing_marker(Some(self.opener));
+        let progress = self.inner.feed(input, eof, sink);
+        sink.set_missing_marker(None);
+        progress
     }
 }

@@ -53,6 +53,7 @@ pub static SPEC: Format = Format {
             Trigger::marker(ARGS_BEGIN),
         ],
         reasoning: Some(THINK),
+        stops: &["<|im_end|>"],
         template: Some(CallTemplate::new("<|tool_call_begin|>functions.{name}:{index}<|tool_call_argument_begin|>", "<|tool_call_end|>", "")),
         layout: Layout::section(SECTION_BEGIN, SECTION_END),
         ..Syntax::EMPTY

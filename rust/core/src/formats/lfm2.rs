@@ -38,6 +38,7 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker(START)],
         reasoning: Some(THINK),
+        stops: &["<|im_end|>"],
         template: Some(CallTemplate::new("{name}(", ")", ", ")),
         arguments: ArgSyntax::PythonKwargs,
         layout: Layout::section(BLOCK.0, BLOCK.1),

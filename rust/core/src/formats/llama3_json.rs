@@ -20,6 +20,7 @@ pub static SPEC: Format = Format {
         triggers: &[Trigger::marker("<|python_tag|>"), Trigger::at_start("{")],
         template: Some(CallTemplate::new("{\"name\": \"{name}\", \"parameters\": ", "}", "; ")),
         layout: Layout::section("<|python_tag|>", ""),
+        stops: &["<|eot_id|>", "<|end_of_text|>"],
         ..Syntax::EMPTY
     },
     new_region,

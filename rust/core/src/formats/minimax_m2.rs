@@ -47,6 +47,7 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker("<minimax:tool_call>")],
         reasoning: Some(THINK),
+        stops: &["[e~["],
         template: Some(CallTemplate::new(
             "<invoke name=\"{name}\">\n",
             "</invoke>",

@@ -67,6 +67,7 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker("]<]minimax[>[")],
         reasoning: Some(("<mm:think>", "</mm:think>")),
+        stops: &["[e~["],
         template: Some(CallTemplate::new(
             "]<]minimax[>[<invoke name=\"{name}\">\n",
             "]<]minimax[>[</invoke>",
@@ -596,8 +597,15 @@ impl RegionParser for M3Region {
                             &[&self.tag_open, &self.invoke_close, &self.block_close],
                         )
                     {
-                        if eof {
+                        if eof && self.params == 0 {
                             return self.truncated(input, i, sink);
+                        }
+                        if eof {
+                            // Every parameter closed: the call is complete, only its closing
+                            // markup (or the rest of it) is missing.
+                            self.raw.push_str(rest);
+                            self.finish_invoke(sink);
+                            return Progress::done(input.len());
                         }
                         return Progress::more(i);
                     } else {
@@ -737,8 +745,15 @@ impl RegionParser for M3Region {
                             &[&self.tag_open, &self.invoke_close, &self.block_close],
                         )
                     {
-                        if eof {
+                        if eof && self.params == 0 {
                             return self.truncated(input, i, sink);
+                        }
+                        if eof {
+                            // Every parameter closed: the call is complete, only its closing
+                            // markup (or the rest of it) is missing.
+                            self.raw.push_str(rest);
+                            self.finish_invoke(sink);
+                            return Progress::done(input.len());
                         }
                         return Progress::more(i);
                     } else {

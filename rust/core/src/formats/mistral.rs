@@ -37,6 +37,7 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker("[TOOL_CALLS]"), Trigger::at_start("[")],
         reasoning: Some(("[THINK]", "[/THINK]")),
+        stops: &["</s>"],
         template: Some(CallTemplate::new("[TOOL_CALLS]{name}[ARGS]", "", "")),
         ..Syntax::EMPTY
     },

@@ -27,6 +27,7 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker("<TOOLCALL>")],
         reasoning: Some(THINK),
+        stops: &["<|eot_id|>", "<|end_of_text|>"],
         template: Some(CallTemplate::JSON_OBJECT),
         layout: Layout::section("<TOOLCALL>[", "]</TOOLCALL>"),
         ..Syntax::EMPTY

@@ -18,6 +18,7 @@ pub static SPEC: Format = Format {
         triggers: &[Trigger::soft("functools")],
         template: Some(CallTemplate::JSON_OBJECT),
         layout: Layout::section("functools[", "]"),
+        stops: &["<|end|>", "<|endoftext|>"],
         ..Syntax::EMPTY
     },
     new_region: |ctx| json_calls::after_marker(ctx, None),

@@ -3,9 +3,9 @@
 //!
 //! Accepted: strings in single, double or triple quotes (with `r`/`u` prefixes, Python escapes and
 //! implicit concatenation `"a" "b"`), integers (kept digit for digit, however large; `0x`/`0o`/`0b`
-//! up to 128 bits), floats, `True`/`False`/`None` and their JSON spellings, lists, tuples (as JSON
-//! arrays; `(x)` is just `x`), and dicts with string, number or constant keys. Anything else
-//! (names, calls, operators, sets, f-strings, bytes) is an error: the value is not a literal.
+//! up to 128 bits), floats, `True`/`False`/`None` and their JSON spellings, lists, tuples and sets
+//! (as JSON arrays; `(x)` is just `x`), and dicts with string, number or constant keys. Anything else
+//! (names, calls, operators, f-strings, bytes) is an error: the value is not a literal.
 //!
 //! Nesting is an explicit stack capped at [`MAX_DEPTH`], so hostile input cannot overflow the
 //! call stack, and every byte is examined once.
@@ -20,6 +20,8 @@ enum Kind {
     List,
     Tuple,
     Dict,
+    /// A `{` whose first element was followed by `,` or `}`: written as an array.
+    Set,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -103,6 +105,8 @@ pub struct PyLiteral {
     sep_pending: bool,
     key_at: Option<usize>,
     key_is_str: bool,
+    /// Where the quotes around the last non-string key were added (a set's first element).
+    quoted_key_at: Option<usize>,
     high_surrogate: Option<u32>,
 }
 
@@ -127,6 +131,7 @@ impl PyLiteral {
             sep_pending: false,
             key_at: None,
             key_is_str: false,
+            quoted_key_at: None,
             high_surrogate: None,
         }
     }
@@ -179,7 +184,7 @@ impl PyLiteral {
                             }
                             (b']', Some(Kind::List))
                             | (b')', Some(Kind::Tuple))
-                            | (b'}', Some(Kind::Dict)) => {
+                            | (b'}', Some(Kind::Dict | Kind::Set)) => {
                                 i += 1;
                                 if self.close() {
                                     return Step::Done(i);
@@ -188,6 +193,20 @@ impl PyLiteral {
                             (_, None) => return Step::Done(i),
                             _ => return Step::Error(i, "expected ',' or a closing bracket"),
                         },
+                        Expect::Colon if matches!(b, b',' | b'}') => {
+                            // `{x, ...}` or `{x}`: a set; its first element was read as a key.
+                            let Some(top) = self.stack.last_mut().filter(|f| f.count == 0) else {
+                                return Step::Error(i, "expected ':' after a dict key");
+                            };
+                            top.kind = Kind::Set;
+                            top.count = 1;
+                            self.out.replace_range(top.open_at..top.open_at + 1, "[");
+                            if let Some(at) = self.quoted_key_at.take() {
+                                self.out.pop();
+                                self.out.remove(at);
+                            }
+                            self.expect = Expect::After;
+                        }
                         Expect::Colon => {
                             if b != b':' {
                                 return Step::Error(i, "expected ':' after a dict key");
@@ -201,6 +220,7 @@ impl PyLiteral {
                                 (b, self.stack.last().map(|f| f.kind), self.expect),
                                 (b']', Some(Kind::List), Expect::Value)
                                     | (b')', Some(Kind::Tuple), Expect::Value)
+                                    | (b'}', Some(Kind::Set), Expect::Value)
                                     | (b'}', Some(Kind::Dict), Expect::Key)
                             );
                             if closes {
@@ -573,7 +593,7 @@ impl PyLiteral {
         };
         match frame.kind {
             Kind::Dict => self.out.push('}'),
-            Kind::List => self.out.push(']'),
+            Kind::List | Kind::Set => self.out.push(']'),
             Kind::Tuple if frame.count == 1 && !frame.comma => {
                 self.out.remove(frame.open_at);
             }
@@ -590,10 +610,12 @@ impl PyLiteral {
             return true;
         };
         if self.expect == Expect::Key {
+            self.quoted_key_at = None;
             if let Some(at) = self.key_at.take() {
                 if !self.key_is_str {
                     self.out.insert(at, '"');
                     self.out.push('"');
+                    self.quoted_key_at = Some(at);
                 }
             }
             self.expect = Expect::Colon;
@@ -778,6 +800,16 @@ mod tests {
     }
 
     #[test]
+    fn sets_are_arrays() {
+        assert_eq!(json_of("{'a', 'b'}"), serde_json::json!(["a", "b"]));
+        assert_eq!(json_of("{1, -2.5,}"), serde_json::json!([1, -2.5]));
+        assert_eq!(json_of("{True}"), serde_json::json!([true]));
+        assert_eq!(json_of("{'k': {1, 2}}"), serde_json::json!({"k": [1, 2]}));
+        assert!(convert("{'a': 1, 'b'}").is_err());
+        assert!(convert("{'a', 'b': 1}").is_err());
+    }
+
+    #[test]
     fn strings() {
         assert_eq!(json_of("'it\\'s'"), serde_json::json!("it's"));
         assert_eq!(json_of("\"\""), serde_json::json!(""));
@@ -809,7 +841,7 @@ mod tests {
         assert_eq!(json_of("[ ]"), serde_json::json!([]));
         assert_eq!(json_of("[1, 2,]"), serde_json::json!([1, 2]));
         assert!(convert("[1,,2]").is_err());
-        assert!(convert("{1, 2}").is_err());
+        assert_eq!(json_of("{1, 2}"), serde_json::json!([1, 2]));
         assert!(convert("{[1]: 2}").is_err());
         assert!(convert("[x]").is_err());
         assert!(convert("[1}").is_err());

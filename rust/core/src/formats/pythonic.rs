@@ -62,6 +62,7 @@ pub static SPEC: Format = Format {
         template: Some(CallTemplate::new("{name}(", ")", ", ")),
         arguments: ArgSyntax::PythonKwargs,
         layout: Layout::section("[", "]"),
+        stops: &["<|eot|>", "<|eot_id|>", "<|eom|>"],
         ..Syntax::EMPTY
     },
     new_region,

@@ -89,6 +89,7 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker(CALL_START), Trigger::soft(FUNCTION_START)],
         reasoning: Some(THINK),
+        stops: &["<|im_end|>", "<|endoftext|>"],
         template: Some(TEMPLATE),
         arguments: ArgSyntax::XmlParams(PARAMS),
         ..Syntax::EMPTY

@@ -46,6 +46,7 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker(CALL_START), Trigger::soft("<function=")],
         reasoning: Some(("<seed:think>", "</seed:think>")),
+        stops: &["<seed:eos>"],
         // No structural-tag style writes Seed's inline values.
         template: Some(CallTemplate::new("<seed:tool_call>\n<function={name}>\n", "</function>\n</seed:tool_call>", "\n")),
         arguments: ArgSyntax::XmlParams(PARAMS),

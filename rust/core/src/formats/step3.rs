@@ -55,6 +55,7 @@ pub static SPEC: Format = Format {
         ],
         triggers: &[Trigger::marker(SECTION_START)],
         reasoning: Some(THINK),
+        stops: &[],
         template: Some(CallTemplate::new("<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"{name}\">\n", "</steptml:invoke><｜tool_call_end｜>", "\n")),
         arguments: ArgSyntax::XmlParams(ParamTags::new(
             "<steptml:parameter name=\"{key}\">",

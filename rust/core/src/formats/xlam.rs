@@ -30,6 +30,7 @@ pub static SPEC: Format = Format {
             Trigger::marker("<tool_call>"),
         ],
         reasoning: Some(THINK),
+        stops: &["<|eot_id|>", "<|im_end|>"],
         template: Some(CallTemplate::JSON_OBJECT),
         layout: Layout::section("[", "]"),
         ..Syntax::EMPTY

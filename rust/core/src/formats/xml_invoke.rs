@@ -160,7 +160,7 @@ pub struct InvokeRegion {
     between_lits: Arc<[String]>,
     /// The parameter opener, the invoke's closing tag and the block's closing tags.
     body_lits: Vec<String>,
-    /// The invoke's closing tag and the block's closing tags.
+    /// The invoke's closing tag, the block's closing tags and the next invoke's opener.
     recover_lits: Arc<[String]>,
     state: State,
     /// The model's text of the invoke (or stray text) being read, for issues.
@@ -188,6 +188,8 @@ impl InvokeRegion {
         let mut recover_lits = vec![spec.invoke_close.clone()];
         recover_lits.extend(spec.block_closes.iter().cloned());
         recover_lits.extend(spec.separators.iter().cloned());
+        // The next invoke ends a broken one whose closing tags never came.
+        recover_lits.push(spec.invoke_open.clone());
         Self {
             trigger: ctx.trigger_lit(),
             spec,
@@ -401,8 +403,15 @@ impl RegionParser for InvokeRegion {
                         self.scanner = ValueScanner::new();
                         self.state = State::JsonBody;
                     } else if rest.is_empty() || text::is_partial_of_any(rest, &self.body_lits) {
-                        if eof {
+                        if eof && self.params == 0 {
                             return self.truncated(input, i, sink);
+                        }
+                        if eof {
+                            // Every parameter closed: the call is complete, only its closing
+                            // markup (or the rest of it) is missing.
+                            self.raw.push_str(rest);
+                            self.finish_invoke(sink);
+                            return Progress::done(input.len());
                         }
                         return Progress::more(i);
                     } else {

@@ -133,11 +133,10 @@ pub fn matrix() -> Matrix {
                 None,
                 vec![("get_weather", json!({"location": "NYC"}))],
             )),
-            ("eof_before_invoke_close_is_truncated", broken(
+            ("eof_before_invoke_close_keeps_call", sample(
                 "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_time\">\n<｜DSML｜parameter name=\"timezone\" string=\"true\">EST</｜DSML｜parameter>\n",
                 None,
-                vec![],
-                vec!["truncated"],
+                vec![("get_time", json!({"timezone": "EST"}))],
             )),
             ("eof_inside_block_close_keeps_calls", sample(
                 "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_time\">\n<｜DSML｜parameter name=\"timezone\" string=\"true\">EST</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_ca",
@@ -150,11 +149,10 @@ pub fn matrix() -> Matrix {
                 vec![("get_time", json!({"timezone": "EST"}))],
                 vec!["truncated"],
             )),
-            ("eof_inside_invoke_close_is_truncated", broken(
+            ("eof_inside_invoke_close_keeps_call", sample(
                 "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_time\">\n<｜DSML｜parameter name=\"timezone\" string=\"true\">EST</｜DSML｜parameter>\n</｜DSML｜inv",
                 None,
-                vec![],
-                vec!["truncated"],
+                vec![("get_time", json!({"timezone": "EST"}))],
             )),
             ("lone_open_marker_is_truncated", broken("Hi<｜DSML｜function_calls>", Some("Hi"), vec![], vec!["truncated"])),
             ("invoke_body_as_json_object", sample(

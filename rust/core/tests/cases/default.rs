@@ -35,6 +35,23 @@ pub fn matrix() -> Matrix {
         empty_arguments: sample("<TOOLCALL>[{\"name\": \"ping\", \"arguments\": {}}]</TOOLCALL>", None, vec![("ping", json!({}))]),
         truncated: broken("<TOOLCALL>[{\"name\": \"get_weather\", \"arguments\": {", None, vec![], vec!["truncated"]),
         malformed: broken("<TOOLCALL>[{\"name\": get_weather}]</TOOLCALL>", None, vec![], vec!["missing_name"]),
-        more: vec![],
+        more: vec![
+            // Models that were never taught markers write the call after a sentence.
+            ("json_call_after_prose", sample(
+                "I'll check the weather for you.\n{\"name\": \"get_weather\", \"arguments\": {\"location\": \"Paris\"}}",
+                Some("I'll check the weather for you.\n"),
+                vec![("get_weather", json!({"location": "Paris"}))],
+            )),
+            ("json_array_after_prose", sample(
+                "Two lookups: [{\"name\": \"get_weather\", \"arguments\": {\"location\": \"Paris\"}}, {\"name\": \"get_time\", \"arguments\": {}}]",
+                Some("Two lookups: "),
+                vec![("get_weather", json!({"location": "Paris"})), ("get_time", json!({}))],
+            )),
+            ("json_after_prose_that_is_no_call_is_content", sample(
+                "The config is {\"debug\": true} and the list [1, 2] {not json}.",
+                Some("The config is {\"debug\": true} and the list [1, 2] {not json}."),
+                vec![],
+            )),
+        ],
     }
 }

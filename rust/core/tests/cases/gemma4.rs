@@ -55,6 +55,18 @@ pub fn matrix() -> Matrix {
             vec!["malformed_json"],
         ),
         more: vec![
+            // Gemma 4 also writes values (and keys) as JSON string literals.
+            ("json_string_literal_values", sample(
+                "<|tool_call>call:get_weather{\"location\":\"Paris, \\\"FR\\\" \\u00e9\",days:3}<tool_call|>",
+                None,
+                vec![("get_weather", json!({"location": "Paris, \"FR\" é", "days": 3}))],
+            )),
+            ("json_string_literal_cut", broken(
+                "<|tool_call>call:get_weather{location:\"Par",
+                None,
+                vec![],
+                vec!["truncated"],
+            )),
             // TOOLCALLING.batch.9.a / 9.b
             ("empty_output", sample("", None, vec![])),
             ("blank_output", sample("   ", Some("   "), vec![])),

@@ -60,6 +60,28 @@ pub fn matrix() -> Matrix {
             vec!["malformed_json"],
         ),
         more: vec![
+            // The prompt ended `<|start|>assistant`: the output goes on with the role's header.
+            ("output_continues_the_role_header", sample(
+                " to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>{\"location\": \"Paris\"}<|call|>",
+                None,
+                vec![("get_weather", json!({"location": "Paris"}))],
+            )),
+            ("output_continues_the_header_after_start", sample(
+                "assistant<|channel|>analysis<|message|>Need weather.<|end|><|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{\"location\": \"Paris\"}<|call|>",
+                None,
+                vec![("get_weather", json!({"location": "Paris"}))],
+            )),
+            ("role_word_in_prose_is_content", sample(
+                "assistant here: to=do list follows",
+                Some("assistant here: to=do list follows"),
+                vec![],
+            )),
+            // `<|call|>` ends the turn; text an engine lets through after it is content, not dropped.
+            ("text_after_call_is_content", sample(
+                "<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{\"location\": \"Paris\"}<|call|>I will wait for the result.",
+                Some("I will wait for the result."),
+                vec![("get_weather", json!({"location": "Paris"}))],
+            )),
             // fixture TOOLCALLING.batch.3: dynamo and vLLM drop bare text; it is content here.
             ("bare_text_is_content", sample("Hello, how can I help you today?", Some("Hello, how can I help you today?"), vec![])),
             // fixtures TOOLCALLING.batch.9.a / 9.b

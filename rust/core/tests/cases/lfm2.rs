@@ -112,14 +112,13 @@ pub fn matrix() -> Matrix {
                 sample("<|tool_call_start|>[]<|tool_call_end|>", None, vec![]),
             ),
             (
-                // vLLM turns a Python set into a list; sets are not read here (their order is
-                // not the model's), so the call is reported.
-                "vllm_set_argument_is_malformed",
-                broken(
+                // vLLM turns a Python set into a list (in hash order); here its elements come
+                // in the order the model wrote them.
+                "vllm_set_argument_is_an_array",
+                sample(
                     "<|tool_call_start|>[search(tags={'urgent', 'bug'})]<|tool_call_end|>",
                     None,
-                    vec![],
-                    vec!["malformed_json"],
+                    vec![("search", json!({"tags": ["urgent", "bug"]}))],
                 ),
             ),
             (

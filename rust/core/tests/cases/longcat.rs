@@ -53,6 +53,18 @@ pub fn matrix() -> Matrix {
             vec!["malformed_json"],
         ),
         more: vec![
+            // The GLM-4.5 key/value body under LongCat's tags, values typed by the schema.
+            ("key_value_body", sample(
+                "<longcat_tool_call>get_weather\n<longcat_arg_key>location</longcat_arg_key>\n<longcat_arg_value>Paris</longcat_arg_value>\n<longcat_arg_key>days</longcat_arg_key>\n<longcat_arg_value>3</longcat_arg_value>\n</longcat_tool_call><longcat_tool_call>\n{\"name\": \"get_time\", \"arguments\": {}}\n</longcat_tool_call>",
+                None,
+                vec![("get_weather", json!({"location": "Paris", "days": 3})), ("get_time", json!({}))],
+            )),
+            ("key_value_body_cut", broken(
+                "<longcat_tool_call>get_weather\n<longcat_arg_key>location</longcat_arg_key>\n<longcat_arg_value>Par",
+                None,
+                vec![],
+                vec!["truncated"],
+            )),
             ("missing_close_keeps_complete_call", sample(
                 "<longcat_tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"timezone\": \"UTC\"}}",
                 None,

@@ -124,11 +124,10 @@ pub fn matrix() -> Matrix {
                 None,
                 vec![("get_weather", json!({"location": "NYC"}))],
             )),
-            ("eof_before_invoke_close_is_truncated", broken(
+            ("eof_before_invoke_close_keeps_call", sample(
                 "<minimax:tool_call>\n<invoke name=\"get_time\">\n<parameter name=\"timezone\">EST</parameter>\n",
                 None,
-                vec![],
-                vec!["truncated"],
+                vec![("get_time", json!({"timezone": "EST"}))],
             )),
             ("eof_inside_block_close_keeps_calls", sample(
                 "<minimax:tool_call>\n<invoke name=\"get_time\">\n<parameter name=\"timezone\">EST</parameter>\n</invoke>\n</minimax:tool_c",

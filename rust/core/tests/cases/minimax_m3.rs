@@ -179,11 +179,10 @@ pub fn matrix() -> Matrix {
                 vec!["unexpected_text"],
             )),
             ("lone_open_marker_is_truncated", broken("Hi]<]minimax[>[<tool_call>", Some("Hi"), vec![], vec!["truncated"])),
-            ("eof_before_invoke_close_is_truncated", broken(
+            ("eof_before_invoke_close_keeps_call", sample(
                 "]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name=\"get_time\">\n]<]minimax[>[<timezone>EST]<]minimax[>[</timezone>\n",
                 None,
-                vec![],
-                vec!["truncated"],
+                vec![("get_time", json!({"timezone": "EST"}))],
             )),
             ("missing_invoke_close_before_block_close", sample(
                 "]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name=\"get_time\">\n]<]minimax[>[<timezone>EST]<]minimax[>[</timezone>\n]<]minimax[>[</tool_call>",

@@ -50,6 +50,15 @@ pub fn matrix() -> Matrix {
             vec!["malformed_json"],
         ),
         more: vec![
+            // Python sets and tuples where the schema says array.
+            ("set_and_tuple_values", sample(
+                "[search(query='x', tags={'a', 'b'}), search(query='y', tags=('c', None, True))]",
+                None,
+                vec![
+                    ("search", json!({"query": "x", "tags": ["a", "b"]})),
+                    ("search", json!({"query": "y", "tags": ["c", null, true]})),
+                ],
+            )),
             // fixture batch.9.a / 9.b
             ("empty_output", sample("", None, vec![])),
             ("blank_output", sample("   ", Some("   "), vec![])),
