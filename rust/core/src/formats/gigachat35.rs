@@ -57,6 +57,7 @@ pub static SPEC: Format = Format {
             "</｜GCML｜invoke>",
             "\n",
         )),
+        stops: &["<|message_sep|>", "</s>"],
         arguments: ArgSyntax::XmlParams(PARAMS),
         layout: Layout::section("<｜GCML｜tool_calls>\n", "\n</｜GCML｜tool_calls>"),
     },
