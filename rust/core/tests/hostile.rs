@@ -321,6 +321,8 @@ fn markers_inside_strings() {
         ("deepseek_v4", &["</｜DSML｜parameter>"]),
         ("deepseek_v4_1", &["</｜DSML｜ parameter>"]),
         ("minimax_m2", &["</parameter>"]),
+        ("kimi_k3", &["<|close|>argument<|sep|>"]),
+        ("muse", &["</atem:parameter>"]),
         (
             "minimax_m3",
             &[

@@ -21,11 +21,13 @@ pub mod harmony;
 pub mod hermes;
 pub mod hunyuan;
 pub mod hunyuan_a13b;
+pub mod inkling;
 pub mod internlm;
 pub mod iquest;
 pub mod jamba;
 pub mod json_calls;
 pub mod kimi_k2;
+pub mod kimi_k3;
 pub mod lfm2;
 pub mod llama3_json;
 pub mod longcat;
@@ -33,6 +35,7 @@ pub mod markup;
 pub mod minimax_m2;
 pub mod minimax_m3;
 pub mod mistral;
+pub mod muse;
 pub mod nemotron_deci;
 pub mod phi4;
 pub mod pylit;
@@ -107,6 +110,9 @@ pub static REGISTRY: &[&Format] = &[
     &iquest::SPEC,
     &granite_20b_fc::SPEC,
     &ernie45::SPEC,
+    &kimi_k3::SPEC,
+    &inkling::SPEC,
+    &muse::SPEC,
 ];
 
 /// Find a format by canonical name or alias (case-insensitive, `-` and `_` interchangeable).
@@ -160,15 +166,15 @@ mod tests {
                     );
                 }
             }
-            let attribute = params.open.contains("{string}");
-            assert_eq!(
-                attribute,
-                params.typing == Typing::StringAttribute,
-                "{}",
-                syntax.name
-            );
+            for (hole, typing) in [
+                ("{string}", Typing::StringAttribute),
+                ("{type}", Typing::TypeAttribute),
+            ] {
+                let attribute = params.open.contains(hole);
+                assert_eq!(attribute, params.typing == typing, "{}", syntax.name);
+            }
             assert!(params.open.contains("{key}"), "{}", syntax.name);
         }
-        assert_eq!(xml, 15);
+        assert_eq!(xml, 17);
     }
 }

@@ -25,16 +25,19 @@ pub mod harmony;
 pub mod hermes;
 pub mod hunyuan;
 pub mod hunyuan_a13b;
+pub mod inkling;
 pub mod internlm;
 pub mod iquest;
 pub mod jamba;
 pub mod kimi_k2;
+pub mod kimi_k3;
 pub mod lfm2;
 pub mod llama3_json;
 pub mod longcat;
 pub mod minimax_m2;
 pub mod minimax_m3;
 pub mod mistral;
+pub mod muse;
 pub mod nemotron_deci;
 pub mod phi4;
 pub mod pythonic;
@@ -161,6 +164,9 @@ pub fn all() -> Vec<Matrix> {
         iquest::matrix(),
         granite_20b_fc::matrix(),
         ernie45::matrix(),
+        kimi_k3::matrix(),
+        inkling::matrix(),
+        muse::matrix(),
     ]
 }
 
