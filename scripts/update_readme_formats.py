@@ -48,6 +48,10 @@ LIMITS = {
     "iquest_q1": "",
     "granite_20b_fc": "",
     "ernie45": "",
+    "kimi_k3": "the whole-arguments `<|open|>json ...<|sep|>` body is not read; the keyer does not follow its calls; no offline vocabulary (token ids tested on a hand-built one)",
+    "inkling": "`<|content_invoke_tool_text|>` invocations are `unexpected_text` issues; no offline vocabulary (token ids tested on a hand-built one)",
+    "muse": "`X.X` names (a bare tool name doubled by the template) are not mapped back; the first message's header is read only at the start of the output",
+    "k2_horizon": "only the `xml` tool-call format: `<ifm|arg_type>` (`xml_typed`) and JSON bodies (`json`) are issues; `<ifm|think_fast>`/`<ifm|think_faster>` not read; special-token flags unknown",
     "beam": "no offline Beam vocabulary (token ids tested on a hand-built one); a typed stop marker in a value ends it in text input",
 }
 
@@ -80,12 +84,10 @@ def table() -> str:
 
 
 NOT_SUPPORTED = [
-    ("kimi_k3", "`<|open|>`/`<|close|>` markup with typed, entity-escaped attributes needs a new reader"),
     ("minicpm5", "bare `<function name=...>` with CDATA and no wrapper: triggering on `<function` misfires on prose"),
     ("poolside_v1", "GLM-4.5 body, but the newline layout around values is unverified"),
     ("plamo3", "a `<|plamo:constrain|>json<|plamo:msg|>` header kind is not implemented"),
-    ("inkling", "typed content-block protocol whose control tokens are not documented"),
-    ("gigachat35, k2_horizon, muse, step5, glm53_flash, telechat4, xingchen4", "not examined yet"),
+    ("gigachat35, step5, glm53_flash, telechat4, xingchen4", "not examined yet"),
     ("response_template", "SGLang's template-driven detector, not a wire format"),
 ]
 

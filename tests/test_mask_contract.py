@@ -100,6 +100,12 @@ CALLS: dict[str, tuple[set[str], bool, bool]] = {
     "iquest_q1": (XML, False, True),
     "granite_20b_fc": (JSON, False, True),
     "ernie45": (JSON, False, True),
+    # the keyer does not follow the XTML calls yet (keyed by text)
+    "kimi_k3": (LOST, True, True),
+    "inkling": (JSON, False, True),
+    # a turn of messages: `auto` is not followed, as for harmony
+    "muse": (XML, False, False),
+    "k2_horizon": (XML, True, True),
 }
 #: Formats whose turns are channels the keyer does not follow: whole-output keys in every mode.
 CHANNELS = {"harmony", "beam"}

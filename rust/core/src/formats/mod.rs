@@ -26,6 +26,7 @@ pub mod internlm;
 pub mod iquest;
 pub mod jamba;
 pub mod json_calls;
+pub mod k2_horizon;
 pub mod kimi_k2;
 pub mod kimi_k3;
 pub mod lfm2;
@@ -113,6 +114,7 @@ pub static REGISTRY: &[&Format] = &[
     &kimi_k3::SPEC,
     &inkling::SPEC,
     &muse::SPEC,
+    &k2_horizon::SPEC,
 ];
 
 /// Find a format by canonical name or alias (case-insensitive, `-` and `_` interchangeable).
@@ -175,6 +177,6 @@ mod tests {
             }
             assert!(params.open.contains("{key}"), "{}", syntax.name);
         }
-        assert_eq!(xml, 17);
+        assert_eq!(xml, 18);
     }
 }

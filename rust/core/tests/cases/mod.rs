@@ -29,6 +29,7 @@ pub mod inkling;
 pub mod internlm;
 pub mod iquest;
 pub mod jamba;
+pub mod k2_horizon;
 pub mod kimi_k2;
 pub mod kimi_k3;
 pub mod lfm2;
@@ -167,6 +168,7 @@ pub fn all() -> Vec<Matrix> {
         kimi_k3::matrix(),
         inkling::matrix(),
         muse::matrix(),
+        k2_horizon::matrix(),
     ]
 }
 
