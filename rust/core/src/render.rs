@@ -86,6 +86,46 @@ pub fn content_and_array(
     out
 }
 
+/// `content`, then (when there are calls) `open`, each call as `write` writes it (given its
+/// position), joined by `separator`, and `close`: the frame of the hand-written renderers.
+pub fn content_and_calls(
+    calls: &[RenderCall],
+    content: Option<&str>,
+    (open, close): (&str, &str),
+    separator: &str,
+    mut write: impl FnMut(&mut String, usize, &RenderCall),
+) -> String {
+    let mut out = String::from(content.unwrap_or(""));
+    if calls.is_empty() {
+        return out;
+    }
+    out.push_str(open);
+    for (i, call) in calls.iter().enumerate() {
+        if i > 0 {
+            out.push_str(separator);
+        }
+        write(&mut out, i, call);
+    }
+    out.push_str(close);
+    out
+}
+
+/// `content`, then each call as `write` writes it, each on a line of its own.
+pub fn each_on_its_line(
+    calls: &[RenderCall],
+    content: Option<&str>,
+    mut write: impl FnMut(&mut String, &RenderCall),
+) -> String {
+    let mut out = String::from(content.unwrap_or(""));
+    for call in calls {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        write(&mut out, call);
+    }
+    out
+}
+
 fn write_params(out: &mut String, params: &ParamTags, arguments: &Value) {
     let pad = if params.pad { "\n" } else { "" };
     for (key, value) in arguments.as_object().into_iter().flatten() {

@@ -350,6 +350,9 @@ impl Layout {
     }
 }
 
+/// `<think>` ... `</think>`, the native reasoning delimiters most families share.
+pub const THINK: (&str, &str) = ("<think>", "</think>");
+
 /// One wire format, as data. Serialised, it is `toolwire.format_info(name)`.
 #[derive(Debug, Serialize)]
 pub struct Syntax {
@@ -370,6 +373,22 @@ pub struct Syntax {
 }
 
 impl Syntax {
+    /// What a format that does not say otherwise has: no aliases, no native reasoning, no call
+    /// template, JSON arguments, calls standing alone. A format writes the fields it sets and
+    /// `..Syntax::EMPTY` for the rest; its name, description, markers and triggers are its own.
+    pub const EMPTY: Syntax = Syntax {
+        name: "",
+        aliases: &[],
+        families: &[],
+        description: "",
+        markers: &[],
+        triggers: &[],
+        reasoning: None,
+        template: None,
+        arguments: ArgSyntax::Json,
+        layout: Layout::BARE,
+    };
+
     pub fn marker(&self, role: Role) -> Option<&'static Marker> {
         self.markers.iter().find(|m| m.role == role)
     }

@@ -16,12 +16,13 @@ use serde_json::Value;
 use super::json_calls::{CallKeys, JsonRegion, JsonRegionSpec, Payload};
 use super::xml_invoke::python_json;
 use super::Format;
-use crate::region::{RegionCtx, RegionParser};
-use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::render::{self, RenderCall};
+use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
 const START: &str = "<|tools_prefix|>";
 const END: &str = "<|tools_suffix|>";
+/// The calls' list between the markers.
+const BLOCK: (&str, &str) = ("<|tools_prefix|>[", "]<|tools_suffix|>");
 
 const KEYS: CallKeys = CallKeys {
     name: &[],
@@ -44,44 +45,30 @@ pub static SPEC: Format = Format {
         triggers: &[Trigger::marker(START)],
         reasoning: Some(("<|inner_prefix|>", "<|inner_suffix|>")),
         template: Some(CallTemplate::new("{\"{name}\": ", "}", ", ")),
-        arguments: ArgSyntax::Json,
-        layout: Layout::section("<|tools_prefix|>[", "]<|tools_suffix|>"),
+        layout: Layout::section(BLOCK.0, BLOCK.1),
+        ..Syntax::EMPTY
     },
-    new_region,
+    new_region: |ctx| {
+        Box::new(JsonRegion::new(
+            ctx,
+            JsonRegionSpec {
+                consume_trigger: true,
+                payload: Payload::ObjectOrArray,
+                end: Some(END),
+                keys: KEYS,
+            },
+        ))
+    },
     render,
 };
 
-fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    Box::new(JsonRegion::new(
-        ctx,
-        JsonRegionSpec {
-            consume_trigger: true,
-            payload: Payload::ObjectOrArray,
-            end: Some(END),
-            keys: KEYS,
-        },
-    ))
-}
-
 /// The block as the parsers' tests write it: `json.dumps` of the list of `{name: arguments}`.
 fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    let mut out = String::from(content.unwrap_or(""));
-    if calls.is_empty() {
-        return out;
-    }
-    out.push_str(START);
-    out.push('[');
-    for (k, call) in calls.iter().enumerate() {
-        if k > 0 {
-            out.push_str(", ");
-        }
+    render::content_and_calls(calls, content, BLOCK, ", ", |out, _, call| {
         out.push('{');
         out.push_str(&python_json(&Value::String(call.name.clone())));
         out.push_str(": ");
         out.push_str(&python_json(&call.arguments));
         out.push('}');
-    }
-    out.push(']');
-    out.push_str(END);
-    out
+    })
 }

@@ -52,7 +52,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::harmony::{self, BodyStep, CallBody, Dialect};
+use super::harmony::{
+    self, BodyStep, CallBody, Dialect, CALL, CHANNEL, CONSTRAIN, END, MESSAGE, RETURN, START,
+};
 use super::xml_params::{param_schema, ParamWriter, MAX_TAG_NAME};
 use super::Format;
 use crate::message::IssueKind;
@@ -62,13 +64,6 @@ use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Synt
 use crate::text::{self, Scan};
 use crate::tools::ToolSet;
 
-const START: &str = "<|start|>";
-const CHANNEL: &str = "<|channel|>";
-const MESSAGE: &str = "<|message|>";
-const CONSTRAIN: &str = "<|constrain|>";
-const END: &str = "<|end|>";
-const CALL: &str = "<|call|>";
-const RETURN: &str = "<|return|>";
 const PARAM_START: &str = "<rfl:parameter name=\"";
 const PARAM_END: &str = "</rfl:parameter>";
 /// Nothing between parameters; a newline around a value is formatting.
@@ -185,13 +180,7 @@ struct RflBody {
 
 impl RflBody {
     fn stop_refs(&self) -> [&str; 5] {
-        [
-            self.stops[0].as_str(),
-            self.stops[1].as_str(),
-            self.stops[2].as_str(),
-            self.stops[3].as_str(),
-            self.stops[4].as_str(),
-        ]
+        self.stops.each_ref().map(String::as_str)
     }
 }
 

@@ -8,12 +8,12 @@
 //! SGLang `cohere_command4_detector.py`, vLLM `cohere_command{3,4}`.
 
 use super::json_calls::{CallKeys, JsonRegion, JsonRegionSpec, Payload};
-use super::markup::DropMarker;
+use super::markup;
 use super::Format;
 use crate::json;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
 const KEYS: CallKeys = CallKeys {
     name: &["tool_name", "name"],
@@ -74,26 +74,23 @@ pub static SPEC: Format = Format {
             "}",
             ",\n    ",
         )),
-        arguments: ArgSyntax::Json,
         layout: Layout::section("<|START_ACTION|>[\n    ", "\n]<|END_ACTION|>"),
+        ..Syntax::EMPTY
     },
     new_region,
     render,
 };
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    if ctx.trigger > 0 {
-        return Box::new(DropMarker::new(ctx));
-    }
-    Box::new(JsonRegion::new(
-        ctx,
-        JsonRegionSpec {
+    markup::calls_or_wrapper(ctx, |ctx| {
+        let spec = JsonRegionSpec {
             consume_trigger: true,
             payload: Payload::ObjectOrArray,
             end: Some("<|END_ACTION|>"),
             keys: KEYS,
-        },
-    ))
+        };
+        Box::new(JsonRegion::new(ctx, spec))
+    })
 }
 
 /// The template's layout: content alone as a response block; calls as the action list. The

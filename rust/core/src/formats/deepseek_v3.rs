@@ -5,9 +5,8 @@
 
 use super::sectioned::{Header, SectionRegion, SectionSyntax};
 use super::Format;
-use crate::region::{RegionCtx, RegionParser};
-use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::render::{self, RenderCall};
+use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger, THINK};
 
 pub const CALLS_BEGIN: &str = "<｜tool▁calls▁begin｜>";
 pub const CALLS_END: &str = "<｜tool▁calls▁end｜>";
@@ -44,46 +43,47 @@ pub const TRIGGERS: &[Trigger] = &[
     Trigger::marker(SEP),
 ];
 
+/// What DeepSeek V3 and V3.1 share: the markers, the triggers, `<think>`, the section.
+pub const FAMILY: Syntax = Syntax {
+    markers: MARKERS,
+    triggers: TRIGGERS,
+    reasoning: Some(THINK),
+    layout: Layout::section(CALLS_BEGIN, CALLS_END),
+    ..Syntax::EMPTY
+};
+
 pub static SPEC: Format = Format {
     syntax: Syntax {
         name: "deepseek_v3",
         aliases: &["deepseekv3", "deepseek_r1", "deepseekr1"],
         families: &["DeepSeek-V3", "DeepSeek-V3-0324", "DeepSeek-R1", "DeepSeek-R1-0528"],
         description: "<｜tool▁calls▁begin｜>, then per call <｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME and a ```json fenced object, <｜tool▁call▁end｜>",
-        markers: MARKERS,
-        triggers: TRIGGERS,
-        reasoning: Some(("<think>", "</think>")),
         template: Some(CallTemplate::new("<｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n", "\n```<｜tool▁call▁end｜>", "\n")),
-        arguments: ArgSyntax::Json,
-        layout: Layout::section(CALLS_BEGIN, CALLS_END),
+        ..FAMILY
     },
-    new_region,
+    new_region: |ctx| Box::new(SectionRegion::new(ctx, SYNTAX)),
     render,
 };
 
-fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    Box::new(SectionRegion::new(ctx, SYNTAX))
+fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+    render_calls(calls, content, "\n", |out, call| {
+        let args = call.arguments_json();
+        out.push_str(&format!("function{SEP}{}\n```json\n{args}\n```", call.name));
+    })
 }
 
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    let mut out = String::from(content.unwrap_or(""));
-    if calls.is_empty() {
-        return out;
-    }
-    out.push_str(CALLS_BEGIN);
-    for (i, call) in calls.iter().enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
+/// The section, each call between `<｜tool▁call▁begin｜>` and `<｜tool▁call▁end｜>` as `write`
+/// writes its inside, calls joined by `separator`.
+pub fn render_calls(
+    calls: &[RenderCall],
+    content: Option<&str>,
+    separator: &str,
+    write: impl Fn(&mut String, &RenderCall),
+) -> String {
+    let section = (CALLS_BEGIN, CALLS_END);
+    render::content_and_calls(calls, content, section, separator, |out, _, call| {
         out.push_str(CALL_BEGIN);
-        out.push_str("function");
-        out.push_str(SEP);
-        out.push_str(&call.name);
-        out.push_str("\n```json\n");
-        out.push_str(&call.arguments_json());
-        out.push_str("\n```");
+        write(out, call);
         out.push_str(CALL_END);
-    }
-    out.push_str(CALLS_END);
-    out
+    })
 }

@@ -4,8 +4,8 @@
 use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
 use super::Format;
 use crate::region::{RegionCtx, RegionParser};
-use crate::render::{self, RenderCall};
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::render::{self};
+use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
@@ -24,13 +24,12 @@ pub static SPEC: Format = Format {
             Trigger::at_start("{"),
             Trigger::at_start("["),
         ],
-        reasoning: None,
         template: Some(CallTemplate::JSON_OBJECT),
-        arguments: ArgSyntax::Json,
         layout: Layout::section("<TOOLCALL>[", "]</TOOLCALL>"),
+        ..Syntax::EMPTY
     },
     new_region,
-    render,
+    render: |calls, content| render::content_and_array(calls, content, "<TOOLCALL>", "</TOOLCALL>"),
 };
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
@@ -50,8 +49,4 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
         },
     };
     Box::new(JsonRegion::new(ctx, spec))
-}
-
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    render::content_and_array(calls, content, "<TOOLCALL>", "</TOOLCALL>")
 }

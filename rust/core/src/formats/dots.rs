@@ -19,8 +19,8 @@
 use super::json_calls::{JsonRegion, JsonRegionSpec};
 use super::xml_invoke::{write_params, InvokeRegion, InvokeRegionSpec};
 use super::Format;
-use crate::region::{Progress, RegionCtx, RegionParser, Sink};
-use crate::render::RenderCall;
+use crate::region::{Progress, RegionParser, Sink};
+use crate::render::{self, RenderCall};
 use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 use crate::text;
 
@@ -44,7 +44,6 @@ pub static SPEC: Format = Format {
             Marker::plain(Role::ParamEnd, "</parameter>"),
         ],
         triggers: &[Trigger::marker(START)],
-        reasoning: None,
         template: Some(CallTemplate::new(
             "<invoke name=\"{name}\">\n",
             "</invoke>",
@@ -52,8 +51,16 @@ pub static SPEC: Format = Format {
         )),
         arguments: ArgSyntax::XmlParams(super::minimax_m2::PARAMS),
         layout: Layout::section("<dots_function_call>\n", "\n</dots_function_call>"),
+        ..Syntax::EMPTY
     },
-    new_region,
+    new_region: |ctx| {
+        Box::new(DotsRegion {
+            body: Body::Undecided,
+            trigger_len: ctx.trigger_lit().len(),
+            invoke: InvokeRegion::new(ctx, InvokeRegionSpec::of(ctx, "dots")),
+            json: JsonRegion::new(ctx, JsonRegionSpec::after_marker(Some(END))),
+        })
+    },
     render,
 };
 
@@ -72,15 +79,6 @@ struct DotsRegion {
     trigger_len: usize,
     invoke: InvokeRegion,
     json: JsonRegion,
-}
-
-fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    Box::new(DotsRegion {
-        body: Body::Undecided,
-        trigger_len: ctx.trigger_lit().len(),
-        invoke: InvokeRegion::new(ctx, InvokeRegionSpec::of(ctx, "dots")),
-        json: JsonRegion::new(ctx, JsonRegionSpec::after_marker(Some(END))),
-    })
 }
 
 impl RegionParser for DotsRegion {
@@ -105,19 +103,12 @@ impl RegionParser for DotsRegion {
 /// The canonical layout of SGLang's `dots` detector: the block, one invoke per call, one
 /// parameter per line; strings raw, other values as JSON.
 fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    let mut out = String::from(content.unwrap_or(""));
-    if calls.is_empty() {
-        return out;
-    }
-    out.push_str(START);
-    out.push('\n');
-    for call in calls {
+    let open = format!("{START}\n");
+    render::content_and_calls(calls, content, (open.as_str(), END), "", |out, _, call| {
         out.push_str(&format!("<invoke name=\"{}\">\n", call.name));
         if let Some(map) = call.arguments.as_object() {
-            write_params(&mut out, map, "parameter");
+            write_params(out, map, "parameter");
         }
         out.push_str("</invoke>\n");
-    }
-    out.push_str(END);
-    out
+    })
 }

@@ -31,7 +31,9 @@ use super::xml_invoke::{python_json, InvokeRegion, InvokeRegionSpec};
 use super::Format;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger};
+use crate::spec::{
+    ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger, THINK,
+};
 
 const DSML: &str = "｜DSML｜";
 
@@ -75,7 +77,7 @@ pub static DEEPSEEK_V3_2: Format = Format {
             Trigger::marker("<｜DSML｜tool_calls>"),
             Trigger::marker("<｜DSML｜invoke"),
         ],
-        reasoning: Some(("<think>", "</think>")),
+        reasoning: Some(THINK),
         template: Some(CallTemplate::new(
             "<｜DSML｜invoke name=\"{name}\">\n",
             "</｜DSML｜invoke>",
@@ -132,7 +134,7 @@ pub static DEEPSEEK_V4_1: Format = Format {
             Trigger::marker("<｜DSML｜ calls>"),
             Trigger::marker("<｜DSML｜ invoke"),
         ],
-        reasoning: Some(("<think>", "</think>")),
+        reasoning: Some(THINK),
         template: Some(CallTemplate::new("<｜DSML｜ invoke name=\"{name}\">\n", "</｜DSML｜ invoke>", "\n")),
         arguments: ArgSyntax::XmlParams(PARAMS_V4_1),
         layout: Layout::section("<｜DSML｜ calls>\n", "\n</｜DSML｜ calls>"),

@@ -13,12 +13,11 @@
 //! dropped, the text inside stays content. The thinking models open reasoning in the prompt and
 //! close it with `</think>` (use reasoning `closing_only`). Read by [`super::json_calls`].
 
-use super::json_calls::{JsonRegion, JsonRegionSpec};
-use super::markup::DropMarker;
+use super::json_calls;
+use super::markup;
 use super::Format;
-use crate::region::{RegionCtx, RegionParser};
 use crate::render::{self, RenderCall};
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::spec::{CallTemplate, Marker, Role, Syntax, Trigger, THINK};
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
@@ -39,35 +38,19 @@ pub static SPEC: Format = Format {
             Trigger::marker("<response>"),
             Trigger::marker("</response>"),
         ],
-        reasoning: Some(("<think>", "</think>")),
+        reasoning: Some(THINK),
         template: Some(CallTemplate::new("<tool_call>\n{\"name\": \"{name}\", \"arguments\": ", "}\n</tool_call>", "\n")),
-        arguments: ArgSyntax::Json,
-        layout: Layout::BARE,
+        ..Syntax::EMPTY
     },
-    new_region,
+    new_region: |ctx| markup::calls_or_wrapper(ctx, |ctx| json_calls::after_marker(ctx, Some("</tool_call>"))),
     render,
 };
 
-fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    if ctx.trigger > 0 {
-        return Box::new(DropMarker::new(ctx));
-    }
-    Box::new(JsonRegion::new(
-        ctx,
-        JsonRegionSpec::after_marker(Some("</tool_call>")),
-    ))
-}
-
 /// One block per call, each on its own lines, after the content.
 fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    let mut out = String::from(content.unwrap_or(""));
-    for call in calls {
-        if !out.is_empty() {
-            out.push('\n');
-        }
+    render::each_on_its_line(calls, content, |out, call| {
         out.push_str("<tool_call>\n");
         out.push_str(&render::call_object(call, "arguments"));
         out.push_str("\n</tool_call>");
-    }
-    out
+    })
 }

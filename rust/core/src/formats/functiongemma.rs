@@ -15,7 +15,6 @@
 
 use super::gemma4::{self, GemmaTags};
 use super::Format;
-use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
 use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
@@ -42,20 +41,16 @@ pub static SPEC: Format = Format {
             Trigger::marker("<start_function_call>"),
             Trigger::marker("<end_function_call>"),
         ],
-        reasoning: None,
         template: Some(CallTemplate::new("<start_function_call>call:{name}", "<end_function_call>", "")),
         arguments: ArgSyntax::Gemma {
             string_delimiter: "<escape>",
     },
     layout: Layout::BARE,
+        ..Syntax::EMPTY
     },
-    new_region,
+    new_region: |ctx| gemma4::new_region_with(ctx, &TAGS),
     render,
 };
-
-fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    gemma4::new_region_with(ctx, &TAGS)
-}
 
 /// As the FunctionGemma chat template writes a model turn: the content, then one block per call
 /// (keys sorted, strings between `<escape>`).

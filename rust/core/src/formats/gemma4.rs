@@ -51,13 +51,9 @@ pub static SPEC: Format = Format {
         content_after_calls: true,
     },
     },
-    new_region,
+    new_region: |ctx| new_region_with(ctx, &TAGS),
     render,
 };
-
-fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    new_region_with(ctx, &TAGS)
-}
 
 /// The tags around a Gemma-style `call:NAME{...}` body: the call block's opening and closing
 /// markers and the string delimiter (Gemma 4: `<|tool_call>`, `<tool_call|>`, `<|"|>`;
@@ -239,6 +235,45 @@ impl GemmaRegion {
         sink.args(text);
     }
 
+    /// Emit an object key (JSON text), with the `,` a later member needs.
+    fn begin_key(&mut self, key: &str, sink: &mut Sink) {
+        if let Some(Frame::Object { members }) = self.stack.last_mut() {
+            if *members > 0 {
+                sink.args(",");
+            }
+            *members += 1;
+        }
+        sink.args(key);
+    }
+
+    /// Takes `input[i..]` up to the first character `stop` accepts (or a marker sentinel) into
+    /// `buf` and `raw`: `Ok((length, that character))`, or the progress to return when none has
+    /// come yet.
+    fn take_bare(
+        &mut self,
+        input: &str,
+        i: usize,
+        eof: bool,
+        sink: &mut Sink,
+        stop: fn(char) -> bool,
+    ) -> Result<(usize, char), Progress> {
+        let rest = &input[i..];
+        let found = rest
+            .char_indices()
+            .find(|&(_, c)| stop(c) || MarkerTable::is_sentinel(c));
+        let Some((p, c)) = found else {
+            if eof {
+                return Err(self.truncated(input, i, sink));
+            }
+            self.buf.push_str(rest);
+            self.raw.push_str(rest);
+            return Err(Progress::more(input.len()));
+        };
+        self.buf.push_str(&rest[..p]);
+        self.raw.push_str(&rest[..p]);
+        Ok((p, c))
+    }
+
     /// Close the innermost container; returns whether the whole body is complete.
     fn close(&mut self, sink: &mut Sink) -> bool {
         match self.stack.pop() {
@@ -397,20 +432,11 @@ impl RegionParser for GemmaRegion {
                     }
                 }
                 State::BareKey => {
-                    let stop = rest.char_indices().find(|&(_, c)| {
-                        matches!(c, ':' | '{' | '}' | '[' | ']' | ',' | '<')
-                            || MarkerTable::is_sentinel(c)
-                    });
-                    let Some((p, c)) = stop else {
-                        if eof {
-                            return self.truncated(input, i, sink);
-                        }
-                        self.buf.push_str(rest);
-                        self.raw.push_str(rest);
-                        return Progress::more(input.len());
+                    let stop = |c| matches!(c, ':' | '{' | '}' | '[' | ']' | ',' | '<');
+                    let (p, c) = match self.take_bare(input, i, eof, sink, stop) {
+                        Ok(found) => found,
+                        Err(progress) => return progress,
                     };
-                    self.buf.push_str(&rest[..p]);
-                    self.raw.push_str(&rest[..p]);
                     i += p;
                     let key = self.buf.trim();
                     let key = key
@@ -422,13 +448,7 @@ impl RegionParser for GemmaRegion {
                         continue;
                     }
                     let key = crate::json::quote(key);
-                    if let Some(Frame::Object { members }) = self.stack.last_mut() {
-                        if *members > 0 {
-                            sink.args(",");
-                        }
-                        *members += 1;
-                    }
-                    sink.args(&key);
+                    self.begin_key(&key, sink);
                     sink.args(":");
                     self.raw.push(':');
                     i += 1;
@@ -440,13 +460,7 @@ impl RegionParser for GemmaRegion {
                         self.raw.push_str(&rest[..pos + self.quote.len()]);
                         i += pos + self.quote.len();
                         let key = crate::json::quote(&self.buf);
-                        if let Some(Frame::Object { members }) = self.stack.last_mut() {
-                            if *members > 0 {
-                                sink.args(",");
-                            }
-                            *members += 1;
-                        }
-                        sink.args(&key);
+                        self.begin_key(&key, sink);
                         self.state = State::Colon;
                     }
                     text::Scan::NotFound { safe } => {
@@ -566,20 +580,11 @@ impl RegionParser for GemmaRegion {
                     }
                 }
                 State::Bare => {
-                    let stop = rest.char_indices().find(|&(_, c)| {
-                        matches!(c, ',' | '}' | ']' | '<' | '{' | '[' | ':')
-                            || MarkerTable::is_sentinel(c)
-                    });
-                    let Some((p, _)) = stop else {
-                        if eof {
-                            return self.truncated(input, i, sink);
-                        }
-                        self.buf.push_str(rest);
-                        self.raw.push_str(rest);
-                        return Progress::more(input.len());
+                    let stop = |c| matches!(c, ',' | '}' | ']' | '<' | '{' | '[' | ':');
+                    let p = match self.take_bare(input, i, eof, sink, stop) {
+                        Ok((p, _)) => p,
+                        Err(progress) => return progress,
                     };
-                    self.buf.push_str(&rest[..p]);
-                    self.raw.push_str(&rest[..p]);
                     i += p;
                     let json = bare_to_json(self.buf.trim());
                     self.begin_value(&json, sink);

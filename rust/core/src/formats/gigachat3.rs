@@ -20,7 +20,7 @@ use super::Format;
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 use crate::text;
 
 const MESSAGE_SEP: &str = "<|message_sep|>";
@@ -44,15 +44,14 @@ pub static SPEC: Format = Format {
             Marker::special(Role::EndOfSequence, EOS),
         ],
         triggers: &[Trigger::marker(MESSAGE_SEP), Trigger::marker(FUNCTION_CALL)],
-        reasoning: None,
         template: Some(CallTemplate {
             begin:
                 "<|message_sep|>\n\nfunction call<|role_sep|>\n{\"name\": \"{name}\", \"arguments\": ",
             end: "}",
             separator: "",
         }),
-        arguments: ArgSyntax::Json,
         layout: Layout::section("", "<|message_sep|>\n\n"),
+        ..Syntax::EMPTY
     },
     new_region,
     render,

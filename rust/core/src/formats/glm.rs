@@ -23,7 +23,7 @@ use super::Format;
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Marker, ParamTags, Role, Syntax, Trigger, THINK};
 use crate::text::{self, is_partial_of_any, starts_with_any, Scan};
 use crate::tools::ToolSet;
 use crate::xml_value::template_text;
@@ -58,11 +58,11 @@ pub static GLM45: Format = Format {
         description: "<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>\\n</tool_call>, values typed by the tool schema",
         markers: MARKERS,
         triggers: &[Trigger::marker(CALL_START)],
-        reasoning: Some(("<think>", "</think>")),
+        reasoning: Some(THINK),
         // xgrammar's `glm_xml` allows whitespace around the pairs, so it covers this spacing too.
         template: Some(CallTemplate::new("<tool_call>{name}", "</tool_call>", "\n")),
         arguments: ArgSyntax::XmlParams(PARAMS),
-        layout: Layout::BARE,
+        ..Syntax::EMPTY
     },
     new_region,
     render: render_glm45,
@@ -78,10 +78,10 @@ pub static GLM47: Format = Format {
         description: "<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>, values typed by the tool schema",
         markers: MARKERS,
         triggers: &[Trigger::marker(CALL_START)],
-        reasoning: Some(("<think>", "</think>")),
+        reasoning: Some(THINK),
         template: Some(GLM47_TEMPLATE),
         arguments: ArgSyntax::XmlParams(PARAMS),
-        layout: Layout::BARE,
+        ..Syntax::EMPTY
     },
     new_region,
     render: render_glm47,

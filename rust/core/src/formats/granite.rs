@@ -8,8 +8,8 @@
 use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
 use super::Format;
 use crate::region::{RegionCtx, RegionParser};
-use crate::render::{self, RenderCall};
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::render::{self};
+use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger, THINK};
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
@@ -36,13 +36,13 @@ pub static SPEC: Format = Format {
             Trigger::marker("<tool_call>"),
             Trigger::at_start("["),
         ],
-        reasoning: Some(("<think>", "</think>")),
+        reasoning: Some(THINK),
         template: Some(CallTemplate::JSON_OBJECT),
-        arguments: ArgSyntax::Json,
         layout: Layout::section("<|tool_call|>[", "]"),
+        ..Syntax::EMPTY
     },
     new_region,
-    render,
+    render: |calls, content| render::content_and_array(calls, content, "<|tool_call|>", ""),
 };
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
@@ -57,8 +57,4 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
         },
     };
     Box::new(JsonRegion::new(ctx, spec))
-}
-
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    render::content_and_array(calls, content, "<|tool_call|>", "")
 }

@@ -11,12 +11,11 @@
 //! text (not a special token of the Granite 20B vocabulary, as far as the peers show). Read by
 //! [`super::json_calls`].
 
-use super::json_calls::{JsonRegion, JsonRegionSpec};
+use super::json_calls;
 use super::xml_invoke::python_json;
 use super::Format;
-use crate::region::{RegionCtx, RegionParser};
-use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::render::{self, RenderCall};
+use crate::spec::{CallTemplate, Marker, Role, Syntax, Trigger};
 
 const START: &str = "<function_call>";
 
@@ -29,30 +28,20 @@ pub static SPEC: Format = Format {
             "<function_call> {\"name\": ..., \"arguments\": {...}} per call, newline-separated",
         markers: &[Marker::plain(Role::CallStart, START)],
         triggers: &[Trigger::marker(START)],
-        reasoning: None,
         template: Some(CallTemplate::new(
             "<function_call> {\"name\": \"{name}\", \"arguments\": ",
             "}",
             "\n",
         )),
-        arguments: ArgSyntax::Json,
-        layout: Layout::BARE,
+        ..Syntax::EMPTY
     },
-    new_region,
+    new_region: |ctx| json_calls::after_marker(ctx, None),
     render,
 };
 
-fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    Box::new(JsonRegion::new(ctx, JsonRegionSpec::after_marker(None)))
-}
-
 /// As vLLM's samples write calls: each on its own line after the content.
 fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    let mut out = String::from(content.unwrap_or(""));
-    for call in calls {
-        if !out.is_empty() {
-            out.push('\n');
-        }
+    render::each_on_its_line(calls, content, |out, call| {
         out.push_str(START);
         out.push(' ');
         out.push_str(&format!(
@@ -60,6 +49,5 @@ fn render(calls: &[RenderCall], content: Option<&str>) -> String {
             crate::json::quote(&call.name),
             python_json(&call.arguments)
         ));
-    }
-    out
+    })
 }

@@ -29,17 +29,17 @@ use crate::json;
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink, Status};
 use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 use crate::text;
 use crate::tools::ToolSet;
 
-const START: &str = "<|start|>";
-const CHANNEL: &str = "<|channel|>";
-const MESSAGE: &str = "<|message|>";
-const CONSTRAIN: &str = "<|constrain|>";
-const END: &str = "<|end|>";
-const CALL: &str = "<|call|>";
-const RETURN: &str = "<|return|>";
+pub const START: &str = "<|start|>";
+pub const CHANNEL: &str = "<|channel|>";
+pub const MESSAGE: &str = "<|message|>";
+pub const CONSTRAIN: &str = "<|constrain|>";
+pub const END: &str = "<|end|>";
+pub const CALL: &str = "<|call|>";
+pub const RETURN: &str = "<|return|>";
 
 /// Longest header accepted before the text is taken for prose that merely contains a marker.
 const MAX_HEADER: usize = 512;
@@ -76,7 +76,6 @@ pub static SPEC: Format = Format {
             "<|call|>",
             "<|start|>assistant",
         )),
-        arguments: ArgSyntax::Json,
         layout: Layout {
             section: None,
             content_block: Some(("<|channel|>final<|message|>", "<|return|>")),
@@ -86,20 +85,19 @@ pub static SPEC: Format = Format {
             )),
             content_after_calls: false,
         },
+        ..Syntax::EMPTY
     },
-    new_region,
+    new_region: |ctx| {
+        channel_region(
+            ctx,
+            Dialect {
+                functions_namespace: true,
+                body: None,
+            },
+        )
+    },
     render,
 };
-
-fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    channel_region(
-        ctx,
-        Dialect {
-            functions_namespace: true,
-            body: None,
-        },
-    )
-}
 
 /// A trigger that opens a message header at its recipient: the completion's first message when
 /// the prompt ended `<|start|>assistant` and the recipient follows the role (` to=NAME<|channel|>`).
@@ -284,13 +282,7 @@ fn is_header_char(c: char) -> bool {
 
 impl HarmonyRegion {
     fn stop_refs(&self) -> [&str; 5] {
-        [
-            self.stops[0].as_str(),
-            self.stops[1].as_str(),
-            self.stops[2].as_str(),
-            self.stops[3].as_str(),
-            self.stops[4].as_str(),
-        ]
+        self.stops.each_ref().map(String::as_str)
     }
 
     /// The first stop marker in `rest`: (offset, length to consume with it).

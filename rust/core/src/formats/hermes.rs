@@ -2,11 +2,10 @@
 //! block per call. `<tool_call>` and `</tool_call>` are special tokens in the Qwen vocabularies
 //! (151657/151658) but plain text in Hermes-on-Llama models.
 
-use super::json_calls::{JsonRegion, JsonRegionSpec};
+use super::json_calls;
 use super::Format;
-use crate::region::{RegionCtx, RegionParser};
-use crate::render::{self, RenderCall};
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::render::{self};
+use crate::spec::{CallTemplate, Marker, Role, Syntax, Trigger, THINK};
 
 const TEMPLATE: CallTemplate = CallTemplate::new(
     "<tool_call>\n{\"name\": \"{name}\", \"arguments\": ",
@@ -43,22 +42,10 @@ pub static SPEC: Format = Format {
             Marker::special(Role::ReasoningEnd, "</think>"),
         ],
         triggers: &[Trigger::marker("<tool_call>")],
-        reasoning: Some(("<think>", "</think>")),
+        reasoning: Some(THINK),
         template: Some(TEMPLATE),
-        arguments: ArgSyntax::Json,
-        layout: Layout::BARE,
+        ..Syntax::EMPTY
     },
-    new_region,
-    render,
+    new_region: |ctx| json_calls::after_marker(ctx, Some("</tool_call>")),
+    render: |calls, content| render::with_template(&SPEC.syntax, calls, content),
 };
-
-fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    Box::new(JsonRegion::new(
-        ctx,
-        JsonRegionSpec::after_marker(Some("</tool_call>")),
-    ))
-}
-
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    render::with_template(&SPEC.syntax, calls, content)
-}

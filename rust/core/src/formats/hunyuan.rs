@@ -18,7 +18,9 @@
 use super::glm;
 use super::Format;
 use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger};
+use crate::spec::{
+    ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger, THINK,
+};
 
 pub static HUNYUAN: Format = Format {
     syntax: Syntax {
@@ -45,7 +47,7 @@ pub static HUNYUAN: Format = Format {
             Trigger::marker("<tool_calls>"),
             Trigger::marker("<tool_call>"),
         ],
-        reasoning: Some(("<think>", "</think>")),
+        reasoning: Some(THINK),
         template: Some(CallTemplate::new(
             "<tool_call>{name}<tool_sep>\n",
             "</tool_call>",

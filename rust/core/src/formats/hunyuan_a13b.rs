@@ -6,12 +6,11 @@
 //! Not this format: Hunyuan HY-V3 (SGLang `hunyuan`, vLLM `hy_v3`), which writes
 //! `<tool_call>NAME<tool_sep><arg_key>K</arg_key><arg_value>V</arg_value></tool_call>`.
 
-use super::json_calls::{JsonRegion, JsonRegionSpec};
-use super::markup::DropMarker;
+use super::json_calls;
+use super::markup;
 use super::Format;
-use crate::region::{RegionCtx, RegionParser};
-use crate::render::{self, RenderCall};
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::render::{self};
+use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger, THINK};
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
@@ -33,25 +32,17 @@ pub static SPEC: Format = Format {
             Trigger::marker("<answer>"),
             Trigger::marker("</answer>"),
         ],
-        reasoning: Some(("<think>", "</think>")),
+        reasoning: Some(THINK),
         template: Some(CallTemplate::JSON_OBJECT),
-        arguments: ArgSyntax::Json,
         layout: Layout::section("<tool_calls>[", "]</tool_calls>"),
+        ..Syntax::EMPTY
     },
-    new_region,
-    render,
+    new_region: |ctx| {
+        markup::calls_or_wrapper(ctx, |ctx| {
+            json_calls::after_marker(ctx, Some("</tool_calls>"))
+        })
+    },
+    render: |calls, content| {
+        render::content_and_array(calls, content, "<tool_calls>", "</tool_calls>")
+    },
 };
-
-fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    if ctx.trigger > 0 {
-        return Box::new(DropMarker::new(ctx));
-    }
-    Box::new(JsonRegion::new(
-        ctx,
-        JsonRegionSpec::after_marker(Some("</tool_calls>")),
-    ))
-}
-
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    render::content_and_array(calls, content, "<tool_calls>", "</tool_calls>")
-}

@@ -24,7 +24,7 @@ use super::Format;
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink, Status};
 use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::spec::{CallTemplate, Marker, Role, Syntax, Trigger};
 use crate::text::{self, Scan};
 
 const MESSAGE_MODEL: &str = "<|message_model|>";
@@ -88,8 +88,7 @@ pub static SPEC: Format = Format {
             "}<|end_message|>",
             "",
         )),
-        arguments: ArgSyntax::Json,
-        layout: Layout::BARE,
+        ..Syntax::EMPTY
     },
     new_region,
     render,

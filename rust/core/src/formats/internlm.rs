@@ -7,9 +7,9 @@
 use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
 use super::Format;
 use crate::message::IssueKind;
-use crate::region::{Progress, RegionCtx, RegionParser, Sink};
+use crate::region::{Progress, RegionParser, Sink};
 use crate::render::{self, RenderCall};
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::spec::{CallTemplate, Marker, Role, Syntax, Trigger};
 use crate::text;
 
 pub static SPEC: Format = Format {
@@ -25,38 +25,16 @@ pub static SPEC: Format = Format {
             Marker::special(Role::CallEnd, ACTION_END),
         ],
         triggers: &[Trigger::marker(ACTION_START)],
-        reasoning: None,
         template: Some(CallTemplate::new("<|action_start|><|plugin|>\n{\"name\": \"{name}\", \"parameters\": ", "}<|action_end|>", "")),
-        arguments: ArgSyntax::Json,
-        layout: Layout::BARE,
+        ..Syntax::EMPTY
     },
-    new_region,
+    new_region: |ctx| Box::new(ActionRegion { start_lit: ctx.trigger_lit(), plugin_lit: ctx.lit(PLUGIN), end_lit: ctx.lit(ACTION_END), header: String::new(), in_body: false, passthrough: false, inner: JsonRegion::new(ctx, JsonRegionSpec { consume_trigger: false, payload: Payload::ObjectOrArray, end: Some(ACTION_END), keys: STANDARD_KEYS, }), }),
     render,
 };
 
 const ACTION_START: &str = "<|action_start|>";
 const PLUGIN: &str = "<|plugin|>";
 const ACTION_END: &str = "<|action_end|>";
-
-fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    Box::new(ActionRegion {
-        start_lit: ctx.trigger_lit(),
-        plugin_lit: ctx.lit(PLUGIN),
-        end_lit: ctx.lit(ACTION_END),
-        header: String::new(),
-        in_body: false,
-        passthrough: false,
-        inner: JsonRegion::new(
-            ctx,
-            JsonRegionSpec {
-                consume_trigger: false,
-                payload: Payload::ObjectOrArray,
-                end: Some(ACTION_END),
-                keys: STANDARD_KEYS,
-            },
-        ),
-    })
-}
 
 struct ActionRegion {
     start_lit: String,

@@ -13,7 +13,7 @@
 use super::glm;
 use super::Format;
 use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Marker, Role, Syntax, Trigger, THINK};
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
@@ -34,10 +34,10 @@ pub static SPEC: Format = Format {
             Marker::special(Role::ReasoningEnd, "</think>"),
         ],
         triggers: &[Trigger::marker("<iquest_tool_call>")],
-        reasoning: Some(("<think>", "</think>")),
+        reasoning: Some(THINK),
         template: Some(CallTemplate::new("<iquest_tool_call>{name}", "</iquest_tool_call>", "")),
         arguments: ArgSyntax::XmlParams(super::glm::PARAMS),
-        layout: Layout::BARE,
+        ..Syntax::EMPTY
     },
     new_region: glm::new_region,
     render,

@@ -2,11 +2,10 @@
 //! vLLM's Jamba parser looks both tags up in the vocabulary, so they are special tokens there;
 //! SentencePiece decoding often leaves a space before the opening tag, which is content.
 
-use super::json_calls::{JsonRegion, JsonRegionSpec};
+use super::json_calls;
 use super::Format;
-use crate::region::{RegionCtx, RegionParser};
-use crate::render::{self, RenderCall};
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::render::{self};
+use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
@@ -19,22 +18,12 @@ pub static SPEC: Format = Format {
             Marker::special(Role::CallEnd, "</tool_calls>"),
         ],
         triggers: &[Trigger::marker("<tool_calls>")],
-        reasoning: None,
         template: Some(CallTemplate::JSON_OBJECT),
-        arguments: ArgSyntax::Json,
         layout: Layout::section("<tool_calls>[", "]</tool_calls>"),
+        ..Syntax::EMPTY
     },
-    new_region,
-    render,
+    new_region: |ctx| json_calls::after_marker(ctx, Some("</tool_calls>")),
+    render: |calls, content| {
+        render::content_and_array(calls, content, "<tool_calls>", "</tool_calls>")
+    },
 };
-
-fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    Box::new(JsonRegion::new(
-        ctx,
-        JsonRegionSpec::after_marker(Some("</tool_calls>")),
-    ))
-}
-
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    render::content_and_array(calls, content, "<tool_calls>", "</tool_calls>")
-}

@@ -59,6 +59,12 @@ impl JsonRegionSpec {
     }
 }
 
+/// The region for a JSON call (or a run of them) after the trigger marker, up to `end`: the
+/// hermes-style blocks.
+pub fn after_marker(ctx: &RegionCtx<'_>, end: Option<&'static str>) -> Box<dyn RegionParser> {
+    Box::new(JsonRegion::new(ctx, JsonRegionSpec::after_marker(end)))
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum ObjState {
     Open,

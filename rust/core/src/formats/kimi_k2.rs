@@ -5,9 +5,8 @@
 
 use super::sectioned::{kimi_name, Header, SectionRegion, SectionSyntax};
 use super::Format;
-use crate::region::{RegionCtx, RegionParser};
-use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::render::{self, RenderCall};
+use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger, THINK};
 
 const SECTION_BEGIN: &str = "<|tool_calls_section_begin|>";
 const SECTION_END: &str = "<|tool_calls_section_end|>";
@@ -52,28 +51,20 @@ pub static SPEC: Format = Format {
             Trigger::marker(CALL_END),
             Trigger::marker(ARGS_BEGIN),
         ],
-        reasoning: Some(("<think>", "</think>")),
+        reasoning: Some(THINK),
         template: Some(CallTemplate::new("<|tool_call_begin|>functions.{name}:{index}<|tool_call_argument_begin|>", "<|tool_call_end|>", "")),
-        arguments: ArgSyntax::Json,
         layout: Layout::section(SECTION_BEGIN, SECTION_END),
+        ..Syntax::EMPTY
     },
-    new_region,
+    new_region: |ctx| Box::new(SectionRegion::new(ctx, SYNTAX)),
     render,
 };
-
-fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    Box::new(SectionRegion::new(ctx, SYNTAX))
-}
 
 /// As the Kimi chat template writes calls. A call's own id is kept when it is a Kimi id for the
 /// same function; otherwise the id is `functions.NAME:INDEX`.
 fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    let mut out = String::from(content.unwrap_or(""));
-    if calls.is_empty() {
-        return out;
-    }
-    out.push_str(SECTION_BEGIN);
-    for (i, call) in calls.iter().enumerate() {
+    let section = (SECTION_BEGIN, SECTION_END);
+    render::content_and_calls(calls, content, section, "", |out, i, call| {
         out.push_str(CALL_BEGIN);
         match call.id.as_deref() {
             Some(id) if kimi_name(id) == Some(call.name.as_str()) => out.push_str(id),
@@ -82,7 +73,5 @@ fn render(calls: &[RenderCall], content: Option<&str>) -> String {
         out.push_str(ARGS_BEGIN);
         out.push_str(&call.arguments_json());
         out.push_str(CALL_END);
-    }
-    out.push_str(SECTION_END);
-    out
+    })
 }

@@ -24,7 +24,7 @@
 //! Moonshot's `encoding_k3.py`. Not read: the whole-arguments `<|open|>json ...<|sep|>` body
 //! Dynamo also accepts (an issue, `malformed_json`).
 
-use super::markup::DropMarker;
+use super::markup::calls_or_wrapper;
 use super::xml_invoke::{python_json, InvokeRegion, InvokeRegionSpec};
 use super::Format;
 use crate::region::{RegionCtx, RegionParser};
@@ -96,16 +96,13 @@ pub static SPEC: Format = Format {
 };
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    if ctx.trigger > 0 {
-        return Box::new(DropMarker::new(ctx));
-    }
-    Box::new(InvokeRegion::new(
-        ctx,
-        InvokeRegionSpec {
+    calls_or_wrapper(ctx, |ctx| {
+        let spec = InvokeRegionSpec {
             attr_entities: true,
             ..InvokeRegionSpec::of(ctx, "Kimi K3")
-        },
-    ))
+        };
+        Box::new(InvokeRegion::new(ctx, spec))
+    })
 }
 
 /// `&` and `"` as the chat template escapes them in attribute values.

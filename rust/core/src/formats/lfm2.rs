@@ -15,13 +15,14 @@ use serde_json::Value;
 use super::pythonic;
 use super::xml_invoke::python_json;
 use super::Format;
-use crate::region::{RegionCtx, RegionParser};
-use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::render::{self, RenderCall};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger, THINK};
 use crate::xml_value::python_str;
 
 const START: &str = "<|tool_call_start|>";
 const END: &str = "<|tool_call_end|>";
+/// The calls' Python list between the markers.
+const BLOCK: (&str, &str) = ("<|tool_call_start|>[", "]<|tool_call_end|>");
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
@@ -36,50 +37,22 @@ pub static SPEC: Format = Format {
             Marker::special(Role::ReasoningEnd, "</think>"),
         ],
         triggers: &[Trigger::marker(START)],
-        reasoning: Some(("<think>", "</think>")),
+        reasoning: Some(THINK),
         template: Some(CallTemplate::new("{name}(", ")", ", ")),
         arguments: ArgSyntax::PythonKwargs,
-        layout: Layout::section("<|tool_call_start|>[", "]<|tool_call_end|>"),
+        layout: Layout::section(BLOCK.0, BLOCK.1),
     },
-    new_region,
+    new_region: |ctx| pythonic::new_wrapped_region(ctx, END),
     render,
 };
-
-fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    pythonic::new_wrapped_region(ctx, END)
-}
 
 /// As the LFM2.5 chat template writes calls after the content: strings quoted (single quotes, as
 /// Python's `repr`), mappings as JSON, anything else as Python's `str()`.
 fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    let mut out = String::from(content.unwrap_or(""));
-    if calls.is_empty() {
-        return out;
-    }
-    out.push_str(START);
-    out.push('[');
-    for (k, call) in calls.iter().enumerate() {
-        if k > 0 {
-            out.push_str(", ");
-        }
-        out.push_str(&call.name);
-        out.push('(');
-        if let Value::Object(map) = &call.arguments {
-            for (j, (key, value)) in map.iter().enumerate() {
-                if j > 0 {
-                    out.push_str(", ");
-                }
-                out.push_str(key);
-                out.push('=');
-                match value {
-                    Value::Object(_) => out.push_str(&python_json(value)),
-                    other => out.push_str(&python_str(other)),
-                }
-            }
-        }
-        out.push(')');
-    }
-    out.push(']');
-    out.push_str(END);
-    out
+    render::content_and_calls(calls, content, BLOCK, ", ", |out, _, call| {
+        pythonic::write_call(out, call, |value, out| match value {
+            Value::Object(_) => out.push_str(&python_json(value)),
+            other => out.push_str(&python_str(other)),
+        })
+    })
 }

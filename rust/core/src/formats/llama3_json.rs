@@ -5,7 +5,7 @@ use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
 use super::Format;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::{self, RenderCall};
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
@@ -18,10 +18,9 @@ pub static SPEC: Format = Format {
             Marker::special(Role::TurnEnd, "<|eom_id|>"),
         ],
         triggers: &[Trigger::marker("<|python_tag|>"), Trigger::at_start("{")],
-        reasoning: None,
         template: Some(CallTemplate::new("{\"name\": \"{name}\", \"parameters\": ", "}", "; ")),
-        arguments: ArgSyntax::Json,
         layout: Layout::section("<|python_tag|>", ""),
+        ..Syntax::EMPTY
     },
     new_region,
     render,

@@ -2,11 +2,10 @@
 //! one block per call, blocks back to back (vLLM `longcat`, SGLang `LongCatDetector`). Reasoning,
 //! when the model thinks, is `<longcat_think>` ... `</longcat_think>`.
 
-use super::json_calls::{JsonRegion, JsonRegionSpec};
+use super::json_calls;
 use super::Format;
-use crate::region::{RegionCtx, RegionParser};
-use crate::render::{self, RenderCall};
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::render::{self};
+use crate::spec::{CallTemplate, Marker, Role, Syntax, Trigger};
 
 const TEMPLATE: CallTemplate = CallTemplate::new(
     "<longcat_tool_call>\n{\"name\": \"{name}\", \"arguments\": ",
@@ -32,20 +31,8 @@ pub static SPEC: Format = Format {
         triggers: &[Trigger::marker("<longcat_tool_call>")],
         reasoning: Some(("<longcat_think>", "</longcat_think>")),
         template: Some(TEMPLATE),
-        arguments: ArgSyntax::Json,
-        layout: Layout::BARE,
+        ..Syntax::EMPTY
     },
-    new_region,
-    render,
+    new_region: |ctx| json_calls::after_marker(ctx, Some("</longcat_tool_call>")),
+    render: |calls, content| render::with_template(&SPEC.syntax, calls, content),
 };
-
-fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    Box::new(JsonRegion::new(
-        ctx,
-        JsonRegionSpec::after_marker(Some("</longcat_tool_call>")),
-    ))
-}
-
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    render::with_template(&SPEC.syntax, calls, content)
-}

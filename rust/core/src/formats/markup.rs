@@ -24,6 +24,19 @@ impl RegionParser for DropMarker {
     }
 }
 
+/// The region for a format whose first trigger opens its calls and whose later triggers are
+/// wrapper markers: `calls` for the first, a [`DropMarker`] for the others.
+pub fn calls_or_wrapper(
+    ctx: &RegionCtx<'_>,
+    calls: impl FnOnce(&RegionCtx<'_>) -> Box<dyn RegionParser>,
+) -> Box<dyn RegionParser> {
+    if ctx.trigger > 0 {
+        Box::new(DropMarker::new(ctx))
+    } else {
+        calls(ctx)
+    }
+}
+
 /// What a [`TextBlock`] does with its text.
 #[derive(Debug, Clone, Copy)]
 pub enum BlockText {

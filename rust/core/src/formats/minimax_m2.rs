@@ -18,9 +18,10 @@
 
 use super::xml_invoke::{python_json, write_params, InvokeRegion, InvokeRegionSpec};
 use super::Format;
-use crate::region::{RegionCtx, RegionParser};
-use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger};
+use crate::render::{self, RenderCall};
+use crate::spec::{
+    ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger, THINK,
+};
 
 /// `<parameter name="K">V</parameter>`, typed by the tool's schema; dots.llm1 writes the same.
 pub const PARAMS: ParamTags = ParamTags::new("<parameter name=\"{key}\">", "</parameter>");
@@ -45,7 +46,7 @@ pub static SPEC: Format = Format {
             Marker::plain(Role::ReasoningExit, "<minimax:tool_call>"),
         ],
         triggers: &[Trigger::marker("<minimax:tool_call>")],
-        reasoning: Some(("<think>", "</think>")),
+        reasoning: Some(THINK),
         template: Some(CallTemplate::new(
             "<invoke name=\"{name}\">\n",
             "</invoke>",
@@ -54,35 +55,25 @@ pub static SPEC: Format = Format {
         arguments: ArgSyntax::XmlParams(PARAMS),
         layout: Layout::section("<minimax:tool_call>\n", "\n</minimax:tool_call>"),
     },
-    new_region,
+    new_region: |ctx| Box::new(InvokeRegion::new(ctx, InvokeRegionSpec::of(ctx, "MiniMax"))),
     render,
 };
-
-fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    Box::new(InvokeRegion::new(ctx, InvokeRegionSpec::of(ctx, "MiniMax")))
-}
 
 /// What the chat template writes after the content: the block, one invoke per call, one parameter
 /// per line; strings raw, other values as `tojson`.
 fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    let mut out = String::from(content.unwrap_or(""));
-    if calls.is_empty() {
-        return out;
-    }
-    out.push_str("<minimax:tool_call>\n");
-    for call in calls {
+    let block = ("<minimax:tool_call>\n", "</minimax:tool_call>");
+    render::content_and_calls(calls, content, block, "", |out, _, call| {
         out.push_str(&format!("<invoke name=\"{}\">\n", call.name));
         match call.arguments.as_object() {
-            Some(map) => write_params(&mut out, map, "parameter"),
+            Some(map) => write_params(out, map, "parameter"),
             None => {
                 out.push_str(&python_json(&call.arguments));
                 out.push('\n');
             }
         }
         out.push_str("</invoke>\n");
-    }
-    out.push_str("</minimax:tool_call>");
-    out
+    })
 }
 
 #[cfg(test)]

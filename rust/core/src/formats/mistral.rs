@@ -9,7 +9,7 @@ use crate::json::{ScanResult, ValueScanner};
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink, Status};
 use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::spec::{CallTemplate, Marker, Role, Syntax, Trigger};
 use crate::text;
 
 pub static SPEC: Format = Format {
@@ -38,8 +38,7 @@ pub static SPEC: Format = Format {
         triggers: &[Trigger::marker("[TOOL_CALLS]"), Trigger::at_start("[")],
         reasoning: Some(("[THINK]", "[/THINK]")),
         template: Some(CallTemplate::new("[TOOL_CALLS]{name}[ARGS]", "", "")),
-        arguments: ArgSyntax::Json,
-        layout: Layout::BARE,
+        ..Syntax::EMPTY
     },
     new_region,
     render,

@@ -4,11 +4,10 @@
 //! JSON-encoded string at times; that string is decoded. In the Llama-3 vocabulary `<TOOLCALL>`
 //! is five ordinary tokens.
 
-use super::json_calls::{JsonRegion, JsonRegionSpec};
+use super::json_calls;
 use super::Format;
-use crate::region::{RegionCtx, RegionParser};
 use crate::render::{self, RenderCall};
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger, THINK};
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
@@ -27,21 +26,14 @@ pub static SPEC: Format = Format {
             Marker::plain(Role::ReasoningEnd, "</think>"),
         ],
         triggers: &[Trigger::marker("<TOOLCALL>")],
-        reasoning: Some(("<think>", "</think>")),
+        reasoning: Some(THINK),
         template: Some(CallTemplate::JSON_OBJECT),
-        arguments: ArgSyntax::Json,
         layout: Layout::section("<TOOLCALL>[", "]</TOOLCALL>"),
+        ..Syntax::EMPTY
     },
-    new_region,
+    new_region: |ctx| json_calls::after_marker(ctx, Some("</TOOLCALL>")),
     render,
 };
-
-fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    Box::new(JsonRegion::new(
-        ctx,
-        JsonRegionSpec::after_marker(Some("</TOOLCALL>")),
-    ))
-}
 
 /// As the Nemotron chat template writes an assistant turn: content, a blank line, the block.
 fn render(calls: &[RenderCall], content: Option<&str>) -> String {

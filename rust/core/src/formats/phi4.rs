@@ -3,11 +3,10 @@
 //! ordinary text (Python's `functools` module is a likely word in prose), so the trigger is soft:
 //! unless a call object follows, the text stays content.
 
-use super::json_calls::{JsonRegion, JsonRegionSpec};
+use super::json_calls;
 use super::Format;
-use crate::region::{RegionCtx, RegionParser};
-use crate::render::{self, RenderCall};
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::render::{self};
+use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
@@ -17,19 +16,10 @@ pub static SPEC: Format = Format {
         description: "functools[{name, arguments}, ...]: a JSON call array after the functools marker, no closing marker",
         markers: &[Marker::plain(Role::CallStart, "functools")],
         triggers: &[Trigger::soft("functools")],
-        reasoning: None,
         template: Some(CallTemplate::JSON_OBJECT),
-        arguments: ArgSyntax::Json,
         layout: Layout::section("functools[", "]"),
+        ..Syntax::EMPTY
     },
-    new_region,
-    render,
+    new_region: |ctx| json_calls::after_marker(ctx, None),
+    render: |calls, content| render::content_and_array(calls, content, "functools", ""),
 };
-
-fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    Box::new(JsonRegion::new(ctx, JsonRegionSpec::after_marker(None)))
-}
-
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    render::content_and_array(calls, content, "functools", "")
-}

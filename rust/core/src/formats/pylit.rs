@@ -375,13 +375,7 @@ impl PyLiteral {
                         i += 1;
                         let acc = acc * 8 + u32::from(b - b'0');
                         if digits + 1 == 3 {
-                            self.push_code(acc);
-                            self.tok = Tok::Body {
-                                quote,
-                                triple,
-                                raw: false,
-                                run: 0,
-                            };
+                            self.end_escape(acc, quote, triple);
                         } else {
                             self.tok = Tok::Octal {
                                 quote,
@@ -391,13 +385,7 @@ impl PyLiteral {
                             };
                         }
                     } else {
-                        self.push_code(acc);
-                        self.tok = Tok::Body {
-                            quote,
-                            triple,
-                            raw: false,
-                            run: 0,
-                        };
+                        self.end_escape(acc, quote, triple);
                     }
                 }
                 Tok::Hex {
@@ -415,13 +403,7 @@ impl PyLiteral {
                         if acc > 0x10FFFF {
                             return Step::Error(i, "escape beyond the Unicode range");
                         }
-                        self.push_code(acc);
-                        self.tok = Tok::Body {
-                            quote,
-                            triple,
-                            raw: false,
-                            run: 0,
-                        };
+                        self.end_escape(acc, quote, triple);
                     } else {
                         self.tok = Tok::Hex {
                             quote,
@@ -639,6 +621,17 @@ impl PyLiteral {
     fn push_char(&mut self, c: char) {
         let mut buf = [0u8; 4];
         self.push_text(c.encode_utf8(&mut buf));
+    }
+
+    /// The escape's character, then back to the (cooked) string body.
+    fn end_escape(&mut self, code: u32, quote: u8, triple: bool) {
+        self.push_code(code);
+        self.tok = Tok::Body {
+            quote,
+            triple,
+            raw: false,
+            run: 0,
+        };
     }
 
     /// A code point from an escape. Python keeps surrogates as they are; a high-low pair is

@@ -22,7 +22,7 @@ use super::Format;
 use crate::json;
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink, Status};
-use crate::render::RenderCall;
+use crate::render::{self, RenderCall};
 use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 use crate::text;
 
@@ -59,13 +59,13 @@ pub static SPEC: Format = Format {
             Trigger::marker(PY_START),
             Trigger::marker(FN_START),
         ],
-        reasoning: None,
         template: Some(CallTemplate::new("{name}(", ")", ", ")),
         arguments: ArgSyntax::PythonKwargs,
         layout: Layout::section("[", "]"),
+        ..Syntax::EMPTY
     },
     new_region,
-    render,
+    render: |calls, content| render::content_and_calls(calls, content, ("[", "]"), ", ", |out, _, call| { write_call(out, call, python_literal) }),
 };
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
@@ -611,38 +611,21 @@ impl RegionParser for PythonicRegion {
     }
 }
 
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    let mut out = String::from(content.unwrap_or(""));
-    if calls.is_empty() {
-        return out;
-    }
-    out.push_str(&call_list(calls));
-    out
-}
-
-/// `[f(a=1, b='x'), g()]`: the calls as a Python list.
-pub fn call_list(calls: &[RenderCall]) -> String {
-    let mut out = String::from('[');
-    for (k, call) in calls.iter().enumerate() {
-        if k > 0 {
-            out.push_str(", ");
-        }
-        out.push_str(&call.name);
-        out.push('(');
-        if let Value::Object(map) = &call.arguments {
-            for (j, (key, value)) in map.iter().enumerate() {
-                if j > 0 {
-                    out.push_str(", ");
-                }
-                out.push_str(key);
-                out.push('=');
-                python_literal(value, &mut out);
+/// `f(a=1, b='x')`, each argument's value as `write_value` writes it.
+pub fn write_call(out: &mut String, call: &RenderCall, write_value: impl Fn(&Value, &mut String)) {
+    out.push_str(&call.name);
+    out.push('(');
+    if let Value::Object(map) = &call.arguments {
+        for (j, (key, value)) in map.iter().enumerate() {
+            if j > 0 {
+                out.push_str(", ");
             }
+            out.push_str(key);
+            out.push('=');
+            write_value(value, out);
         }
-        out.push(')');
     }
-    out.push(']');
-    out
+    out.push(')');
 }
 
 /// A JSON value as the Python literal a model writes for it (the caller's data, not model

@@ -37,7 +37,7 @@ use super::Format;
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Marker, ParamTags, Role, Syntax, Trigger, THINK};
 use crate::text::{self, is_partial_of_any, starts_with_any};
 use crate::tools::ToolSet;
 use crate::xml_value::template_text;
@@ -96,10 +96,10 @@ pub static SPEC: Format = Format {
             Marker::special(Role::ReasoningEnd, "</think>"),
         ],
         triggers: &[Trigger::marker(CALL_START), Trigger::soft(FUNCTION_START)],
-        reasoning: Some(("<think>", "</think>")),
+        reasoning: Some(THINK),
         template: Some(TEMPLATE),
         arguments: ArgSyntax::XmlParams(PARAMS),
-        layout: Layout::BARE,
+        ..Syntax::EMPTY
     },
     new_region,
     render,

@@ -23,7 +23,7 @@ use serde_json::Value;
 use super::qwen3_coder::{self, PARAMS};
 use super::Format;
 use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Marker, Role, Syntax, Trigger};
 
 const CALL_START: &str = "<seed:tool_call>";
 const CALL_END: &str = "</seed:tool_call>";
@@ -49,7 +49,7 @@ pub static SPEC: Format = Format {
         // No structural-tag style writes Seed's inline values.
         template: Some(CallTemplate::new("<seed:tool_call>\n<function={name}>\n", "</function>\n</seed:tool_call>", "\n")),
         arguments: ArgSyntax::XmlParams(PARAMS),
-        layout: Layout::BARE,
+        ..Syntax::EMPTY
     },
     new_region: qwen3_coder::new_region,
     render,

@@ -21,9 +21,10 @@
 
 use super::xml_invoke::{write_params, InvokeRegion, InvokeRegionSpec};
 use super::Format;
-use crate::region::{RegionCtx, RegionParser};
-use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger};
+use crate::render::{self, RenderCall};
+use crate::spec::{
+    ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger, THINK,
+};
 
 const SECTION_START: &str = "<｜tool_calls_begin｜>";
 const SECTION_END: &str = "<｜tool_calls_end｜>";
@@ -53,7 +54,7 @@ pub static SPEC: Format = Format {
             Marker::special(Role::ReasoningEnd, "</think>"),
         ],
         triggers: &[Trigger::marker(SECTION_START)],
-        reasoning: Some(("<think>", "</think>")),
+        reasoning: Some(THINK),
         template: Some(CallTemplate::new("<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"{name}\">\n", "</steptml:invoke><｜tool_call_end｜>", "\n")),
         arguments: ArgSyntax::XmlParams(ParamTags::new(
             "<steptml:parameter name=\"{key}\">",
@@ -61,46 +62,25 @@ pub static SPEC: Format = Format {
         )),
         layout: Layout::section("<｜tool_calls_begin｜>\n", "\n<｜tool_calls_end｜>"),
     },
-    new_region,
+    new_region: |ctx| Box::new(InvokeRegion::new(ctx, InvokeRegionSpec { separators: vec![ ctx.lit(CALL_START), ctx.lit("function<｜tool_sep｜>"), ctx.lit(SEP), ctx.lit(CALL_END), ], ..InvokeRegionSpec::of(ctx, "Step3") })),
     render,
 };
-
-fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    Box::new(InvokeRegion::new(
-        ctx,
-        InvokeRegionSpec {
-            separators: vec![
-                ctx.lit(CALL_START),
-                ctx.lit("function<｜tool_sep｜>"),
-                ctx.lit(SEP),
-                ctx.lit(CALL_END),
-            ],
-            ..InvokeRegionSpec::of(ctx, "Step3")
-        },
-    ))
-}
 
 /// The layout SGLang's `step3` detector documents: the section and each entry on their own
 /// lines, one parameter per line; strings raw, other values as JSON.
 fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    let mut out = String::from(content.unwrap_or(""));
-    if calls.is_empty() {
-        return out;
-    }
-    out.push_str(SECTION_START);
-    out.push('\n');
-    for call in calls {
+    let open = format!("{SECTION_START}\n");
+    let section = (open.as_str(), SECTION_END);
+    render::content_and_calls(calls, content, section, "", |out, _, call| {
         out.push_str(&format!(
             "{CALL_START}function{SEP}<steptml:invoke name=\"{}\">\n",
             call.name
         ));
         if let Some(map) = call.arguments.as_object() {
-            write_params(&mut out, map, "steptml:parameter");
+            write_params(out, map, "steptml:parameter");
         }
         out.push_str("</steptml:invoke>");
         out.push_str(CALL_END);
         out.push('\n');
-    }
-    out.push_str(SECTION_END);
-    out
+    })
 }

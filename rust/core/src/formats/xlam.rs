@@ -3,11 +3,11 @@
 //! code fence, or after `[TOOL_CALLS]`, or inside `<tool_call>...</tool_call>` (the shapes vLLM's
 //! `xlam` parser accepts). A fence or bracket that holds no call object stays content.
 
-use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
+use super::json_calls::{self, JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
 use super::Format;
-use crate::region::{Progress, RegionCtx, RegionParser, Sink, Status};
+use crate::region::{Progress, RegionParser, Sink, Status};
 use crate::render::{self, RenderCall};
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger, THINK};
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
@@ -29,49 +29,16 @@ pub static SPEC: Format = Format {
             Trigger::marker("[TOOL_CALLS]"),
             Trigger::marker("<tool_call>"),
         ],
-        reasoning: Some(("<think>", "</think>")),
+        reasoning: Some(THINK),
         template: Some(CallTemplate::JSON_OBJECT),
-        arguments: ArgSyntax::Json,
         layout: Layout::section("[", "]"),
+        ..Syntax::EMPTY
     },
-    new_region,
+    new_region: |ctx| match ctx.trigger { 0 => Box::new(JsonRegion::new(ctx, JsonRegionSpec { consume_trigger: false, payload: Payload::Array, end: None, keys: STANDARD_KEYS, })), 1 => Box::new(FenceRegion { phase: FencePhase::Fence, header: String::new(), tag_len: 0, inner: JsonRegion::new(ctx, JsonRegionSpec { consume_trigger: false, payload: Payload::Array, end: Some(FENCE), keys: STANDARD_KEYS, }), }), 2 => json_calls::after_marker(ctx, None), _ => json_calls::after_marker(ctx, Some("</tool_call>")), },
     render,
 };
 
 const FENCE: &str = "```";
-
-fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
-    match ctx.trigger {
-        0 => Box::new(JsonRegion::new(
-            ctx,
-            JsonRegionSpec {
-                consume_trigger: false,
-                payload: Payload::Array,
-                end: None,
-                keys: STANDARD_KEYS,
-            },
-        )),
-        1 => Box::new(FenceRegion {
-            phase: FencePhase::Fence,
-            header: String::new(),
-            tag_len: 0,
-            inner: JsonRegion::new(
-                ctx,
-                JsonRegionSpec {
-                    consume_trigger: false,
-                    payload: Payload::Array,
-                    end: Some(FENCE),
-                    keys: STANDARD_KEYS,
-                },
-            ),
-        }),
-        2 => Box::new(JsonRegion::new(ctx, JsonRegionSpec::after_marker(None))),
-        _ => Box::new(JsonRegion::new(
-            ctx,
-            JsonRegionSpec::after_marker(Some("</tool_call>")),
-        )),
-    }
-}
 
 /// The longest info string accepted after the opening fence (`json`, or none).
 const MAX_TAG: usize = 4;

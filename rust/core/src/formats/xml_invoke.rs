@@ -694,11 +694,7 @@ impl serde_json::ser::Formatter for PyFormatter {
         w: &mut W,
         first: bool,
     ) -> io::Result<()> {
-        if first {
-            Ok(())
-        } else {
-            w.write_all(b", ")
-        }
+        comma_unless_first(w, first)
     }
 
     fn begin_object_key<W: ?Sized + io::Write>(
@@ -706,15 +702,20 @@ impl serde_json::ser::Formatter for PyFormatter {
         w: &mut W,
         first: bool,
     ) -> io::Result<()> {
-        if first {
-            Ok(())
-        } else {
-            w.write_all(b", ")
-        }
+        comma_unless_first(w, first)
     }
 
     fn begin_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
         w.write_all(b": ")
+    }
+}
+
+/// Python's `", "` between items and members.
+fn comma_unless_first<W: ?Sized + io::Write>(w: &mut W, first: bool) -> io::Result<()> {
+    if first {
+        Ok(())
+    } else {
+        w.write_all(b", ")
     }
 }
 

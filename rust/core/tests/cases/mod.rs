@@ -1,51 +1,9 @@
 //! The shared case matrix: every format answers every case, with a sample of real model output in
-//! that format and what it means, or an explicit reason why the case does not apply.
+//! that format and what it means, or an explicit reason why the case does not apply. Each format's
+//! answers are `cases/<format>.rs`, a `pub fn matrix() -> Matrix`; the build script
+//! (`rust/core/build.rs`) finds the files, so there is nothing to register.
 
 use serde_json::Value;
-
-pub mod apertus;
-pub mod beam;
-pub mod cohere;
-pub mod deepseek_v3;
-pub mod deepseek_v3_1;
-pub mod deepseek_v3_2;
-pub mod deepseek_v4;
-pub mod deepseek_v4_1;
-pub mod default;
-pub mod dots;
-pub mod ernie45;
-pub mod functiongemma;
-pub mod gemma4;
-pub mod gigachat3;
-pub mod glm45;
-pub mod glm47;
-pub mod granite;
-pub mod granite_20b_fc;
-pub mod harmony;
-pub mod hermes;
-pub mod hunyuan;
-pub mod hunyuan_a13b;
-pub mod inkling;
-pub mod internlm;
-pub mod iquest;
-pub mod jamba;
-pub mod k2_horizon;
-pub mod kimi_k2;
-pub mod kimi_k3;
-pub mod lfm2;
-pub mod llama3_json;
-pub mod longcat;
-pub mod minimax_m2;
-pub mod minimax_m3;
-pub mod mistral;
-pub mod muse;
-pub mod nemotron_deci;
-pub mod phi4;
-pub mod pythonic;
-pub mod qwen3_coder;
-pub mod seed_oss;
-pub mod step3;
-pub mod xlam;
 
 pub struct Expect {
     pub content: Option<&'static str>,
@@ -123,54 +81,8 @@ impl Matrix {
     }
 }
 
-pub fn all() -> Vec<Matrix> {
-    vec![
-        hermes::matrix(),
-        llama3_json::matrix(),
-        mistral::matrix(),
-        harmony::matrix(),
-        beam::matrix(),
-        longcat::matrix(),
-        hunyuan_a13b::matrix(),
-        cohere::matrix(),
-        qwen3_coder::matrix(),
-        glm45::matrix(),
-        glm47::matrix(),
-        deepseek_v3_2::matrix(),
-        deepseek_v4::matrix(),
-        minimax_m2::matrix(),
-        minimax_m3::matrix(),
-        default::matrix(),
-        deepseek_v3::matrix(),
-        deepseek_v3_1::matrix(),
-        kimi_k2::matrix(),
-        gemma4::matrix(),
-        pythonic::matrix(),
-        phi4::matrix(),
-        jamba::matrix(),
-        nemotron_deci::matrix(),
-        granite::matrix(),
-        xlam::matrix(),
-        internlm::matrix(),
-        seed_oss::matrix(),
-        step3::matrix(),
-        functiongemma::matrix(),
-        hunyuan::hy3(),
-        hunyuan::hy4(),
-        deepseek_v4_1::matrix(),
-        apertus::matrix(),
-        gigachat3::matrix(),
-        lfm2::matrix(),
-        dots::matrix(),
-        iquest::matrix(),
-        granite_20b_fc::matrix(),
-        ernie45::matrix(),
-        kimi_k3::matrix(),
-        inkling::matrix(),
-        muse::matrix(),
-        k2_horizon::matrix(),
-    ]
-}
+// `pub mod` for each case file and `all()`, written by the build script from this folder's files.
+include!(concat!(env!("OUT_DIR"), "/case_files.rs"));
 
 pub fn weather_tools() -> Value {
     serde_json::json!([
