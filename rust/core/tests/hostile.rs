@@ -324,6 +324,16 @@ fn markers_inside_strings() {
         ("kimi_k3", &["<|close|>argument<|sep|>"]),
         ("muse", &["</atem:parameter>"]),
         (
+            "k2_horizon",
+            &[
+                "</ifm|arg_value>",
+                "</ifm|tool_call>",
+                "</ifm|tool_calls>",
+                "<ifm|arg_key>",
+                "<ifm|tool_call>",
+            ],
+        ),
+        (
             "minimax_m3",
             &[
                 "]<]minimax[>[",
