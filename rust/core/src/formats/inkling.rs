@@ -139,7 +139,7 @@ fn text_call_region(ctx: &RegionCtx<'_>) -> TextBlock {
 enum Block {
     /// Still reading the header's name.
     Name,
-    Call(JsonRegion),
+    Call(Box<JsonRegion>),
     TextCall(TextBlock),
 }
 
@@ -223,7 +223,7 @@ impl RegionParser for Header {
         self.block = if found == Some(0) {
             let mut call = call;
             call.seed_raw(&self.header);
-            Block::Call(call)
+            Block::Call(Box::new(call))
         } else {
             let mut call = text_call;
             call.seed_raw(&self.header);

@@ -104,7 +104,7 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
 enum Body {
     Header,
     Text(TextBlock),
-    Calls(InvokeRegion),
+    Calls(Box<InvokeRegion>),
 }
 
 /// One message: its header up to `<|message|>`, then its body as text or as a tool channel.
@@ -119,7 +119,7 @@ struct MuseMessage {
     start: String,
     ends: Vec<String>,
     /// The tool channel's reader, made with the region's context.
-    calls: Option<InvokeRegion>,
+    calls: Option<Box<InvokeRegion>>,
 }
 
 impl MuseMessage {
@@ -148,7 +148,7 @@ impl MuseMessage {
             ends: vec![lit(EOM), lit(EOT)],
             message,
             start,
-            calls: Some(calls),
+            calls: Some(Box::new(calls)),
         }
     }
 
