@@ -1,9 +1,11 @@
-"""Regenerate the formats table in `docs/formats.md` from `toolwire.format_info` (run after adding a
-format; `tests/test_readme.py` checks that every format is listed)."""
+"""Regenerate the formats table in `docs/formats.md` from `toolwire.format_info` and the engine-name
+table (`rust/core/src/formats/engine_names.rs`); run after adding a format or an engine name
+(`tests/test_readme.py` checks that the page is what this writes)."""
 
 from pathlib import Path
 
 import toolwire
+from toolwire import _core
 
 START, END = "<!-- formats:start -->", "<!-- formats:end -->"
 
@@ -63,38 +65,47 @@ def arguments(syntax: dict) -> str:
     return {"json": "JSON", "gemma": "Gemma literals", "python_kwargs": "Python kwargs"}[syntax["kind"]]
 
 
+ENGINES = ("sglang", "vllm", "dynamo")
+
+
+def names(items) -> str:
+    return ", ".join(f"`{n}`" for n in items)
+
+
 def table() -> str:
     rows = [
-        "| format | aliases | families | markers (special tokens in **bold**) | arguments | known limits |",
-        "|---|---|---|---|---|---|",
+        "| format | SGLang | vLLM | Dynamo | other aliases | families | markers (special tokens in **bold**) "
+        "| arguments | known limits |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for name in toolwire.formats():
         info = toolwire.format_info(name)
+        engine = info["engine_names"]
+        said = {n for e in ENGINES for n in engine[e]}
         markers = ", ".join(
             ("**`%s`**" if m["special_token"] else "`%s`") % m["text"].replace("|", "\\|")
             for m in info["markers"]
             if not m["role"].startswith("reasoning")
         )
         families = ", ".join(info["families"]).replace("|", "\\|").replace("<", "&lt;")
+        columns = " | ".join(names(engine[e]) for e in ENGINES)
+        aliases = ", ".join(a for a in info["aliases"] if a not in said)
         rows.append(
-            f"| `{name}` | {', '.join(info['aliases'])} | {families} | {markers or '(none)'} "
+            f"| `{name}` | {columns} | {aliases} | {families} | {markers or '(none)'} "
             f"| {arguments(info['arguments'])} | {LIMITS.get(name, '')} |"
         )
     return "\n".join(rows)
 
 
-NOT_SUPPORTED = [
-    ("minicpm5", "bare `<function name=...>` with CDATA and no wrapper: triggering on `<function` misfires on prose"),
-    ("poolside_v1", "GLM-4.5 body, but the newline layout around values is unverified"),
-    ("plamo3", "a `<|plamo:constrain|>json<|plamo:msg|>` header kind is not implemented"),
-    ("gigachat35, step5, glm53_flash, telechat4, xingchen4", "not examined yet"),
-    ("response_template", "SGLang's template-driven detector, not a wire format"),
-]
-
-
 def not_supported() -> str:
-    rows = ["| name (as SGLang/vLLM call it) | why not yet |", "|---|---|"]
-    rows += [f"| {name} | {why} |" for name, why in NOT_SUPPORTED]
+    table = _core.engine_names()
+    rows_by_format = {row["format"]: row for row in table["formats"]}
+    rows = ["| name | SGLang | vLLM | Dynamo | why not yet |", "|---|---|---|---|---|"]
+    for entry in table["not_supported"]:
+        row = rows_by_format.get(entry["format"], dict.fromkeys(ENGINES, []))
+        columns = " | ".join(names(row[e]) for e in ENGINES)
+        reason = entry["reason"].replace("|", "\\|")
+        rows.append(f"| `{entry['format']}` | {columns} | {reason} |")
     return "\n".join(rows)
 
 

@@ -231,3 +231,54 @@ def test_sglang_launch_path_accepts_toolwire_parsers():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert "PARSER=toolwire_hermes" in out.stdout, out.stderr[-2000:]
+
+
+def _detect_template(fmt):
+    from pathlib import Path
+
+    return (Path(__file__).parent / "detect_templates" / f"{fmt}.jinja").read_text(encoding="utf-8")
+
+
+def _model_dir(tmp_path, chat_template, special=()):
+    decoder = {str(i): {"content": t, "special": True} for i, t in enumerate(special)}
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps({"chat_template": chat_template, "added_tokens_decoder": decoder}))
+    return str(tmp_path)
+
+
+def test_toolwire_auto_from_the_model_directory(tmp_path, monkeypatch, caplog):
+    """The plugin reads --model-path itself (SGLang builds detectors without a tokenizer): the
+    detected format is registered as toolwire_auto, with a warning for special-token markers."""
+    enum = FunctionCallParser.ToolCallParserEnum
+    saved = dict(enum)
+    model = _model_dir(tmp_path, _detect_template("glm47"), special=["<tool_call>", "</tool_call>"])
+    try:
+        monkeypatch.setattr("sys.argv", ["launch_server", "--model-path", model, "--tool-call-parser", "toolwire_auto"])
+        with caplog.at_level("WARNING", logger="toolwire.integrations.sglang"):
+            toolwire.integrations.sglang_plugin()
+        assert enum["toolwire_auto"].toolwire_format == "glm47"
+        assert any("<tool_call>, </tool_call>" in r.getMessage() and "SGLang" in r.getMessage() for r in caplog.records)
+        parser = FunctionCallParser(TOOLS, "toolwire_auto")
+        text = toolwire.render("glm47", [{"name": "get_weather", "arguments": {"location": "Paris"}}])
+        _, calls = parser.parse_non_stream(text)
+        assert [(c.name, json.loads(c.parameters)) for c in calls] == [("get_weather", {"location": "Paris"})]
+    finally:
+        enum.clear()
+        enum.update(saved)
+
+
+def test_toolwire_auto_stops_the_start_when_it_cannot_decide(tmp_path, monkeypatch):
+    enum = FunctionCallParser.ToolCallParserEnum
+    saved = dict(enum)
+    model = _model_dir(tmp_path, "{% for m in messages %}{{ m.content }}{% endfor %}")
+    try:
+        monkeypatch.setattr("sys.argv", ["launch_server", "--model-path", model, "--tool-call-parser=toolwire_auto"])
+        with pytest.raises(SystemExit, match="toolwire_auto: cannot detect the tool-call format: unknown, candidates"):
+            toolwire.integrations.sglang_plugin()
+        with pytest.raises(toolwire.ToolwireError, match="unknown"):
+            tw_sglang.register(tokenizer=model)
+        monkeypatch.setattr("sys.argv", ["launch_server", "--tool-call-parser", "toolwire_auto"])
+        with pytest.raises(SystemExit, match="--model-path"):
+            toolwire.integrations.sglang_plugin()
+    finally:
+        enum.clear()
+        enum.update(saved)

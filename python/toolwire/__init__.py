@@ -40,11 +40,13 @@ from toolwire._core import (
     format_info,
     formats,
 )
+from toolwire._detect import Detection, detect_format
 from toolwire._render import render
 
 __all__ = [
     "CallIssue",
     "Delta",
+    "Detection",
     "MaskCache",
     "ParsedMessage",
     "SchemaWarning",
@@ -56,6 +58,7 @@ __all__ = [
     "ToolwireError",
     "Vocab",
     "__version__",
+    "detect_format",
     "format_info",
     "formats",
     "render",

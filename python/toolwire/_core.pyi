@@ -53,10 +53,27 @@ class PythonKwargsArguments(TypedDict):
 
 ArgumentsInfo = JsonArguments | XmlParamArguments | GemmaArguments | PythonKwargsArguments
 
+class EngineNames(TypedDict):
+    sglang: list[str]
+    vllm: list[str]
+    dynamo: list[str]
+
+class EngineNamesRow(EngineNames):
+    format: str
+
+class NotSupportedRow(TypedDict):
+    format: str
+    reason: str
+
+class EngineNameTable(TypedDict):
+    formats: list[EngineNamesRow]
+    not_supported: list[NotSupportedRow]
+
 class FormatInfo(TypedDict):
 
     name: str
     aliases: list[str]
+    engine_names: EngineNames
     families: list[str]
     description: str
     markers: list[MarkerInfo]
@@ -91,10 +108,18 @@ def format_info(name: str) -> FormatInfo:
     ``begin`` holding ``{name}`` and maybe ``{index}``), ``arguments`` (how the arguments are
     written: ``kind`` ``json``, ``xml_params`` with its tags, ``gemma`` or ``python_kwargs``),
     ``section``, ``content_block`` and ``reasoning_block`` (``begin``/``end`` or None),
-    ``content_after_calls``, and ``supports_structural_tag``.
+    ``content_after_calls``, and ``supports_structural_tag``. ``aliases`` holds every other name
+    the format is found by, its ``engine_names`` included: the ``sglang``, ``vllm`` and ``dynamo``
+    parser names that read this format (``rust/core/src/formats/engine_names.rs``).
 
     Raises:
         ToolwireError: ``name`` is neither a format nor an alias.
+    """
+
+def engine_names() -> EngineNameTable:
+    """The engine-name table (for ``scripts/update_readme_formats.py`` and its test): ``formats``, one
+    ``{"format", "sglang", "vllm", "dynamo"}`` per format an engine names (formats toolwire lacks
+    included), and ``not_supported``, ``{"format", "reason"}`` for each format not read yet.
     """
 
 def render(format: str, tool_calls: Iterable[ToolCall | Mapping[str, Any]], content: str | None = None) -> str:
@@ -609,6 +634,31 @@ def unsafe_count_allowed(bitmask_ptr: int, rows: int, words: int, vocab: int) ->
     use :func:`toolwire.torch.count_allowed`."""
 
 # -- RL batch scoring (rust/python/src/batch.rs) ----------------------------------------------------
+
+def detect_template(
+    template: str,
+    *,
+    generation_prompt: str | None = None,
+    added_tokens: Sequence[str] | None = None,
+    special_tokens: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """The format a chat template writes, decided over the format specs; ``toolwire.detect_format``
+    reads tokenizers, configs and paths and calls this.
+
+    Arguments:
+        template: the chat template's source.
+        generation_prompt: what it renders for one user message with ``add_generation_prompt``
+            (says whether the prompt opens reasoning); None: read from the template's text.
+        added_tokens: the vocabulary's added tokens (None: no vocabulary, markers are read from
+            the template alone and ``special_markers`` from the spec).
+        special_tokens: those of them that are special (``skip_special_tokens`` strips them).
+
+    Returns:
+        A dict: ``status`` (``confident``, ``ambiguous`` or ``unknown``), ``format`` (None unless
+        confident), ``reasoning``, ``thinking_style``, ``special_markers``,
+        ``vocabulary_checked``, and ``candidates`` (best first: ``format``, ``coverage``,
+        ``found``, ``missing``).
+    """
 
 def parse_batch(
     parser: ToolParser,

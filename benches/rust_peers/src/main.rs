@@ -8,7 +8,8 @@
 //! round measures every implementation once per cell, so a noisy neighbour hurts all alike).
 //!
 //! `rust-peers-race [ROUNDS] [OUT.json]` (defaults: 21 rounds, stdout); `RACE_FORMATS=a,b` races
-//! only those formats.
+//! only those formats; `RACE_INPUTS=1` adds the tools and each cell's chunks to the report, so
+//! that `benches/bench_binding.py` feeds the binding exactly what was timed here.
 
 mod inputs;
 mod peers;
@@ -150,12 +151,16 @@ fn main() {
         }
         eprintln!("round {}/{rounds}", round + 1);
     }
-    let report = json!({
+    let with_inputs = std::env::var("RACE_INPUTS").is_ok_and(|v| v == "1");
+    let mut report = json!({
         "rounds": rounds,
         "chunking": "4 characters, special markers whole",
         "clock": "CLOCK_THREAD_CPUTIME_ID, min over interleaved rounds",
-        "cells": cells.iter().map(Cell::to_json).collect::<Vec<_>>(),
+        "cells": cells.iter().map(|c| c.to_json(with_inputs)).collect::<Vec<_>>(),
     });
+    if with_inputs {
+        report["tools"] = inputs::tools_json();
+    }
     let text = serde_json::to_string_pretty(&report).unwrap();
     match out {
         Some(path) => std::fs::write(path, text).expect("write report"),
@@ -258,7 +263,7 @@ impl Cell {
         }
     }
 
-    fn to_json(&self) -> Value {
+    fn to_json(&self, with_inputs: bool) -> Value {
         let entries: Vec<Value> = self
             .entries
             .iter()
@@ -276,8 +281,12 @@ impl Cell {
                 })
             })
             .collect();
-        json!({"format": self.format, "calls": self.calls, "bytes": self.text.len(),
-               "chunks": self.chunks.len(), "entries": entries})
+        let mut cell = json!({"format": self.format, "calls": self.calls, "bytes": self.text.len(),
+               "chunks": self.chunks.len(), "entries": entries});
+        if with_inputs {
+            cell["chunk_texts"] = json!(self.chunks);
+        }
+        cell
     }
 }
 

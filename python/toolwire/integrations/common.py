@@ -7,8 +7,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import toolwire
+from toolwire._detect import special_tokens
 
 PREFIX = "toolwire_"
+#: The parser name whose format is detected from the engine's tokenizer (toolwire.detect_format).
+AUTO = PREFIX + "auto"
 
 
 def registered_name(fmt: str) -> str:
@@ -107,3 +110,43 @@ class StreamFeeder:
 def format_of(name: str) -> str:
     """The canonical toolwire format for a format name or alias (raises ToolwireError)."""
     return toolwire.format_info(name)["name"]
+
+
+def detected_format(tokenizer: Any) -> toolwire.Detection:
+    """The format of the engine's tokenizer, or a ToolwireError naming the candidates: what
+    ``toolwire_auto`` serves, decided once at startup."""
+    detection = toolwire.detect_format(tokenizer)
+    detection.require()
+    return detection
+
+
+def stripped_markers(fmt: str, tokenizer: Any) -> list[str]:
+    """The format's markers that decoding with ``skip_special_tokens=True`` would strip: those the
+    tokenizer's vocabulary has as special tokens (as :func:`toolwire.detect_format` reads it)."""
+    key = (id(tokenizer), fmt)
+    if key not in _STRIPPED:
+        special = set(special_tokens(tokenizer))
+        markers = list(dict.fromkeys(m["text"] for m in toolwire.format_info(fmt)["markers"] if m["text"] in special))
+        _STRIPPED[key] = (tokenizer, markers)
+    return _STRIPPED[key][1]
+
+
+_STRIPPED: dict[tuple[int, str], tuple[Any, list[str]]] = {}  # the tokenizer is kept so its id stays its own
+_WARNED: set[tuple[str, str]] = set()
+
+
+def warn_stripped_markers(engine: str, fmt: str, tokenizer: Any, logger: Any, what_we_do: str) -> list[str]:
+    """Warn once per engine and format when the tokenizer has the format's markers as special
+    tokens, which the engine strips by default (``skip_special_tokens=True``)."""
+    markers = stripped_markers(fmt, tokenizer) if tokenizer is not None else []
+    if markers and (engine, fmt) not in _WARNED:
+        _WARNED.add((engine, fmt))
+        logger.warning(
+            "toolwire %s: %s are special tokens of this tokenizer; %s strips them when "
+            "skip_special_tokens=True (its default), and then calls cannot be read. %s",
+            fmt,
+            ", ".join(markers),
+            engine,
+            what_we_do,
+        )
+    return markers

@@ -15,6 +15,14 @@ general plugin (entry point ``sglang.srt.plugins`` ->
 command line or ``TOOLWIRE_SGLANG=1`` is set (so other SGLang processes do not pay for importing
 the function-call modules). In Python, call :func:`register` before building the engine.
 
+``toolwire_auto``: SGLang builds detectors without a tokenizer, so the plugin reads the model's
+tokenizer itself when the command line names ``toolwire_auto`` (``--tokenizer-path``, else
+``--model-path``) and registers the format :func:`toolwire.detect_format` finds there; when it
+cannot decide, the server does not start (the error names the candidates). ``register(tokenizer)``
+does the same in Python. With the tokenizer known, toolwire warns once when the format's markers are
+special tokens of it: SGLang keeps special tokens for requests with tools (its serving layer sets
+``skip_special_tokens=False``) and strips them otherwise (``skip_special_tokens=True``, the default).
+
 Semantics follow SGLang's detectors: calls to tools the request did not declare are dropped
 unless ``SGLANG_FORWARD_UNKNOWN_TOOLS`` is set (toolwire still reports them in
 ``detector.toolwire_message.issues``); in ``detect_and_parse`` a call's ``tool_index`` is the
@@ -40,6 +48,7 @@ from sglang.srt.function_call.base_format_detector import BaseFormatDetector
 from sglang.srt.function_call.core_types import StreamingParseResult, StructureInfo, ToolCallItem
 
 import toolwire
+from toolwire.integrations import common
 from toolwire.integrations.common import StreamFeeder, merge, registered_name, tool_dicts
 
 __all__ = ["ToolwireDetector", "detector_class", "register", "registered_names"]
@@ -283,11 +292,25 @@ def registered_names() -> dict[str, str]:
     return names
 
 
-def register() -> dict[str, str]:
-    """Add every format (and alias) to SGLang's ``FunctionCallParser.ToolCallParserEnum``."""
+def register(tokenizer: Any = None) -> dict[str, str]:
+    """Add every format (and alias) to SGLang's ``FunctionCallParser.ToolCallParserEnum``; with the
+    model's ``tokenizer`` (a tokenizer, or a model directory), also ``toolwire_auto`` for the format
+    detected in it (a ``ToolwireError`` naming the candidates when detection cannot decide)."""
     from sglang.srt.function_call.function_call_parser import FunctionCallParser
 
     names = registered_names()
+    if tokenizer is not None:
+        fmt = common.detected_format(tokenizer).require()
+        logger.info("toolwire_auto: %s detected from the chat template", fmt)
+        names[common.AUTO] = fmt
+        warn_tokenizer(fmt, tokenizer)
     for name, fmt in names.items():
         FunctionCallParser.ToolCallParserEnum[name] = detector_class(fmt)
     return names
+
+
+def warn_tokenizer(fmt: str, tokenizer: Any) -> list[str]:
+    """Warn once when the format's markers are special tokens of the tokenizer; returns them."""
+    return common.warn_stripped_markers(
+        "SGLang", fmt, tokenizer, logger, "SGLang keeps them only for requests with tools and tool_choice != 'none'."
+    )

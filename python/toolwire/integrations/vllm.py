@@ -14,6 +14,14 @@ returns vLLM's ``DeltaMessage`` (or None when there is nothing to send yet). The
 ``engine_based_streaming`` parsers: vLLM calls ``finish_streaming()`` at the end of the stream,
 which releases text toolwire held back because it could have been the start of a marker.
 
+``toolwire_auto`` serves the format :func:`toolwire.detect_format` finds in the model's tokenizer
+(its chat template and special tokens). vLLM builds the parser with the tokenizer when the server
+starts (``ParserManager.validate_parser_tokenizer``), so a tokenizer whose format cannot be decided
+stops the start with a ``ToolwireError`` naming the candidates. Every toolwire parser warns once,
+at that point, when the tokenizer has the format's markers as special tokens (vLLM strips them
+with ``skip_special_tokens=True``, its default); ``adjust_request`` turns it off for requests with
+tools when the spec or the tokenizer says a marker is a special token.
+
 Reasoning: leave it to a vLLM ``--reasoning-parser`` (the toolwire parsers are built with
 ``reasoning=None``, so reasoning markup that reaches them stays content), except for formats whose
 reasoning is part of the call syntax (harmony's analysis channel), whose reasoning toolwire reports
@@ -30,7 +38,15 @@ from collections.abc import Sequence
 from typing import Any
 
 import toolwire
-from toolwire.integrations.common import StreamFeeder, merge, registered_name, tool_dicts
+from toolwire.integrations.common import (
+    AUTO,
+    StreamFeeder,
+    detected_format,
+    merge,
+    registered_name,
+    tool_dicts,
+    warn_stripped_markers,
+)
 
 try:  # vLLM >= 0.12
     from vllm.tool_parsers import ToolParser, ToolParserManager
@@ -56,7 +72,7 @@ except ImportError:  # older vLLM
         ToolCall,
     )
 
-__all__ = ["ToolwireToolParser", "parser_class", "register", "registered_names"]
+__all__ = ["ToolwireAutoToolParser", "ToolwireToolParser", "parser_class", "register", "registered_names"]
 
 logger = logging.getLogger(__name__)
 
@@ -91,6 +107,9 @@ class ToolwireToolParser(ToolParser):
         if not self.toolwire_format:
             raise TypeError("use toolwire.integrations.vllm.parser_class(format) or a registered toolwire_* parser")
         self._init_tools = tools
+        self._stripped = warn_stripped_markers(
+            "vLLM", self.toolwire_format, tokenizer, logger, "toolwire sets skip_special_tokens=False on requests with tools."
+        )
         self._parser: toolwire.ToolParser | None = None
         self._feeder: StreamFeeder | None = None
         self._call_slot: dict[int, int] = {}
@@ -113,7 +132,8 @@ class ToolwireToolParser(ToolParser):
         request = super().adjust_request(request)
         # Markers that are special tokens must survive detokenization.
         if getattr(request, "tools", None) and getattr(request, "tool_choice", None) != "none":
-            if _has_special_markers(self.toolwire_format) and hasattr(request, "skip_special_tokens"):
+            special = self._stripped or _has_special_markers(self.toolwire_format)
+            if special and hasattr(request, "skip_special_tokens"):
                 request.skip_special_tokens = False
         return request
 
@@ -188,6 +208,23 @@ class ToolwireToolParser(ToolParser):
         )
 
 
+class ToolwireAutoToolParser(ToolwireToolParser):
+    """``toolwire_auto``: the format :func:`toolwire.detect_format` finds in the tokenizer vLLM
+    builds the parser with (decided once per tokenizer)."""
+
+    def __init__(self, tokenizer: Any = None, tools: list[Any] | None = None, *args: Any, **kwargs: Any) -> None:
+        if tokenizer is None:
+            raise TypeError("toolwire_auto detects the format from the tokenizer: vLLM must build the parser with one")
+        key = id(tokenizer)
+        if key not in _DETECTED:
+            detection = detected_format(tokenizer)
+            logger.info("toolwire_auto: %s detected from the chat template", detection)
+            _DETECTED[key] = (tokenizer, detection.require())
+        self.toolwire_format = _DETECTED[key][1]
+        super().__init__(tokenizer, tools, *args, **kwargs)
+
+
+_DETECTED: dict[int, tuple[Any, str]] = {}  # the tokenizer is kept so its id stays its own
 _CLASSES: dict[tuple[str, Any], type[ToolwireToolParser]] = {}
 
 
@@ -216,10 +253,12 @@ def registered_names() -> dict[str, str]:
 
 
 def register(force: bool = True) -> dict[str, str]:
-    """Register every format (and alias) with vLLM's ``ToolParserManager``; returns the names."""
+    """Register every format (and alias) with vLLM's ``ToolParserManager``, and ``toolwire_auto``;
+    returns the names of the formats."""
     names = registered_names()
     for name, fmt in names.items():
         ToolParserManager.register_module(name=name, force=force, module=parser_class(fmt))
+    ToolParserManager.register_module(name=AUTO, force=force, module=ToolwireAutoToolParser)
     return names
 
 

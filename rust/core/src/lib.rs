@@ -19,6 +19,7 @@
 //! ```
 
 pub mod bitmask;
+pub mod detect;
 pub mod error;
 pub mod formats;
 pub mod ids;

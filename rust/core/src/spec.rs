@@ -429,3 +429,22 @@ fn start_end<S: Serializer>(
 ) -> Result<S::Ok, S::Error> {
     pair(p, ["start", "end"], serializer)
 }
+
+/// Markup a family's chat template writes that the format's call template and markers do not
+/// show, read by format detection ([`crate::detect`]) only: the layout a template writes calls
+/// in where it differs from the one the grammar and renderer use, and tool-result envelopes.
+pub static CHAT_TEMPLATE_MARKUP: &[(&str, &[&str])] = &[
+    // gpt-oss's template puts the recipient in the role header and `json` after the channel.
+    (
+        "harmony",
+        &[
+            "<|start|>assistant to=functions.",
+            "<|channel|>commentary json<|message|>",
+        ],
+    ),
+    // Llama 3.x templates write tool results as an `ipython` turn.
+    (
+        "llama3_json",
+        &["<|start_header_id|>ipython<|end_header_id|>"],
+    ),
+];

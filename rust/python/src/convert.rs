@@ -6,7 +6,7 @@
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyString};
+use pyo3::types::{PyBool, PyBytes, PyInt, PyString};
 use serde_json::Value;
 
 use crate::ToolwireError;
@@ -30,24 +30,6 @@ pub fn value_or_null(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Value> {
 pub fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
     py.import("json")?
         .call_method1("loads", (value.to_string(),))
-}
-
-pub fn dict<'py>(
-    py: Python<'py>,
-    items: &[(&str, Bound<'py, PyAny>)],
-) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    for (k, v) in items {
-        d.set_item(k, v)?;
-    }
-    Ok(d)
-}
-
-pub fn opt_str<'py>(py: Python<'py>, s: Option<&str>) -> Bound<'py, PyAny> {
-    match s {
-        Some(s) => PyString::new(py, s).into_any(),
-        None => py.None().into_bound(py),
-    }
 }
 
 /// A `str` argument. Anything else is a `TypeError` naming the type it got, which PyO3 prefixes

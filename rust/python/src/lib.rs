@@ -4,6 +4,7 @@
 mod batch;
 mod bitmask;
 mod convert;
+mod detect;
 mod parser;
 mod request;
 mod toolset;
@@ -53,9 +54,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bitmask::unsafe_count_allowed, m)?)?;
     m.add_function(wrap_pyfunction!(parser::formats, m)?)?;
     m.add_function(wrap_pyfunction!(parser::format_info, m)?)?;
+    m.add_function(wrap_pyfunction!(parser::engine_names, m)?)?;
     m.add_function(wrap_pyfunction!(parser::render, m)?)?;
     m.add_class::<request::Request>()?;
     m.add_function(wrap_pyfunction!(request::read_request, m)?)?;
     m.add_function(wrap_pyfunction!(batch::parse_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(detect::detect_template, m)?)?;
     Ok(())
 }

@@ -3,20 +3,23 @@
 use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::PyTypeError;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
-use serde_json::Value;
+use serde_json::{json, Value};
+use toolwire_core::formats::{
+    self as registry,
+    engine_names::{self as names, EngineNames},
+};
 use toolwire_core::ids::{IdSource, RandomIds};
 use toolwire_core::message as core;
 use toolwire_core::render::RenderCall;
 use toolwire_core::request::{ReasoningMode, ToolChoice};
 use toolwire_core::stream::{ParserConfig, StreamParser};
 use toolwire_core::tools::ToolSet;
-use toolwire_core::{formats as registry, Error};
+use toolwire_core::Error;
 
-use crate::convert::{
-    dict, opt_str, positive, repr, to_py, to_value, value_or_null, wrong_type, Flag, Text,
-};
+use crate::convert::{positive, repr, to_py, to_value, value_or_null, wrong_type, Flag, Text};
 use crate::vocab::Vocab;
 use crate::{to_py_err, ToolwireError};
 
@@ -166,17 +169,18 @@ impl ToolParser {
 
     /// A new stream for one request.
     fn stream(&self) -> PyResult<ToolStream> {
-        let id_error = Arc::new(Mutex::new(None));
-        let inner = match &self.id_factory {
+        let (inner, id_error) = match &self.id_factory {
             Some(factory) => {
+                let id_error = Arc::new(Mutex::new(None));
                 let ids = PyIds {
                     factory: Python::with_gil(|py| factory.clone_ref(py)),
                     error: id_error.clone(),
                     fallback: RandomIds::new(),
                 };
-                StreamParser::with_ids(self.config.clone(), Box::new(ids))
+                let inner = StreamParser::with_ids(self.config.clone(), Box::new(ids));
+                (inner, Some(id_error))
             }
-            None => StreamParser::new(self.config.clone()),
+            None => (StreamParser::new(self.config.clone()), None),
         };
         Ok(ToolStream {
             inner,
@@ -198,7 +202,9 @@ impl ToolParser {
 #[pyclass(name = "ToolStream", module = "toolwire._core")]
 pub struct ToolStream {
     inner: StreamParser,
-    id_error: Arc<Mutex<Option<PyErr>>>,
+    /// Where `PyIds` keeps an `id_factory` error; None without a factory, so that a feed takes
+    /// no lock.
+    id_error: Option<Arc<Mutex<Option<PyErr>>>>,
     vocab: Option<Arc<toolwire_core::vocab::Vocab>>,
 }
 
@@ -208,7 +214,8 @@ impl ToolStream {
         step: impl FnOnce(&mut StreamParser) -> Result<Vec<core::Delta>, Error>,
     ) -> PyResult<Vec<Delta>> {
         let deltas = step(&mut self.inner).map_err(to_py_err)?;
-        if let Some(err) = self.id_error.lock().ok().and_then(|mut slot| slot.take()) {
+        let id_error = self.id_error.as_ref();
+        if let Some(err) = id_error.and_then(|e| e.lock().ok().and_then(|mut slot| slot.take())) {
             return Err(err);
         }
         Ok(deltas.into_iter().map(Delta).collect())
@@ -308,36 +315,7 @@ impl ToolCall {
     /// ``{"id", "type": "function", "function": {"name", "arguments"}}`` or, for a custom
     /// tool, ``{"id", "type": "custom", "custom": {"name", "input"}}``.
     fn to_openai<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        if let Some(input) = &self.0.input {
-            let custom = dict(
-                py,
-                &[("name", s(py, &self.0.name)), ("input", s(py, input))],
-            )?;
-            let kind = s(py, "custom");
-            return dict(
-                py,
-                &[
-                    ("id", s(py, &self.0.id)),
-                    ("type", kind),
-                    ("custom", custom.into_any()),
-                ],
-            );
-        }
-        let function = dict(
-            py,
-            &[
-                ("name", s(py, &self.0.name)),
-                ("arguments", s(py, &self.0.arguments)),
-            ],
-        )?;
-        dict(
-            py,
-            &[
-                ("id", s(py, &self.0.id)),
-                ("type", s(py, "function")),
-                ("function", function.into_any()),
-            ],
-        )
+        call_openai(py, &self.0)
     }
     fn __repr__(&self, py: Python<'_>) -> String {
         format!(
@@ -350,8 +328,51 @@ impl ToolCall {
     }
 }
 
-fn s<'py>(py: Python<'py>, text: &str) -> Bound<'py, PyAny> {
-    PyString::new(py, text).into_any()
+/// The OpenAI dicts are built once per delta in a serving loop: their keys and fixed values are
+/// interned strings, made once per process, rather than new ones per dict.
+fn call_openai<'py>(py: Python<'py>, call: &core::ToolCall) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    out.set_item(intern!(py, "id"), &call.id)?;
+    let body = PyDict::new(py);
+    body.set_item(intern!(py, "name"), &call.name)?;
+    match &call.input {
+        Some(input) => {
+            body.set_item(intern!(py, "input"), input)?;
+            out.set_item(intern!(py, "type"), intern!(py, "custom"))?;
+            out.set_item(intern!(py, "custom"), body)?;
+        }
+        None => {
+            body.set_item(intern!(py, "arguments"), &call.arguments)?;
+            out.set_item(intern!(py, "type"), intern!(py, "function"))?;
+            out.set_item(intern!(py, "function"), body)?;
+        }
+    }
+    Ok(out)
+}
+
+fn call_delta_openai<'py>(py: Python<'py>, call: &core::CallDelta) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    out.set_item(intern!(py, "index"), call.index)?;
+    if let Some(input) = &call.input {
+        out.set_item(intern!(py, "id"), &call.id)?;
+        out.set_item(intern!(py, "type"), intern!(py, "custom"))?;
+        let custom = PyDict::new(py);
+        custom.set_item(intern!(py, "name"), &call.name)?;
+        custom.set_item(intern!(py, "input"), input)?;
+        out.set_item(intern!(py, "custom"), custom)?;
+        return Ok(out);
+    }
+    let function = PyDict::new(py);
+    if let Some(name) = &call.name {
+        function.set_item(intern!(py, "name"), name)?;
+    }
+    function.set_item(intern!(py, "arguments"), &call.arguments)?;
+    if let Some(id) = &call.id {
+        out.set_item(intern!(py, "id"), id)?;
+        out.set_item(intern!(py, "type"), intern!(py, "function"))?;
+    }
+    out.set_item(intern!(py, "function"), function)?;
+    Ok(out)
 }
 
 /// Something wrong in the model output, reported as data.
@@ -449,22 +470,18 @@ impl ParsedMessage {
     }
     /// The OpenAI assistant message (``role``, ``content``, ``tool_calls``, ``reasoning_content``).
     fn to_openai<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let out = dict(
-            py,
-            &[
-                ("role", s(py, "assistant")),
-                ("content", opt_str(py, self.0.content_or_none())),
-            ],
-        )?;
+        let out = PyDict::new(py);
+        out.set_item(intern!(py, "role"), intern!(py, "assistant"))?;
+        out.set_item(intern!(py, "content"), self.0.content_or_none())?;
         if let Some(reasoning) = self.0.reasoning_or_none() {
-            out.set_item("reasoning_content", reasoning)?;
+            out.set_item(intern!(py, "reasoning_content"), reasoning)?;
         }
         if !self.0.tool_calls.is_empty() {
             let calls = PyList::empty(py);
             for call in &self.0.tool_calls {
-                calls.append(ToolCall(call.clone()).to_openai(py)?)?;
+                calls.append(call_openai(py, call)?)?;
             }
-            out.set_item("tool_calls", calls)?;
+            out.set_item(intern!(py, "tool_calls"), calls)?;
         }
         Ok(out)
     }
@@ -533,34 +550,7 @@ impl ToolCallDelta {
         &self.0.arguments
     }
     fn to_openai<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let out = PyDict::new(py);
-        out.set_item("index", self.0.index)?;
-        if let Some(input) = &self.0.input {
-            out.set_item("id", &self.0.id)?;
-            out.set_item("type", "custom")?;
-            out.set_item(
-                "custom",
-                dict(
-                    py,
-                    &[
-                        ("name", opt_str(py, self.0.name.as_deref())),
-                        ("input", s(py, input)),
-                    ],
-                )?,
-            )?;
-            return Ok(out);
-        }
-        let function = PyDict::new(py);
-        if let Some(name) = &self.0.name {
-            function.set_item("name", name)?;
-        }
-        function.set_item("arguments", &self.0.arguments)?;
-        if let Some(id) = &self.0.id {
-            out.set_item("id", id)?;
-            out.set_item("type", "function")?;
-        }
-        out.set_item("function", function)?;
-        Ok(out)
+        call_delta_openai(py, &self.0)
     }
     fn __repr__(&self, py: Python<'_>) -> String {
         format!(
@@ -606,17 +596,17 @@ impl Delta {
     fn to_openai<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let out = PyDict::new(py);
         if let Some(reasoning) = &self.0.reasoning {
-            out.set_item("reasoning_content", reasoning)?;
+            out.set_item(intern!(py, "reasoning_content"), reasoning)?;
         }
         if let Some(content) = &self.0.content {
-            out.set_item("content", content)?;
+            out.set_item(intern!(py, "content"), content)?;
         }
         if !self.0.tool_calls.is_empty() {
             let calls = PyList::empty(py);
             for call in &self.0.tool_calls {
-                calls.append(ToolCallDelta(call.clone()).to_openai(py)?)?;
+                calls.append(call_delta_openai(py, call)?)?;
             }
-            out.set_item("tool_calls", calls)?;
+            out.set_item(intern!(py, "tool_calls"), calls)?;
         }
         Ok(out)
     }
@@ -644,7 +634,9 @@ pub fn formats() -> Vec<&'static str> {
 /// ``begin`` holding ``{name}`` and maybe ``{index}``), ``arguments`` (how the arguments are
 /// written: ``kind`` ``json``, ``xml_params`` with its tags, ``gemma`` or ``python_kwargs``),
 /// ``section``, ``content_block`` and ``reasoning_block`` (``begin``/``end`` or None),
-/// ``content_after_calls``, and ``supports_structural_tag``.
+/// ``content_after_calls``, and ``supports_structural_tag``. ``aliases`` holds every other name
+/// the format is found by, its ``engine_names`` included: the ``sglang``, ``vllm`` and ``dynamo``
+/// parser names that read this format (``rust/core/src/formats/engine_names.rs``).
 ///
 /// Raises:
 ///     ToolwireError: ``name`` is neither a format nor an alias.
@@ -658,8 +650,41 @@ pub fn format_info<'py>(py: Python<'py>, name: Text<'_>) -> PyResult<Bound<'py, 
     if let Value::Object(map) = &mut info {
         let grammar = format.syntax.template.is_some();
         map.insert("supports_structural_tag".into(), Value::Bool(grammar));
+        map.insert("aliases".into(), json!(registry::aliases(format)));
+        let engines = names::of(format.syntax.name).map_or_else(
+            || json!({"sglang": [], "vllm": [], "dynamo": []}),
+            engine_row,
+        );
+        map.insert("engine_names".into(), engines);
     }
     to_py(py, &info)
+}
+
+fn engine_row(row: &EngineNames) -> Value {
+    json!({"sglang": row.sglang, "vllm": row.vllm, "dynamo": row.dynamo})
+}
+
+/// The engine-name table (for ``scripts/update_readme_formats.py`` and its test): ``formats``, one
+/// ``{"format", "sglang", "vllm", "dynamo"}`` per format an engine names (formats toolwire lacks
+/// included), and ``not_supported``, ``{"format", "reason"}`` for each format not read yet.
+#[pyfunction]
+pub fn engine_names(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    let formats: Vec<Value> = names::ENGINE_NAMES
+        .iter()
+        .map(|row| {
+            let mut value = engine_row(row);
+            value["format"] = json!(row.format);
+            value
+        })
+        .collect();
+    let not_supported: Vec<Value> = names::NOT_SUPPORTED
+        .iter()
+        .map(|entry| json!({"format": entry.format, "reason": entry.reason}))
+        .collect();
+    to_py(
+        py,
+        &json!({"formats": formats, "not_supported": not_supported}),
+    )
 }
 
 fn render_call(position: usize, item: &Bound<'_, PyAny>) -> PyResult<RenderCall> {

@@ -33,7 +33,7 @@ const KEYS: CallKeys = CallKeys {
 pub static SPEC: Format = Format {
     syntax: Syntax {
         name: "apertus",
-        aliases: &["apertus2509", "apertus_2509", "swiss_ai_apertus"],
+        aliases: &["apertus_2509", "swiss_ai_apertus"],
         families: &["Apertus-8B-Instruct-2509", "Apertus-70B-Instruct-2509"],
         description: "<|tools_prefix|>[{\"NAME\": {...arguments}}, ...]<|tools_suffix|>",
         markers: &[

@@ -32,13 +32,7 @@ const WRAPPERS: [&str; 5] = [
 pub static SPEC: Format = Format {
     syntax: Syntax {
         name: "cohere_command",
-        aliases: &[
-            "cohere",
-            "cohere_command3",
-            "cohere_command4",
-            "command_a",
-            "command_r7b",
-        ],
+        aliases: &["cohere", "command_a", "command_r7b"],
         families: &[
             "Command R7B",
             "Command A",

@@ -55,7 +55,7 @@ pub const FAMILY: Syntax = Syntax {
 pub static SPEC: Format = Format {
     syntax: Syntax {
         name: "deepseek_v3",
-        aliases: &["deepseekv3", "deepseek_r1", "deepseekr1"],
+        aliases: &["deepseek_r1", "deepseekr1"],
         families: &["DeepSeek-V3", "DeepSeek-V3-0324", "DeepSeek-R1", "DeepSeek-R1-0528"],
         description: "<｜tool▁calls▁begin｜>, then per call <｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME and a ```json fenced object, <｜tool▁call▁end｜>",
         template: Some(CallTemplate::new("<｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n", "\n```<｜tool▁call▁end｜>", "\n")),

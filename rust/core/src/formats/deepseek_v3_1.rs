@@ -11,7 +11,7 @@ use crate::spec::{CallTemplate, Syntax};
 pub static SPEC: Format = Format {
     syntax: Syntax {
         name: "deepseek_v3_1",
-        aliases: &["deepseekv31", "deepseek_v31"],
+        aliases: &[],
         families: &["DeepSeek-V3.1", "DeepSeek-V3.1-Terminus", "DeepSeek-V3.2-Exp"],
         description: "<｜tool▁calls▁begin｜>, then per call <｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{json}<｜tool▁call▁end｜>",
         template: Some(CallTemplate::new("<｜tool▁call▁begin｜>{name}<｜tool▁sep｜>", "<｜tool▁call▁end｜>", "")),

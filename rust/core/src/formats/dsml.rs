@@ -67,7 +67,7 @@ const MARKERS: &[Marker] = &[
 pub static DEEPSEEK_V3_2: Format = Format {
     syntax: Syntax {
         name: "deepseek_v3_2",
-        aliases: &["deepseekv32", "deepseek_v32"],
+        aliases: &[],
         families: &["DeepSeek-V3.2", "DeepSeek-V3.2-Speciale"],
         description: "DSML: <｜DSML｜function_calls> with <｜DSML｜invoke name=...> calls and \
                   <｜DSML｜parameter name=... string=...> values",
@@ -93,7 +93,7 @@ pub static DEEPSEEK_V3_2: Format = Format {
 pub static DEEPSEEK_V4: Format = Format {
     syntax: Syntax {
         name: "deepseek_v4",
-        aliases: &["deepseekv4", "deepseek-v4"],
+        aliases: &[],
         families: &["DeepSeek-V4-Pro", "DeepSeek-V4-Flash"],
         description: "DSML: <｜DSML｜tool_calls> with <｜DSML｜invoke name=...> calls and \
                   <｜DSML｜parameter name=... string=...> values",
@@ -124,7 +124,7 @@ const MARKERS_V41: &[Marker] = &[
 pub static DEEPSEEK_V4_1: Format = Format {
     syntax: Syntax {
         name: "deepseek_v4_1",
-        aliases: &["deepseekv41", "deepseek_v41", "deepseek-v4.1"],
+        aliases: &["deepseek-v4.1"],
         families: &["DeepSeek-V4.1"],
         description:
             "DSML with spaced tag names: <｜DSML｜ calls> with <｜DSML｜ invoke name=...> calls and \

@@ -22,7 +22,7 @@ const CALL_PREFIX: &str = "call:";
 pub static SPEC: Format = Format {
     syntax: Syntax {
         name: "gemma4",
-        aliases: &["gemma-4", "gemma_4"],
+        aliases: &["gemma_4"],
         families: &["Gemma 4"],
         description: "<|tool_call>call:NAME{key:value,...}<tool_call|> with <|\"|>-delimited strings and bare keys, one block per call",
         markers: &[

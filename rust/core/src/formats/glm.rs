@@ -53,7 +53,7 @@ const MARKERS: &[Marker] = &[
 pub static GLM45: Format = Format {
     syntax: Syntax {
         name: "glm45",
-        aliases: &["glm", "glm4_moe", "glm4.5", "glm4.6", "ling3", "spark25"],
+        aliases: &["glm4_moe", "glm4.5", "glm4.6"],
         families: &["GLM-4.5", "GLM-4.5-Air", "GLM-4.5V", "GLM-4.6", "Ling 3", "Spark 2.5"],
         description: "<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>\\n</tool_call>, values typed by the tool schema",
         markers: MARKERS,

@@ -22,7 +22,7 @@ const START: &str = "<function_call>";
 pub static SPEC: Format = Format {
     syntax: Syntax {
         name: "granite_20b_fc",
-        aliases: &["granite-20b-fc", "granite_20b_functioncalling"],
+        aliases: &["granite_20b_functioncalling"],
         families: &["granite-20b-functioncalling"],
         description:
             "<function_call> {\"name\": ..., \"arguments\": {...}} per call, newline-separated",

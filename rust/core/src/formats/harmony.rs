@@ -47,7 +47,7 @@ const MAX_HEADER: usize = 512;
 pub static SPEC: Format = Format {
     syntax: Syntax {
         name: "harmony",
-        aliases: &["gpt-oss", "gpt_oss", "openai"],
+        aliases: &["gpt_oss"],
         families: &["gpt-oss-20b", "gpt-oss-120b"],
         description:
             "Harmony messages: <|channel|>analysis is reasoning, final/commentary is content, \

@@ -16,15 +16,7 @@ const TEMPLATE: CallTemplate = CallTemplate::new(
 pub static SPEC: Format = Format {
     syntax: Syntax {
         name: "hermes",
-        aliases: &[
-            "qwen25",
-            "qwen",
-            "qwen2_5",
-            "qwen3",
-            "granite4",
-            "trinity",
-            "qwen3_json",
-        ],
+        aliases: &["qwen2_5", "qwen3"],
         families: &[
             "Qwen2.5",
             "Qwen3",

@@ -25,7 +25,7 @@ use crate::spec::{
 pub static HUNYUAN: Format = Format {
     syntax: Syntax {
         name: "hunyuan",
-        aliases: &["hy_v3", "hy3", "hunyuan_hy3", "hy3_preview"],
+        aliases: &["hy3", "hunyuan_hy3", "hy3_preview"],
         families: &["Hy3-preview", "Hunyuan HY3"],
         description:
             "<tool_calls><tool_call>NAME<tool_sep><arg_key>K</arg_key><arg_value>V</arg_value>\

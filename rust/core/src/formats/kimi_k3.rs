@@ -54,7 +54,7 @@ const PARAMS: ParamTags = ParamTags::new(
 pub static SPEC: Format = Format {
     syntax: Syntax {
         name: "kimi_k3",
-        aliases: &["kimik3", "kimi-k3"],
+        aliases: &["kimik3"],
         families: &["Kimi-K3"],
         description: "XTML: <|open|>tools<|sep|> of <|open|>call tool=... index=...<|sep|> blocks \
                       with <|open|>argument key=... type=...<|sep|> values",

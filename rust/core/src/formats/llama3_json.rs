@@ -10,7 +10,7 @@ use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 pub static SPEC: Format = Format {
     syntax: Syntax {
         name: "llama3_json",
-        aliases: &["llama3", "llama3.1", "llama3.2", "llama3.3", "llama3_1", "llama", "llama4_json"],
+        aliases: &["llama3.1", "llama3.2", "llama3.3", "llama3_1", "llama"],
         families: &["Llama 3.1", "Llama 3.2", "Llama 3.3"],
         description: "JSON object {name, parameters} at the start of the output or after <|python_tag|>; ';' between calls",
         markers: &[

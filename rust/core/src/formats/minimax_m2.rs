@@ -29,7 +29,7 @@ pub const PARAMS: ParamTags = ParamTags::new("<parameter name=\"{key}\">", "</pa
 pub static SPEC: Format = Format {
     syntax: Syntax {
         name: "minimax_m2",
-        aliases: &["minimax", "minimax-m2"],
+        aliases: &["minimax"],
         families: &["MiniMax-M2", "MiniMax-M2.1", "MiniMax-M2.5", "MiniMax-M2.7"],
         description:
             "<minimax:tool_call> block of <invoke name=...> calls with <parameter name=...> \

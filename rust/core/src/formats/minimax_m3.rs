@@ -49,7 +49,7 @@ const MAX_DEPTH: usize = 64;
 pub static SPEC: Format = Format {
     syntax: Syntax {
         name: "minimax_m3",
-        aliases: &["minimax-m3"],
+        aliases: &[],
         families: &["MiniMax-M3"],
         description:
             "]<]minimax[>[ before every tag: a <tool_call> block of <invoke name=...> calls \

@@ -2,10 +2,12 @@
 //! [`Syntax`] bound to its region parser and renderer), plus one line in `registry!` below, which
 //! declares the module and lists the format. Shared readers, and modules that define several
 //! formats, are declared here by hand. `cargo fmt` does not see modules a macro declares, so
-//! `make fmt` and `make lint` name this folder's files to rustfmt as well.
+//! `make fmt` and `make lint` name this folder's files to rustfmt as well. The names serving
+//! engines give the formats are in [`engine_names`].
 
 pub mod call_text;
 pub mod dsml;
+pub mod engine_names;
 pub mod glm;
 pub mod hunyuan;
 pub mod json_calls;
@@ -102,13 +104,40 @@ registry! {
     k2_horizon,
 }
 
-/// Find a format by canonical name or alias (case-insensitive, `-` and `_` interchangeable).
+/// Find a format by canonical name, alias or engine name (case-insensitive, `-` and `_`
+/// interchangeable). A format's own names win over another format's engine names.
 pub fn lookup(name: &str) -> Option<&'static Format> {
     let wanted = normalize(name);
-    REGISTRY.iter().copied().find(|format| {
+    let is_wanted = |candidate: &str| normalize(candidate) == wanted;
+    let own = REGISTRY.iter().copied().find(|format| {
         let syntax = &format.syntax;
-        normalize(syntax.name) == wanted || syntax.aliases.iter().any(|a| normalize(a) == wanted)
+        is_wanted(syntax.name) || syntax.aliases.iter().any(|a| is_wanted(a))
+    });
+    own.or_else(|| {
+        let row = engine_names::ENGINE_NAMES
+            .iter()
+            .find(|row| row.all().any(is_wanted))?;
+        REGISTRY
+            .iter()
+            .copied()
+            .find(|format| format.syntax.name == row.format)
     })
+}
+
+/// The names besides the canonical one that [`lookup`] is given for `format`: its own aliases,
+/// then its engine names (as each engine spells them, each once).
+pub fn aliases(format: &Format) -> Vec<&'static str> {
+    let syntax = &format.syntax;
+    let engine = engine_names::of(syntax.name)
+        .into_iter()
+        .flat_map(|row| row.all());
+    let mut out: Vec<&'static str> = Vec::new();
+    for name in syntax.aliases.iter().copied().chain(engine) {
+        if name != syntax.name && !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
 }
 
 fn normalize(name: &str) -> String {

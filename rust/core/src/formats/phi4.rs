@@ -11,7 +11,7 @@ use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 pub static SPEC: Format = Format {
     syntax: Syntax {
         name: "phi4",
-        aliases: &["phi4_mini_json", "phi-4", "phi4_mini"],
+        aliases: &["phi-4", "phi4_mini"],
         families: &["Phi-4-mini-instruct"],
         description: "functools[{name, arguments}, ...]: a JSON call array after the functools marker, no closing marker",
         markers: &[Marker::plain(Role::CallStart, "functools")],

@@ -36,7 +36,7 @@ const CALL_OPENS: &str = r"\[\s*[A-Za-z_\u0080-\U0010ffff][A-Za-z0-9_.\-\u0080-\
 pub static SPEC: Format = Format {
     syntax: Syntax {
         name: "pythonic",
-        aliases: &["llama4_pythonic", "olmo3", "llama4"],
+        aliases: &["llama4"],
         families: &[
             "Llama 3.2 (pythonic template)",
             "Llama 4",

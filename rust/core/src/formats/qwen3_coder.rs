@@ -62,18 +62,7 @@ pub const PARAMS: ParamTags = ParamTags::new("<parameter={key}>", PARAM_END).pad
 pub static SPEC: Format = Format {
     syntax: Syntax {
         name: "qwen3_coder",
-        aliases: &[
-            "nemotron_nano",
-            "qwen3_5",
-            "qwen3.5",
-            "qwen3_6",
-            "qwen3.6",
-            "qwen3_xml",
-            "step3p5",
-            "step3.5",
-            "nanbeige",
-            "mimo",
-        ],
+        aliases: &["qwen3_5", "qwen3.5", "qwen3_6", "qwen3.6", "step3.5"],
         families: &[
             "Qwen3-Coder",
             "Qwen3-Coder-Next",
