@@ -49,7 +49,7 @@ const PARAMS: ParamTags = ParamTags::new("<atem:parameter name=\"{key}\">", "</a
 pub static SPEC: Format = Format {
     syntax: Syntax {
         name: "muse",
-        aliases: &[],
+        aliases: &["muse_glimmer", "musespark1x", "muse_spark"],
         families: &["Muse Glimmer", "Muse Spark"],
         description: "Messages to=RECIPIENT<|message|>...<|eom|>: to=self is reasoning, to=user \
                       content, to=TOOL an <atem:function_calls> block of <atem:invoke> calls",
@@ -251,12 +251,13 @@ impl RegionParser for MuseMessage {
     }
 }
 
-/// As the model writes a turn after the prompt's `<|start|>assistant`: the calls, one tool
-/// message each (the first from its ` to=`), then the answer.
+/// As the chat template writes a turn: the calls, one tool message each, then the answer.
 fn render(calls: &[RenderCall], content: Option<&str>) -> String {
     let mut out = String::new();
     for (i, call) in calls.iter().enumerate() {
-        out.push_str(if i > 0 { "<|start|>assistant " } else { " " });
+        if i > 0 {
+            out.push_str("<|start|>assistant ");
+        }
         out.push_str(&format!(
             "to={}<|message|>{CALLS_OPEN}\n<atem:invoke name=\"{}\">\n",
             call.name, call.name
@@ -267,11 +268,9 @@ fn render(calls: &[RenderCall], content: Option<&str>) -> String {
         out.push_str(&format!("</atem:invoke>\n{CALLS_CLOSE}{EOM}"));
     }
     if let Some(content) = content {
-        out.push_str(if calls.is_empty() {
-            " "
-        } else {
-            "<|start|>assistant "
-        });
+        if !calls.is_empty() {
+            out.push_str("<|start|>assistant ");
+        }
         out.push_str(&format!("to=user<|message|>{content}{EOT}"));
     }
     out
