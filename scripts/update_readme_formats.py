@@ -52,9 +52,13 @@ LIMITS = {
     "ernie45": "",
     "poolside_v1": "special-token flags from a public Laguna renderer's token lookups (no offline vocabulary)",
     "minicpm5": "XML entities outside CDATA are not decoded (the engines' lxml path decodes them)",
-    "gigachat35": "a trailing `<|message_sep|>` or `</s>` stays content (SGLang strips it)",
+    "gigachat35": "",
     "plamo3": "a request's tags must be back to back (whitespace between them is not read)",
     "solar_open2": "the Markdown-fence call opener (```` ```NAME ````) the engines tolerate is not read",
+    "kimi_k3": "the whole-arguments `<|open|>json ...<|sep|>` body is not read; the keyer does not follow its calls; no offline vocabulary (token ids tested on a hand-built one)",
+    "inkling": "`<|content_invoke_tool_text|>` invocations are `unexpected_text` issues; no offline vocabulary (token ids tested on a hand-built one)",
+    "muse": "`X.X` names (a bare tool name doubled by the template) are not mapped back; the first message's header is read only at the start of the output",
+    "k2_horizon": "only the `xml` tool-call format: `<ifm|arg_type>` (`xml_typed`) and JSON bodies (`json`) are issues; `<ifm|think_fast>`/`<ifm|think_faster>` not read; special-token flags unknown",
     "beam": "no offline Beam vocabulary (token ids tested on a hand-built one); a typed stop marker in a value ends it in text input",
 }
 

@@ -52,7 +52,8 @@ SAME_SHAPE = S.BUILTIN_SAME_SHAPE
 #: test_shape_differences).
 OTHER_SHAPE = {"harmony": "harmony", "llama": "llama3_json", "minimax": "minimax_m2", "mimo": "qwen3_coder"}
 #: Builtins for wire formats toolwire does not have: Command's XML tools (toolwire's
-#: cohere_command is the JSON action format), EXAONE 4, Kimi K3.
+#: cohere_command is the JSON action format), EXAONE 4; and Kimi K3, whose builtin tag writes the
+#: turn's `<|close|>message<|sep|>` after the calls (toolwire's kimi_k3 ends at the tools block).
 NO_FORMAT = {"cohere", "exaone", "kimi_k3"}
 
 

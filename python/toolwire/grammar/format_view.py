@@ -32,7 +32,8 @@ class _ParamTags:
     """How an XML-parameter format writes one parameter: ``format_info(name)["arguments"]`` of
     kind ``xml_params`` (the Rust spec's ``ParamTags``, which the parser and renderer read too).
     ``open`` holds ``{key}`` (the name), may hold ``{string}`` (``true`` for a raw-text value,
-    ``false`` for JSON: DSML) and ``{ws}`` (optional whitespace); ``close`` may hold ``{key}``
+    ``false`` for JSON: DSML), ``{type}`` (``string`` for a raw-text value, a JSON type's name
+    for JSON: Kimi K3) and ``{ws}`` (optional whitespace); ``close`` may hold ``{key}``
     (MiniMax M3 names the closing tag). ``pad``: the parser drops one newline on each side of a
     value (qwen3_coder, beam). ``between``: whitespace is allowed around parameters. ``nested``:
     objects and arrays are written as nested tags (``item`` for array elements) instead of JSON."""
@@ -42,6 +43,11 @@ class _ParamTags:
     pad: bool
     between: bool
     nested: bool
+
+    @property
+    def declares_type(self) -> bool:
+        """Whether each value says it is raw text or JSON (``{string}`` or ``{type}``)."""
+        return "{string}" in self.open or "{type}" in self.open
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,11 @@ def _xml_excludes(fmt: _Format) -> list[str]:
 _WS = r"[ \t\r\n]*"
 
 
+#: Kimi K3's ``type`` attribute values (``{type}`` in the opening tag), the raw-text one first:
+#: the parser reads the value as JSON for any other.
+_TYPE_NAMES = ("string", "number", "boolean", "array", "object", "null")
+
+
 #: A parameter name (the parsers cap names at 512 bytes).
 _XML_KEY = r"[A-Za-z_][A-Za-z0-9_.\-]{0,127}"
 
@@ -70,20 +75,24 @@ class _XmlBuilder:
     def ws(self) -> list[Any]:
         return [RegexFormat(pattern=_WS)] if self.style.between else []
 
-    def param(self, key: Any, value: Any, *, raw: bool | None) -> Any:
+    def param(self, key: Any, value: Any, *, raw: bool | None, json_type: str | None = None) -> Any:
         """One parameter: ``key`` a name (str) or a format for any name; ``raw`` None lets the
-        value be declared either way (DSML's ``string`` attribute)."""
+        value be declared either way (DSML's ``string`` attribute); ``json_type`` the type name a
+        typed value declares (Kimi K3's ``type``), when it has one."""
         parts: list[Any] = self.ws()
         open_ = self.style.open
         if raw is not None:
             open_ = open_.replace("{string}", "true" if raw else "false")
+        if raw or json_type:
+            open_ = open_.replace("{type}", "string" if raw else str(json_type))
         if isinstance(key, str):
             open_ = open_.replace("{key}", key)
-        holes = {"{key}": key, "{string}": RegexFormat(pattern="true|false")}
+        typed = "|".join(_TYPE_NAMES[1:] if raw is False else _TYPE_NAMES)
+        holes = {"{key}": key, "{string}": RegexFormat(pattern="true|false"), "{type}": RegexFormat(pattern=typed)}
         for i, piece in enumerate(open_.split("{ws}")):
             if i:
                 parts.append(RegexFormat(pattern=_WS))
-            for chunk in re.split(r"(\{key\}|\{string\})", piece):
+            for chunk in re.split(r"(\{key\}|\{string\}|\{type\})", piece):
                 if chunk in holes:
                     parts.append(holes[chunk])
                 elif chunk:
@@ -144,14 +153,22 @@ class _XmlBuilder:
         elements = []
         for key, sub in props.items():
             value, raw = self.value(sub, f"{path}.{key}")
-            p = self.param(key, value, raw=raw)
-            typed = self.typed_side(sub, f"{path}.{key}") if raw and "{string}" in self.style.open else None
+            p = self.param(key, value, raw=raw, json_type=None if raw else self.type_name(sub, f"{path}.{key}"))
+            typed = self.typed_side(sub, f"{path}.{key}") if raw and self.style.declares_type else None
             if typed is not None:
                 p = _or([p, self.param(key, typed, raw=False)])
             elements.append(p if key in required else OptionalFormat(content=p))
         if not elements:
             return ConstStringFormat(value="")
         return elements[0] if len(elements) == 1 else SequenceFormat(elements=elements)
+
+    def type_name(self, sub: Any, path: str) -> str | None:
+        """The one ``{type}`` name of a typed value's schema (integers are ``number``), or None."""
+        sub = self.resolve(sub, path)
+        if not isinstance(sub, Mapping) or "{type}" not in self.style.open:
+            return None
+        names = {"number" if t == "integer" else t for t in _types(sub)}
+        return names.pop() if len(names) == 1 and names <= set(_TYPE_NAMES[1:]) else None
 
     def typed_side(self, sub: Any, path: str) -> Any | None:
         """The non-string branches of a union with strings, for a style that declares each value

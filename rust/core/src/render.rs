@@ -130,7 +130,11 @@ fn write_params(out: &mut String, params: &ParamTags, arguments: &Value) {
     let pad = if params.pad { "\n" } else { "" };
     for (key, value) in arguments.as_object().into_iter().flatten() {
         let string = if value.is_string() { "true" } else { "false" };
-        let open = params.open.replace("{ws}", "").replace("{string}", string);
+        let open = params
+            .open
+            .replace("{ws}", "")
+            .replace("{string}", string)
+            .replace("{type}", crate::spec::type_name(value));
         out.push_str(&open.replace("{key}", key));
         out.push_str(pad);
         out.push_str(&crate::xml_value::template_text(value));

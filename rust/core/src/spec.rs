@@ -74,13 +74,34 @@ pub enum Typing {
     /// By a `string="true|false"` attribute (DSML, `{string}` in the opening tag): `true` is the
     /// raw string; otherwise a JSON value, or the raw string when the value is not JSON.
     StringAttribute,
+    /// By a `type="string|number|boolean|array|object|null"` attribute (Kimi K3, `{type}` in the
+    /// opening tag; [`TYPE_NAMES`]): `string` or no attribute is the raw string; any other type a
+    /// JSON value, or the raw string when the value is not JSON.
+    TypeAttribute,
+}
+
+/// The type names of [`Typing::TypeAttribute`], the raw-string one first.
+pub const TYPE_NAMES: [&str; 6] = ["string", "number", "boolean", "array", "object", "null"];
+
+/// The [`TYPE_NAMES`] entry of a JSON value.
+pub fn type_name(value: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match value {
+        Value::String(_) => "string",
+        Value::Number(_) => "number",
+        Value::Bool(_) => "boolean",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+        Value::Null => "null",
+    }
 }
 
 /// How an XML-parameter format writes one parameter. The parser, the renderer and the grammar all
 /// read their tag texts from here.
 ///
 /// `open` holds `{key}` (the parameter name) and may hold `{ws}` (optional whitespace, GLM's
-/// newline between `</arg_key>` and `<arg_value>`) and `{string}` (DSML's `true`/`false`);
+/// newline between `</arg_key>` and `<arg_value>`), `{string}` (DSML's `true`/`false`) and
+/// `{type}` (Kimi K3's type name);
 /// `close` may hold `{key}` (MiniMax M3 repeats the name).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct ParamTags {
@@ -127,6 +148,12 @@ impl ParamTags {
     pub const fn string_attribute(self) -> Self {
         Self {
             typing: Typing::StringAttribute,
+            ..self
+        }
+    }
+    pub const fn type_attribute(self) -> Self {
+        Self {
+            typing: Typing::TypeAttribute,
             ..self
         }
     }

@@ -534,7 +534,7 @@ impl StreamParser {
                 return true;
             }
         };
-        let open_lit = self.markers.lit(open).to_owned();
+        let open_lit = self.markers.lit_text(open);
         let ws = self.pending.skip_ws();
         let rest = &self.pending[ws..];
         if rest.starts_with(open_lit.as_str()) {
@@ -569,7 +569,7 @@ impl StreamParser {
                 self.label_pending = None;
             }
         }
-        let close_lit = self.markers.lit(close).to_owned();
+        let close_lit = self.markers.lit_text(close);
         // A marker with the role `reasoning_exit` also ends reasoning (the model went straight from
         // thinking into a tool call without closing it); it stays in the input for content.
         let mut lits = vec![close_lit.clone()];
@@ -613,12 +613,18 @@ impl StreamParser {
             let mut waiting = false;
             let mut best: Option<usize> = None;
             for (i, lit) in self.trigger_lits.iter().enumerate() {
-                if rest.starts_with(lit.as_ref()) {
+                // A trigger that starts with whitespace (Muse's ` to=`) matches it exactly.
+                let hay = if lit.starts_with(char::is_whitespace) {
+                    &self.pending[..]
+                } else {
+                    rest
+                };
+                if hay.starts_with(lit.as_ref()) {
                     if best.is_none_or(|b| self.trigger_lits[b].len() < lit.len()) {
                         best = Some(i);
                     }
                 } else {
-                    waiting |= !eof && text::is_proper_prefix(rest, lit);
+                    waiting |= !eof && text::is_proper_prefix(hay, lit);
                 }
             }
             if waiting {
@@ -626,6 +632,11 @@ impl StreamParser {
                 return false;
             }
             if let Some(i) = best.filter(|&i| spec.triggers[i].at_output_start) {
+                let ws = if self.trigger_lits[i].starts_with(char::is_whitespace) {
+                    0
+                } else {
+                    ws
+                };
                 self.sink.content(&self.pending[..ws]);
                 self.consume(ws);
                 self.open_region(i);

@@ -322,6 +322,18 @@ fn markers_inside_strings() {
         ("deepseek_v4_1", &["</｜DSML｜ parameter>"]),
         ("gigachat35", &["</｜GCML｜parameter>"]),
         ("minimax_m2", &["</parameter>"]),
+        ("kimi_k3", &["<|close|>argument<|sep|>"]),
+        ("muse", &["</atem:parameter>"]),
+        (
+            "k2_horizon",
+            &[
+                "</ifm|arg_value>",
+                "</ifm|tool_call>",
+                "</ifm|tool_calls>",
+                "<ifm|arg_key>",
+                "<ifm|tool_call>",
+            ],
+        ),
         (
             "minimax_m3",
             &[

@@ -90,23 +90,17 @@ pub static ENGINE_NAMES: &[EngineNames] = &[
     row("plamo3", &[], &["plamo3"], &[]),
     // `solar_open2` in SGLang and vLLM releases after the ones above (Upstage's patch set).
     row("solar_open2", &[], &[], &[]),
-    // Formats other branches are adding (issue 14); each is in NOT_SUPPORTED until it lands.
     row("kimi_k3", &["kimi_k3"], &["kimi_k3"], &["kimi_k3", "kimi-k3"]),
     row("k2_horizon", &["k2_horizon"], &["k2_horizon"], &[]),
     row("inkling", &["inkling"], &["inkling"], &["inkling"]),
-    row("muse", &[], &["muse", "musespark1x"], &["muse_spark", "muse_spark_open"]),
-    // SGLang's `muse` is its Muse Glimmer detector.
-    row("muse_glimmer", &["muse"], &["muse_glimmer"], &["muse_glimmer"]),
+    // Muse Spark and Muse Glimmer write the same messages (vLLM's `muse_glimmer` subclasses its
+    // `muse` parser; SGLang's `muse` is its Glimmer detector).
+    row("muse", &["muse"], &["muse", "musespark1x", "muse_glimmer"], &["muse_spark", "muse_spark_open", "muse_glimmer"]),
     row("response_template", &["response_template"], &["hf"], &[]),
 ];
 
 #[rustfmt::skip]
 pub static NOT_SUPPORTED: &[NotSupported] = &[
-    NotSupported { format: "kimi_k3", reason: "`<|open|>`/`<|close|>` markup with typed, entity-escaped attributes needs a new reader" },
-    NotSupported { format: "k2_horizon", reason: "not examined yet" },
-    NotSupported { format: "inkling", reason: "typed content-block protocol whose control tokens are not documented" },
-    NotSupported { format: "muse", reason: "not examined yet" },
-    NotSupported { format: "muse_glimmer", reason: "not examined yet" },
     NotSupported { format: "response_template", reason: "not one wire format: the engines build the parser from a `response_template` grammar each checkpoint ships in its tokenizer config" },
     NotSupported { format: "telechat4", reason: "not examined yet" },
     NotSupported { format: "xingchen4", reason: "not examined yet" },

@@ -103,6 +103,10 @@ registry! {
     gigachat35,
     plamo3,
     solar_open2,
+    kimi_k3,
+    inkling,
+    muse,
+    k2_horizon,
 }
 
 /// Find a format by canonical name, alias or engine name (case-insensitive, `-` and `_`
@@ -183,13 +187,13 @@ mod tests {
                     );
                 }
             }
-            let attribute = params.open.contains("{string}");
-            assert_eq!(
-                attribute,
-                params.typing == Typing::StringAttribute,
-                "{}",
-                syntax.name
-            );
+            for (hole, typing) in [
+                ("{string}", Typing::StringAttribute),
+                ("{type}", Typing::TypeAttribute),
+            ] {
+                let attribute = params.open.contains(hole);
+                assert_eq!(attribute, params.typing == typing, "{}", syntax.name);
+            }
             assert!(params.open.contains("{key}"), "{}", syntax.name);
         }
         // the fifteen XML-parameter formats of this writing, and any added since

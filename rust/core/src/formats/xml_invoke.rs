@@ -56,6 +56,15 @@ pub struct InvokeRegionSpec {
     /// Values may hold XML CDATA sections (`<![CDATA[...]]>`, MiniCPM5): their text is the
     /// value's, read up to `]]>` whatever tags it holds.
     pub cdata: bool,
+    /// What ends an invoke or parameter tag: `>`, or Kimi K3's `<|sep|>`.
+    pub tag_end: String,
+    /// The attribute that holds the call's name (`name`, Kimi K3's `tool`) and the one that holds
+    /// a parameter's name (`name`, Kimi K3's `key`).
+    pub name_attr: &'static str,
+    pub key_attr: &'static str,
+    /// Attribute values escape `&` and `"` as `&amp;` and `&quot;` (Kimi K3); otherwise entities
+    /// are kept as written.
+    pub attr_entities: bool,
     /// The format's name in issue details.
     pub what: &'static str,
 }
@@ -64,9 +73,13 @@ impl InvokeRegionSpec {
     /// The tags of the syntax: its `call_start` / `call_end` markers (`<invoke`, `</invoke>`), its
     /// [`ParamTags`] (the tag up to its attributes, the closing tag, the typing), inside a block
     /// that any `section_end` marker ends, unless the trigger opened a bare invoke; no separators.
+    /// The attribute names and the tag's end are read from the call template (`name="{name}"`)
+    /// and the parameter tags (`key="{key}"`, what follows the last attribute).
     pub fn of(ctx: &RegionCtx<'_>, what: &'static str) -> Self {
         let syntax = ctx.syntax;
         let params = syntax.arguments.params().copied().unwrap_or(DEFAULT_PARAMS);
+        let begin = syntax.template.map_or("", |t| t.begin);
+        let tag_end = params.open.rsplit_once('"').map_or(">", |(_, end)| end);
         let invoke_open = ctx.lit(syntax.marker_text(Role::CallStart));
         Self {
             wrapped: ctx.trigger_lit() != invoke_open,
@@ -83,6 +96,10 @@ impl InvokeRegionSpec {
             separators: Vec::new(),
             typing: params.typing,
             cdata: false,
+            tag_end: ctx.lit(tag_end),
+            name_attr: attribute_of(begin, "{name}").unwrap_or("name"),
+            key_attr: attribute_of(params.open, "{key}").unwrap_or("name"),
+            attr_entities: false,
             what,
         }
     }
@@ -116,6 +133,13 @@ fn value_text(
 
 const CDATA_OPEN: &str = "<![CDATA[";
 const CDATA_CLOSE: &str = "]]>";
+
+/// The attribute whose value is `hole` in `tag` (`name` in `<invoke name="{name}">`).
+fn attribute_of(tag: &'static str, hole: &str) -> Option<&'static str> {
+    let (before, _) = tag.split_once(&format!("=\"{hole}\""))?;
+    let start = before.rfind(|c: char| c.is_whitespace())? + 1;
+    Some(&before[start..])
+}
 
 /// For a syntax whose arguments are not XML parameters (none of the invoke formats).
 const DEFAULT_PARAMS: ParamTags = ParamTags::new("<parameter name=\"{key}\">", "</parameter>");
@@ -361,7 +385,7 @@ impl RegionParser for InvokeRegion {
                     self.state = State::Between;
                 }
                 State::InvokeTag | State::ParamTag => {
-                    let (n, closed) = self.tag.feed(rest);
+                    let (n, closed) = self.tag.feed_until(rest, &self.spec.tag_end);
                     self.raw.push_str(&rest[..n]);
                     i += n;
                     if !closed {
@@ -370,7 +394,7 @@ impl RegionParser for InvokeRegion {
                         }
                         return Progress::more(i);
                     }
-                    let attrs = parse_attrs(&self.tag.text);
+                    let attrs = parse_attrs(&self.tag.text).map(|a| self.decoded(a));
                     self.tag = TagReader::default();
                     if self.state == State::InvokeTag {
                         self.open_invoke(attrs, sink);
@@ -523,12 +547,23 @@ impl RegionParser for InvokeRegion {
 }
 
 impl InvokeRegion {
+    fn decoded(&self, mut attrs: Attrs) -> Attrs {
+        if self.spec.attr_entities {
+            for (_, value) in &mut attrs.pairs {
+                if value.contains('&') {
+                    *value = value.replace("&quot;", "\"").replace("&amp;", "&");
+                }
+            }
+        }
+        attrs
+    }
+
     fn open_invoke(&mut self, attrs: Option<Attrs>, sink: &mut Sink) {
         let Some(attrs) = attrs else {
             self.state = State::Recover(IssueKind::MalformedJson, "malformed invoke tag");
             return;
         };
-        match attrs.get("name").filter(|n| !n.is_empty()) {
+        match attrs.get(self.spec.name_attr).filter(|n| !n.is_empty()) {
             None if attrs.self_closing => {
                 self.fail(IssueKind::MissingName, "invoke without a name", sink);
                 self.state = State::Between;
@@ -552,7 +587,7 @@ impl InvokeRegion {
             self.state = State::Recover(IssueKind::MalformedJson, "malformed parameter tag");
             return;
         };
-        let Some(name) = attrs.get("name") else {
+        let Some(name) = attrs.get(self.spec.key_attr) else {
             self.state = State::Recover(IssueKind::MalformedJson, "parameter without a name");
             return;
         };
@@ -564,6 +599,10 @@ impl InvokeRegion {
                 let string = attrs
                     .get("string")
                     .is_some_and(|s| s.eq_ignore_ascii_case("true"));
+                (!string).then_some(Held::Json)
+            }
+            Typing::TypeAttribute => {
+                let string = attrs.get("type").is_none_or(|t| t == "string");
                 (!string).then_some(Held::Json)
             }
             Typing::Schema => {
@@ -616,6 +655,12 @@ pub struct TagReader {
 impl TagReader {
     /// Returns the bytes consumed and whether the tag closed (the `>` is consumed, not kept).
     pub fn feed(&mut self, s: &str) -> (usize, bool) {
+        self.feed_until(s, ">")
+    }
+
+    /// [`TagReader::feed`] for a tag that `end` closes; a possible start of `end` at the end of
+    /// `s` is left unconsumed.
+    pub fn feed_until(&mut self, s: &str, end: &str) -> (usize, bool) {
         for (i, c) in s.char_indices() {
             if let Some(q) = self.quote {
                 if c == q {
@@ -623,11 +668,16 @@ impl TagReader {
                 }
                 continue;
             }
+            let rest = &s[i..];
+            if rest.starts_with(end) {
+                self.text.push_str(&s[..i]);
+                return (i + end.len(), true);
+            }
+            if text::is_proper_prefix(rest, end) {
+                self.text.push_str(&s[..i]);
+                return (i, false);
+            }
             match c {
-                '>' => {
-                    self.text.push_str(&s[..i]);
-                    return (i + 1, true);
-                }
                 '"' | '\'' if self.after_eq => {
                     self.quote = Some(c);
                     self.after_eq = false;

@@ -680,6 +680,17 @@ pub fn markup(spec: &Format) -> Markup {
             .iter()
             .map(|open| (open.to_string(), "<|message|>".to_string()))
             .collect(),
+        // A Muse header (`<|start|>assistant to=user<|message|>`, the first one from its
+        // recipient) is markup up to `<|message|>`; for a call it is also in the call's raw text.
+        "muse" => ["<|start|>", " to=", "to="]
+            .iter()
+            .map(|open| (open.to_string(), "<|message|>".to_string()))
+            .collect(),
+        // An Inkling message header names the author (metadata) up to the block's content token.
+        "inkling" => ["<|content_text|>", "<|content_thinking|>"]
+            .iter()
+            .map(|close| ("<|message_model|>".to_string(), close.to_string()))
+            .collect(),
         _ => Vec::new(),
     };
     Markup {

@@ -252,16 +252,25 @@ fn registered_param_tags() -> &'static [ParamTags] {
 }
 
 /// The parameter name `head` spells in the opening's first piece `template` (`<parameter={key}>`),
-/// and the `{string}` value it carries (DSML's `true`/`false`), if any.
+/// and the `{string}` or `{type}` value it carries (DSML's `true`/`false`, Kimi K3's type name),
+/// if any.
 pub(super) fn name_in(head: &[u8], template: &str) -> Option<(Vec<u8>, Option<&'static str>)> {
     let (before, after) = template.split_once("{key}")?;
+    const TYPES: [Option<&str>; 6] = {
+        let [a, b, c, d, e, f] = crate::spec::TYPE_NAMES;
+        [Some(a), Some(b), Some(c), Some(d), Some(e), Some(f)]
+    };
     let strings: &[Option<&'static str>] = if after.contains("{string}") {
         &[Some("true"), Some("false")]
+    } else if after.contains("{type}") {
+        &TYPES
     } else {
         &[None]
     };
     strings.iter().find_map(|&string| {
-        let after = after.replace("{string}", string.unwrap_or(""));
+        let after = after
+            .replace("{string}", string.unwrap_or(""))
+            .replace("{type}", string.unwrap_or(""));
         let name = head
             .strip_prefix(before.as_bytes())?
             .strip_suffix(after.as_bytes())?;
@@ -300,6 +309,7 @@ fn xml_param_of(node: &Value, required: bool, tags: &ParamTags) -> Option<XmlPar
         template
             .replace("{key}", name)
             .replace("{string}", string.unwrap_or(""))
+            .replace("{type}", string.unwrap_or(""))
             .into_bytes()
     };
     let mut tail = Vec::new();
