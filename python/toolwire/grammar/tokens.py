@@ -10,9 +10,12 @@ format that the vocabulary has as one special token is written as that token (xg
 text that spells a marker is text to the grammar and the parser alike.
 
 What the grammar bans as text stays banned as text (free-text exclusions inside a block, string
-exclusions), which bans the token too: narrower than the parser, never wider. Blocks of free text
-(reasoning, content, a call whose arguments are any text) keep text markers: xgrammar's
-``any_text`` cannot end on a token. Token-level tags are keyed by token ids in the mask cache
+exclusions), which bans the token too: narrower than the parser, never wider. Every call is
+token-level, a call whose arguments are any text (``constrained_tools``) included: xgrammar 0.2.8
+refuses a text-begin tag among token-triggered tags, and among ``tags_with_separator`` it never
+allows the token end of the token-level calls (the mask empties); a text call would also open on
+the marker spelled in ordinary tokens, which the parser reads as text. Blocks of free text
+(reasoning, content) keep text markers. Token-level tags are keyed by token ids in the mask cache
 (``toolwire.masks``): sound, with fewer hits than the anchored keys of text tags.
 """
 
@@ -99,7 +102,7 @@ class _Rewriter:
         if isinstance(n, TagsWithSeparatorFormat):
             if any(m in n.separator for m in self.markers):
                 raise ToolwireError(f"format {self.fmt.name!r}: a call separator holding a marker cannot be token-level")
-            return n.model_copy(update={"tags": [self.tag(t) for t in n.tags]})
+            return n.model_copy(update={"tags": [self.call(t) for t in n.tags]})
         if isinstance(n, (SequenceFormat, OrFormat)):
             return n.model_copy(update={"elements": [self.node(e) for e in n.elements]})
         if isinstance(n, (OptionalFormat, StarFormat, PlusFormat, RepeatFormat)):
@@ -107,8 +110,19 @@ class _Rewriter:
         return n
 
     def tag(self, t: TagFormat) -> TagFormat:
-        if isinstance(t.content, AnyTextFormat) or not isinstance(t.begin, str) or not isinstance(t.end, str):
+        """A block of free text (reasoning, content) keeps its text markers."""
+        return t if isinstance(t.content, AnyTextFormat) else self.call(t)
+
+    def call(self, t: TagFormat) -> TagFormat:
+        """A call, or a section of calls: token-level whatever its arguments. A call whose
+        arguments are any text must not read its end token as text (the parser closes the call
+        there), so its text excludes the end marker."""
+        if not isinstance(t.begin, str) or not isinstance(t.end, str):
             return t
+        closing = [m for m in self.markers if m in t.end]
+        if isinstance(t.content, AnyTextFormat) and closing:
+            excludes = sorted({*t.content.excludes, *closing})
+            t = t.model_copy(update={"content": t.content.model_copy(update={"excludes": excludes})})
         head = self.pieces(t.begin) or [ConstStringFormat(value="")]
         tail = self.pieces(t.end) or [ConstStringFormat(value="")]
         begin, end = head[0], tail[-1]
@@ -129,7 +143,7 @@ class _Rewriter:
                 f"format {self.fmt.name!r}: free text must exclude {missing}, which are not special tokens "
                 "of this vocabulary; build the tag without vocab"
             )
-        tags = [self.tag(t) for t in n.tags]
+        tags = [self.call(t) for t in n.tags]
         return TokenTriggeredTagsFormat(
             trigger_tokens=[lead.token for lead in leads],
             tags=tags,
