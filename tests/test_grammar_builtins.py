@@ -290,5 +290,5 @@ README_NO_BUILTIN = [
     "pythonic", "phi4", "jamba", "nemotron_deci", "granite", "xlam", "internlm", "seed_oss", "step3",
     "functiongemma", "hunyuan", "hy_v4", "apertus", "gigachat3", "lfm2", "dots", "iquest_q1",
     "granite_20b_fc", "ernie45", "poolside_v1", "minicpm5", "gigachat35", "plamo3",
-    "solar_open2",
+    "solar_open2", "kimi_k3", "inkling", "muse", "k2_horizon",
 ]  # fmt: skip
