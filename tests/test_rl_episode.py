@@ -243,3 +243,18 @@ def test_a_turn_shaped_like_an_earlier_one_gets_what_the_template_renders(templa
         assert ep.token_ids == reference_ids(tok, conversation, generation=True)
     shapes = [v for key, v in chat.envelope_cache(TOOLS).items() if key != "opening"]
     assert len(shapes) == 1 and bool(shapes[0]) is learnt
+
+
+def test_format_none_is_detected_from_the_chat_template():
+    tok = qwen_hf()
+    episode = Episode(tok, None, TOOLS)
+    assert episode.format == "hermes"
+    assert toolwire.detect_format(tok).format == "hermes"
+
+
+def test_format_none_refuses_what_detection_cannot_decide():
+    tok = qwen_hf("{% for m in messages %}{{ m.content }}{% endfor %}")
+    with pytest.raises(toolwire.ToolwireError, match="format"):
+        Episode(tok, None, TOOLS)
+    with pytest.raises(toolwire.ToolwireError, match="pass format="):
+        Episode(ChatTokenizer.of(qwen_hf()), None, TOOLS)

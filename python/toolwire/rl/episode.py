@@ -23,6 +23,7 @@ from toolwire._core import (
     ToolwireError,
     format_info,
 )
+from toolwire._detect import detect_format
 from toolwire.rl.envelope import (
     family_envelope,
     messages_for_template,
@@ -92,13 +93,24 @@ class Drift:
         return self.position is None
 
 
+def _detected_format(tokenizer: Any) -> str:
+    if isinstance(tokenizer, ChatTokenizer):
+        raise ToolwireError(
+            "Episode(format=None) detects the format from a transformers tokenizer's chat template; "
+            "a ChatTokenizer has none to read: pass format="
+        )
+    return detect_format(tokenizer).require()
+
+
 class Episode:
     """One rollout: prompt, then alternating sampled turns and tool results.
 
     Arguments:
         tokenizer: a fast ``transformers`` tokenizer (its chat template renders the prompt and the
             envelopes) or a :class:`~toolwire.rl.ChatTokenizer`.
-        format: the tool-call format the model writes (a name from :func:`toolwire.formats`).
+        format: the tool-call format the model writes (a name from :func:`toolwire.formats`), or
+            None: :func:`toolwire.detect_format` reads it from the ``transformers`` tokenizer's
+            chat template and vocabulary, and raises, naming the candidates, when it cannot decide.
         tools: the OpenAI tools of the episode (rendered into the prompt; calls are validated).
         thinking_style: ``"paired"`` (the model opens and closes ``<think>``), ``"closing_only"``
             (the prompt opened it), or None: detected per turn from the ids before it (a prompt
@@ -116,7 +128,7 @@ class Episode:
     def __init__(
         self,
         tokenizer: Any,
-        format: str,
+        format: str | None = None,
         tools: Sequence[Mapping[str, Any]] | None = None,
         *,
         thinking_style: ThinkingStyle | None = None,
@@ -127,6 +139,8 @@ class Episode:
     ) -> None:
         if thinking_style not in (None, "paired", "closing_only"):
             raise ToolwireError(f"thinking_style must be 'paired', 'closing_only' or None, not {thinking_style!r}")
+        if format is None:
+            format = _detected_format(tokenizer)
         self.tokenizer = ChatTokenizer.of(tokenizer)
         info = format_info(format)
         self.format: str = info["name"]
