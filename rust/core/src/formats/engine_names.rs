@@ -102,8 +102,6 @@ pub static ENGINE_NAMES: &[EngineNames] = &[
 #[rustfmt::skip]
 pub static NOT_SUPPORTED: &[NotSupported] = &[
     NotSupported { format: "response_template", reason: "not one wire format: the engines build the parser from a `response_template` grammar each checkpoint ships in its tokenizer config" },
-    NotSupported { format: "telechat4", reason: "not examined yet" },
-    NotSupported { format: "xingchen4", reason: "not examined yet" },
 ];
 
 /// The row of the format with canonical name `format`, if an engine names it.
