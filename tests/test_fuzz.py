@@ -57,6 +57,10 @@ SPANS = {
     name: [(opener, "<|message|>") for opener in ("<|start|>", "<|channel|>", "<|constrain|>")]
     for name in ("harmony", "beam")
 }
+# A Muse header is markup up to `<|message|>`; an Inkling message header names its author up to
+# the block's content token (the same spans as ``markup`` in the Rust harness).
+SPANS["muse"] = [(opener, "<|message|>") for opener in ("<|start|>", " to=", "to=")]
+SPANS["inkling"] = [("<|message_model|>", close) for close in ("<|content_text|>", "<|content_thinking|>")]
 
 
 def spec_strings(name):
