@@ -632,3 +632,11 @@ def test_cli_tag_takes_the_response_format_and_the_turn_grammar_switch(tmp_path)
     assert not SEARCH["function"].get("strict")
     assert _cli_tag("--format", "beam", "--tools", str(loose), "--scope", "auto").strip() != "null"
     assert _cli_tag("--format", "beam", "--tools", str(loose), "--scope", "auto", "--no-turn-grammar").strip() == "null"
+
+
+@pytest.mark.parametrize("format", ["hermes", "beam"])
+def test_every_entry_point_refuses_an_unknown_scope(format):
+    with pytest.raises(toolwire.ToolwireError, match="unknown scope 'sometimes'"):
+        G.structural_tag(format, [SEARCH], "auto", scope="sometimes")
+    with pytest.raises(toolwire.ToolwireError, match="unknown scope 'sometimes'"):
+        G.plan({"tools": [SEARCH], "tool_choice": "auto"}, format, scope="sometimes")

@@ -29,7 +29,7 @@ from toolwire import ToolwireError
 from . import format_view
 from .calls import _run, _ToolTags
 from .format_view import _block_excludes, _Format
-from .request import Plan, _fallback_schema, _other_constraint, _tool_dicts
+from .request import Plan, _check_scope, _fallback_schema, _other_constraint, _tool_dicts
 from .subset import _json_strings
 from .tools import _read, _reasoning_mode, _Tool
 
@@ -190,8 +190,7 @@ def _turn_plan(
     """:func:`plan` for a per-turn format (see its docs, "Beam")."""
     raw_tools = request.get("tools") or []
     read = _read(fmt.name, raw_tools, request.get("tool_choice"), reasoning=reasoning, schema=schema)
-    if scope not in ("auto", "always", "never"):
-        raise ToolwireError(f"unknown scope {scope!r}")
+    _check_scope(scope)
     warnings: list[str] = []
     declared = read.tools
     tool_tags = _ToolTags(fmt, schema, warnings, ban_markers)

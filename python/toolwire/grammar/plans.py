@@ -17,6 +17,7 @@ from .request import (
     Plan,
     SchemaMode,
     Scope,
+    _check_scope,
     _fallback_schema,
     _other_constraint,
     _tool_dicts,
@@ -114,8 +115,7 @@ def _plan(
     read = _read(fmt.name, raw_tools, request.get("tool_choice"), reasoning=reasoning, schema=schema)
     tool_list, mode, allowed = read.tools, read.mode, read.allowed_of(read.tools)
     parallel = request.get("parallel_tool_calls") is not False
-    if scope not in ("auto", "always", "never"):
-        raise ToolwireError(f"unknown scope {scope!r}")
+    _check_scope(scope)
     warnings: list[str] = []
     # Strict tools must be enforceable whatever the choice (the tag is built only sometimes).
     tool_tags = _ToolTags(fmt, schema, warnings, ban_markers_in_strings)

@@ -7,18 +7,26 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import xgrammar as xgr
 from xgrammar.structural_tag import (
     StructuralTag,
 )
 
+from toolwire import ToolwireError
+
 from .cache import GrammarCache, compile
 from .subset import _arguments_schema, _json_strings
 from .tools import _Tool
 
 Scope = Literal["auto", "always", "never"]
+
+
+def _check_scope(scope: str) -> None:
+    """Refuse a ``scope`` outside :data:`Scope` (every plan and tag entry point asks this)."""
+    if scope not in get_args(Scope):
+        raise ToolwireError(f"unknown scope {scope!r}")
 
 
 SchemaMode = Literal["auto", "strict"]

@@ -29,7 +29,7 @@ from .calls import _call_tag, _run, _ToolTags
 from .confirm import _avoiding
 from .format_view import LEAD_WS, _block_excludes, _Format, _format, _turn_channels
 from .literal_values import _or
-from .request import SchemaMode, Scope
+from .request import SchemaMode, Scope, _check_scope
 from .tokens import token_markers
 from .tools import _read, _reasoning_mode, _Tool
 
@@ -250,8 +250,7 @@ def _structural_tag(
         raise ToolwireError(f"format {fmt.name!r}: a response_format is held inside the tag only on per-turn formats (beam)")
     read = _read(fmt.name, tools, tool_choice, reasoning=reasoning, schema=schema)
     tool_list, mode, allowed = read.tools, read.mode, read.allowed_of(read.tools)
-    if scope not in ("auto", "always", "never"):
-        raise ToolwireError(f"unknown scope {scope!r}")
+    _check_scope(scope)
     parallel = parallel_tool_calls is not False
     if mode == "none":
         return exclusion_tag(format, reasoning=reasoning)
