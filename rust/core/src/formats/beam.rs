@@ -60,7 +60,7 @@ use super::Format;
 use crate::message::IssueKind;
 use crate::region::{RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax};
 use crate::text::{self, Scan};
 use crate::tools::ToolSet;
 
@@ -107,15 +107,7 @@ pub static SPEC: Format = Format {
             Marker::plain(Role::ParamStart, PARAM_START),
             Marker::plain(Role::ParamEnd, PARAM_END),
         ],
-        triggers: &[
-            Trigger::marker(START),
-            Trigger::marker(CHANNEL),
-            Trigger::marker(END),
-            Trigger::marker(CALL),
-            Trigger::marker(RETURN),
-            Trigger::at_start(harmony::RECIPIENT),
-            Trigger::at_start(harmony::ROLE),
-        ],
+        triggers: harmony::TRIGGERS,
         reasoning: Some((ANALYSIS_OPEN, END)),
         stops: &[],
         template: Some(TEMPLATE),

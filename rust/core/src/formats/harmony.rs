@@ -44,6 +44,18 @@ pub const RETURN: &str = "<|return|>";
 /// Longest header accepted before the text is taken for prose that merely contains a marker.
 const MAX_HEADER: usize = 512;
 
+/// Where a harmony message starts: any of its tokens, or a first message whose header continues
+/// the prompt's (`<|start|>assistant` or `<|start|>`). Beam's messages start the same way.
+pub const TRIGGERS: &[Trigger] = &[
+    Trigger::marker(START),
+    Trigger::marker(CHANNEL),
+    Trigger::marker(END),
+    Trigger::marker(CALL),
+    Trigger::marker(RETURN),
+    Trigger::at_start(RECIPIENT),
+    Trigger::at_start(ROLE),
+];
+
 pub static SPEC: Format = Format {
     syntax: Syntax {
         name: "harmony",
@@ -61,15 +73,7 @@ pub static SPEC: Format = Format {
             Marker::special(Role::CallEnd, CALL),
             Marker::special(Role::Return, RETURN),
         ],
-        triggers: &[
-            Trigger::marker(START),
-            Trigger::marker(CHANNEL),
-            Trigger::marker(END),
-            Trigger::marker(CALL),
-            Trigger::marker(RETURN),
-            Trigger::at_start(RECIPIENT),
-            Trigger::at_start(ROLE),
-        ],
+        triggers: TRIGGERS,
         // The analysis message as the reasoning pair, so `closing_only` (the prompt opened
         // `<|channel|>analysis<|message|>`) reads the model's text up to `<|end|>` as reasoning.
         reasoning: Some(("<|channel|>analysis<|message|>", END)),
