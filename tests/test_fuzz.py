@@ -47,14 +47,15 @@ JSON_PIECES = ['"name"', '"arguments"', '"parameters"', '"get_weather"', ": ", "
 # Markup a format drops that its spec does not list as a marker (same as the Rust harness).
 JSON_ARRAY_FORMATS = {"hermes", "llama3_json", "mistral", "longcat", "hunyuan_a13b", "cohere_command",
                       "default", "phi4", "jamba", "nemotron_deci", "granite", "xlam", "internlm",
-                      "qwen3_coder", "apertus", "ernie45", "gigachat3", "granite_20b_fc"}
+                      "qwen3_coder", "apertus", "ernie45", "gigachat3", "granite_20b_fc", "inkling"}
 EXTRA_FILLERS = {name: ["[", "]", ",", ";"] for name in JSON_ARRAY_FORMATS}
 EXTRA_FILLERS.update({name: ["[", "]", ","] for name in ("pythonic", "lfm2")})
 EXTRA_FILLERS.update({name: ["```"] for name in ("deepseek_v3", "deepseek_v3_1", "kimi_k2", "plamo3")})
-EXTRA_FILLERS.update({name: ["\\n"] for name in ("glm45", "glm47", "hunyuan", "hy_v4", "poolside_v1", "solar_open2")})
+EXTRA_FILLERS.update({name: ["\\n"] for name in ("glm45", "glm47", "hunyuan", "hy_v4", "poolside_v1", "solar_open2",
+                                                  "k2_horizon")})
 EXTRA_FILLERS["step3"] = ["function"]
 SPANS = {
-    name: [(opener, "<|message|>") for opener in ("<|start|>", "<|channel|>", "<|constrain|>")]
+    name: [(opener, "<|message|>") for opener in ("<|start|>", "<|channel|>", "<|constrain|>", "assistant", "to=")]
     for name in ("harmony", "beam")
 }
 # A Muse header is markup up to `<|message|>`; an Inkling message header names its author up to
@@ -180,16 +181,15 @@ def dropped_bytes(detail):
     return int(match.group(1)) if match else 0
 
 
-KEEPS_CALL = {"unknown_tool", "schema_violation", "duplicate_call_id", "not_allowed_by_tool_choice", "unchecked_arguments"}
-
-
 def segments(message):
+    # Several issues about one returned call (unknown_tool, missing_markers, ...) share its raw text.
+    returned = {call.index for call in message.tool_calls}
     out, last_kept = [], None
     for issue in message.issues:
         dropped = dropped_bytes(issue.detail) if issue.kind == "too_large" else 0
         if not issue.raw and not dropped:
             continue
-        if issue.kind in KEEPS_CALL and issue.index is not None:
+        if issue.index is not None and issue.index in returned:
             key = (issue.index, issue.raw)
             if key == last_kept:
                 continue
@@ -303,7 +303,8 @@ def test_the_accounting_check_rejects_lost_text():
 
     def fake(content, raw):
         issue = SimpleNamespace(index=0, kind="unknown_tool", detail="", raw=raw)
-        return SimpleNamespace(content=content, reasoning_content=None, issues=[issue])
+        returned_call = SimpleNamespace(index=0)
+        return SimpleNamespace(content=content, reasoning_content=None, tool_calls=[returned_call], issues=[issue])
 
     assert accounted(text, fake("a  bc d", call), "hermes") is True
     for content, raw in [

@@ -144,9 +144,9 @@ enum Block {
 }
 
 /// `<|message_model|>` and the author's name after it, up to the block's content token. Before a
-/// call the header joins the call's raw text; before a text or thinking block the name is dropped
-/// (it is metadata); before anything else, or past [`MAX_HEADER`] bytes, it is text; one the
-/// output ends inside is a cut-off call.
+/// call the header joins the call's raw text; before a text or thinking block a name is dropped
+/// (it is metadata, see [`is_author_name`]); before anything else, text that is no name, or past
+/// [`MAX_HEADER`] bytes, it is text; one the output ends inside is a cut-off call.
 struct Header {
     skip: usize,
     header: String,
@@ -199,9 +199,11 @@ impl RegionParser for Header {
         }
         let (call, text_call) = match found {
             Some(0 | 3) => self.call.take().expect("a header opens one block"),
-            // A text or thinking block: the name is metadata.
-            Some(2 | 4) => return Progress::done(consumed),
-            // No block follows: the name is text.
+            // A text or thinking block: an author's name is metadata.
+            Some(2 | 4) if is_author_name(&self.header[self.controls[1].len()..]) => {
+                return Progress::done(consumed)
+            }
+            // No block follows, or what the header holds is no name: it is text.
             Some(_) => {
                 sink.content(&self.header[self.controls[1].len()..]);
                 return Progress::done(consumed);
@@ -235,6 +237,14 @@ impl RegionParser for Header {
             status: progress.status,
         }
     }
+}
+
+/// Whether a header's text is an author's name (dropped as metadata before a text or thinking
+/// block): none, or one word of the characters tool names use. Anything else (prose, a marker
+/// spelled out in plain text) is the model's text.
+fn is_author_name(name: &str) -> bool {
+    name.chars()
+        .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ':' | '/' | '@'))
 }
 
 /// As the TML renderer writes a turn: the text block, then one message per call.

@@ -94,6 +94,16 @@ pub fn matrix() -> Matrix {
                 vec![],
                 vec!["truncated"],
             )),
+            ("author_name_before_text_is_metadata", sample(
+                "<|message_model|>assistant<|content_text|>Hi<|end_message|>",
+                Some("Hi"),
+                vec![],
+            )),
+            ("prose_in_a_header_is_text", sample(
+                "<|message_model|>Let me check.<|content_text|>Hi<|end_message|>",
+                Some("Let me check.Hi"),
+                vec![],
+            )),
             ("marker_like_text_in_content", sample(
                 "a <|message_model> b <|content_invoke_tool_json| c",
                 Some("a <|message_model> b <|content_invoke_tool_json| c"),

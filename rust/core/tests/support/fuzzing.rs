@@ -575,7 +575,7 @@ pub fn extra_fillers(format: &str) -> &'static [&'static str] {
         // objects belong to no call's raw text.
         "hermes" | "llama3_json" | "mistral" | "longcat" | "hunyuan_a13b" | "cohere_command"
         | "default" | "phi4" | "jamba" | "nemotron_deci" | "granite" | "xlam" | "internlm"
-        | "qwen3_coder" | "apertus" | "ernie45" | "gigachat3" | "granite_20b_fc" => {
+        | "qwen3_coder" | "apertus" | "ernie45" | "gigachat3" | "granite_20b_fc" | "inkling" => {
             &["[", "]", ",", ";"]
         }
         // Python call lists: the same for the list brackets and commas.
@@ -585,7 +585,9 @@ pub fn extra_fillers(format: &str) -> &'static [&'static str] {
         "deepseek_v3" | "deepseek_v3_1" | "kimi_k2" | "plamo3" => &["```"],
         // GLM-style tags: the two characters `\n` (backslash, n) some deployments show between
         // tags are read as a line break.
-        "glm45" | "glm47" | "hunyuan" | "hy_v4" | "poolside_v1" | "solar_open2" => &["\\n"],
+        "glm45" | "glm47" | "hunyuan" | "hy_v4" | "poolside_v1" | "solar_open2" | "k2_horizon" => {
+            &["\\n"]
+        }
         // Step3: the call type written before `<｜tool_sep｜>`.
         "step3" => &["function"],
         _ => &[],
@@ -675,11 +677,18 @@ pub fn markup(spec: &Format) -> Markup {
     let spans = match spec.syntax.name {
         // A Harmony header (`<|start|>assistant<|channel|>final<|message|>`, recipient and
         // content type included) is markup up to `<|message|>`; for a call it is also in the
-        // call's raw text.
-        "harmony" | "beam" => ["<|start|>", "<|channel|>", "<|constrain|>"]
-            .iter()
-            .map(|open| (open.to_string(), "<|message|>".to_string()))
-            .collect(),
+        // call's raw text. At the output start a header may begin at its role or recipient (the
+        // prompt ended `<|start|>` or `<|start|>assistant`).
+        "harmony" | "beam" => [
+            "<|start|>",
+            "<|channel|>",
+            "<|constrain|>",
+            "assistant",
+            "to=",
+        ]
+        .iter()
+        .map(|open| (open.to_string(), "<|message|>".to_string()))
+        .collect(),
         // A Muse header (`<|start|>assistant to=user<|message|>`, the first one from its
         // recipient) is markup up to `<|message|>`; for a call it is also in the call's raw text.
         "muse" => ["<|start|>", " to=", "to="]
