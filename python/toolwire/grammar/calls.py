@@ -63,13 +63,25 @@ def _arguments(fmt: _Format, schema: Any, tool: _Tool, ban_markers: bool = False
     raise ToolwireError(f"format {fmt.name!r}: arguments of kind {kind!r} have no grammar")
 
 
+def any_arguments(fmt: _Format) -> Any:
+    """Any arguments in the format's own syntax (any JSON object, any XML parameters, ...)."""
+    return _arguments(fmt, ANY_OBJECT, _Tool(name="any", parameters=None, strict=False))
+
+
 def _call_tag(fmt: _Format, tool: _Tool, schema: Any, ban_markers: bool = False, *, free: bool = False) -> TagFormat:
-    """The tag of one tool's call; ``free``: its arguments are any text up to the call's end."""
+    """The tag of one tool's call; ``free``: its arguments are any text up to the call's end
+    marker. A call that ends on no marker (on the arguments' own ``}`` or ``)``, or on nothing:
+    Mistral v11) has no end that any text could stop at: there a free call takes any arguments
+    in the format's syntax."""
     name = tool.name
     if '"{name}"' in fmt.begin:
         name = json.dumps(name, ensure_ascii=False)[1:-1]
     begin = fmt.begin.replace("{name}", name)
-    args = AnyTextFormat() if free else _arguments(fmt, schema, tool, ban_markers)
+    if free:
+        ends_on_a_marker = any(text and text in fmt.end for _, text, _ in fmt.markers)
+        args = AnyTextFormat() if ends_on_a_marker else any_arguments(fmt)
+    else:
+        args = _arguments(fmt, schema, tool, ban_markers)
     if "{index}" not in begin:
         return TagFormat(begin=begin, content=args, end=fmt.end)
     head, rest = begin.split("{index}", 1)

@@ -207,7 +207,8 @@ def structural_tag(
     :func:`plan`'s, which reports the warnings in ``Plan.warnings``.
         constrained_tools: constrain only these tools' calls (names from ``tools``); every other
             tool's call keeps its exact call start (the format's header with the tool's name)
-            and takes any text as arguments up to the call's end, and text outside calls is as
+            and takes any text as arguments up to the call's end marker (any arguments in the
+            format's syntax where no end marker bounds them), and text outside calls is as
             free as the mode makes it. Implies a constraint whatever the scope says (except
             ``never``). The other tools keep named headers because a free branch that starts
             right after the trigger would let a listed tool's call be spelled through it.

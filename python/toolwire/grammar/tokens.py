@@ -9,6 +9,11 @@ format that the vocabulary has as one special token is written as that token (xg
 ``token``; a trigger becomes ``token_triggered_tags``): calls open and close on the ids only, and
 text that spells a marker is text to the grammar and the parser alike.
 
+A call whose arguments are any text (``constrained_tools``) cannot hold a special token: xgrammar's
+``any_text`` never produces one. Where the format's parameter tags hold a special token (DSML's
+``｜DSML｜``), such a call's arguments become any parameters in the format's own syntax instead,
+so the call stays free of its schema and can still be written as the parser reads it.
+
 What the grammar bans as text stays banned as text (free-text exclusions inside a block, string
 exclusions), which bans the token too: narrower than the parser, never wider. Every call is
 token-level, a call whose arguments are any text (``constrained_tools``) included: xgrammar 0.2.8
@@ -42,6 +47,7 @@ from xgrammar.structural_tag import (
 
 from toolwire import ToolwireError, Vocab
 
+from .calls import any_arguments
 from .format_view import _Format
 
 
@@ -119,6 +125,8 @@ class _Rewriter:
         there), so its text excludes the end marker."""
         if not isinstance(t.begin, str) or not isinstance(t.end, str):
             return t
+        if isinstance(t.content, AnyTextFormat) and self._params_hold_tokens():
+            t = t.model_copy(update={"content": any_arguments(self.fmt)})
         closing = [m for m in self.markers if m in t.end]
         if isinstance(t.content, AnyTextFormat) and closing:
             excludes = sorted({*t.content.excludes, *closing})
@@ -132,6 +140,10 @@ class _Rewriter:
             content=content[0] if len(content) == 1 else SequenceFormat(elements=content),
             end=end.value if isinstance(end, ConstStringFormat) else end,
         )
+
+    def _params_hold_tokens(self) -> bool:
+        params = self.fmt.params
+        return params is not None and any(m in params.open or m in params.close for m in self.markers)
 
     def triggered(self, n: TriggeredTagsFormat) -> Any:
         leads = [self.pieces(trigger)[0] for trigger in n.triggers]
