@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -62,7 +61,7 @@ def _first_char_class(fmt: _Format, extra: list[str]) -> str | None:
         return None
     for t in extra:
         firsts.add(t[0])
-    cls = "".join(re.escape(c) if c not in "]\\^-" else "\\" + c for c in sorted(firsts))
+    cls = "".join("\\" + c if c in "[]\\^-" else c for c in sorted(firsts - set(" \t\r\n")))
     return rf"[ \t\r\n]*[^ \t\r\n{cls}]"
 
 
