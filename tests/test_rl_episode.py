@@ -258,3 +258,30 @@ def test_format_none_refuses_what_detection_cannot_decide():
         Episode(tok, None, TOOLS)
     with pytest.raises(toolwire.ToolwireError, match="pass format="):
         Episode(ChatTokenizer.of(qwen_hf()), None, TOOLS)
+
+
+def test_a_trailing_stop_id_is_kept_in_the_ids_and_is_no_content():
+    tok = qwen_hf()
+    extra = tok.convert_tokens_to_ids("<|vision_end|>")  # a stop id of the engine's the format does not list
+    assert "<|vision_end|>" not in toolwire.format_info("hermes")["stops"]
+    vocab = toolwire.Vocab.from_hf(tok)
+
+    def turn(stop_ids, completion):
+        chat = ChatTokenizer(vocab, lambda t: tok.encode(t, add_special_tokens=False), stop_ids=stop_ids)
+        ep = new_episode(chat)
+        ep.start([USER], prompt_ids=reference_ids(tok, [USER], generation=True))
+        ids = ids_of(tok, completion)
+        turn = ep.add_completion(ids)
+        assert turn.token_ids == ids and ep.token_ids[-len(ids):] == ids
+        return turn.message.content
+
+    # the format's own stop: the parser drops it, fed with or without the episode
+    assert turn([IM_END], "Sunny.<|im_end|>") == "Sunny."
+    assert turn([], "Sunny.<|im_end|>") == "Sunny."
+    stream = toolwire.ToolParser("hermes", TOOLS, vocab=vocab).stream()
+    stream.feed_tokens(ids_of(tok, "Sunny.<|im_end|>"))
+    stream.finish()
+    assert stream.message().content == "Sunny."
+    # a stop the format does not list: the episode leaves it out of the parse when told it is a stop
+    assert turn([IM_END, extra], "Sunny.<|vision_end|>") == "Sunny."
+    assert turn([IM_END], "Sunny.<|vision_end|>") == "Sunny.<|vision_end|>"
