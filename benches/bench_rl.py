@@ -36,7 +36,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 sys.path.insert(0, str(HERE))
 
 import toolwire  # noqa: E402
-from toolwire.rl import ChatTokenizer, Episode, score_batch  # noqa: E402
+from toolwire.rl import ChatTokenizer, Episode, count_batch, score_batch  # noqa: E402
 
 TOOLS = [
     {"type": "function", "function": {"name": "get_weather", "parameters": {
@@ -184,9 +184,14 @@ def bench_batch(count: int) -> dict:
     parser = toolwire.ToolParser("hermes", TOOLS)
     one = best_of(lambda: score_batch(parser, texts, threads=1))
     two = best_of(lambda: score_batch(parser, texts, threads=2))
+    counts_one = best_of(lambda: count_batch(parser, texts, threads=1))
+    counts_two = best_of(lambda: count_batch(parser, texts, threads=2))
     scores = score_batch(parser, texts, threads=2)
+    assert count_batch(parser, texts).issue_counts == scores.issue_counts
     row = {"completions": count, "invalid": sum(1 for n in scores.issue_counts if n),
-           "toolwire 1 thread (s)": one, "toolwire 2 threads (s)": two}
+           "toolwire 1 thread (s)": one, "toolwire 2 threads (s)": two,
+           "count_batch 1 thread (s)": counts_one, "count_batch 2 threads (s)": counts_two,
+           "bytes per completion": sum(len(t.encode()) for t in texts) / count}
     try:
         tools = peers.sglang_tools(TOOLS)
         cls = peers._sglang()["FunctionCallParser"]
@@ -225,15 +230,22 @@ def write_report(turns: list[dict], batch: dict, args) -> None:
     lines += ["", "Of toolwire's time, tokenizing the envelope text (the tool results, with transformers' Rust "
               "tokenizer; renderers tokenizes the same text) takes " + ", ".join(encode_note) + "."]
     lines += ["", "## Scoring a batch", ""]
-    one, two = batch["toolwire 1 thread (s)"], batch["toolwire 2 threads (s)"]
-    lines.append(f"{batch['completions']} completions ({batch['invalid']} with issues): toolwire {one * 1e3:.1f} ms on 1 "
-                 f"thread, {two * 1e3:.1f} ms on 2 ({one / two:.2f}x).")
-    if "sglang parse_non_stream (s)" in batch:
-        sg = batch["sglang parse_non_stream (s)"]
-        lines.append(f"SGLang {batch['sglang version']} `parse_non_stream`: {sg * 1e3:.0f} ms "
-                     f"({sg / one:.0f}x toolwire on 1 thread, {sg / two:.0f}x on 2).")
+    n = batch["completions"]
+    lines += [f"{n} completions ({batch['invalid']} with issues, {batch['bytes per completion']:.0f} bytes each on "
+              "average); best of 5 wall times, and per completion (µs).", "",
+              "| | 1 thread | 2 threads | 2 threads / 1 thread | SGLang / toolwire, 1 thread | SGLang / toolwire, 2 threads |",
+              "|---|---|---|---|---|---|"]
+    sg = batch.get("sglang parse_non_stream (s)")
+    for name, key in (("`score_batch` (messages)", "toolwire"), ("`count_batch` (counts only)", "count_batch")):
+        one, two = batch[f"{key} 1 thread (s)"], batch[f"{key} 2 threads (s)"]
+        ratios = f"{sg / one:.1f}x | {sg / two:.1f}x" if sg else "- | -"
+        lines.append(f"| {name} | {one * 1e3:.1f} ms ({one / n * 1e6:.2f} µs) | {two * 1e3:.1f} ms ({two / n * 1e6:.2f} µs) "
+                     f"| {one / two:.2f}x | {ratios} |")
+    if sg:
+        lines += ["", f"SGLang {batch['sglang version']} `parse_non_stream` (one parser per completion): {sg * 1e3:.0f} ms "
+                  f"({sg / n * 1e6:.2f} µs per completion)."]
     else:
-        lines.append(f"SGLang: {batch.get('sglang')}")
+        lines += ["", f"SGLang: {batch.get('sglang')}"]
     (HERE / "report" / "rl.md").write_text("\n".join(lines) + "\n")
 
 
