@@ -79,6 +79,7 @@ class FormatInfo(TypedDict):
     markers: list[MarkerInfo]
     triggers: list[TriggerInfo]
     reasoning: StartEnd | None
+    stops: list[str]
     template: TemplateInfo | None
     arguments: ArgumentsInfo
     section: BeginEnd | None

@@ -307,24 +307,24 @@ def _stretches(tok: ChatTokenizer, slotted: Slotted) -> list[list[int] | Stretch
     out: list[list[int] | Stretch] = []
     before: int | None = None
     body: list[str | tuple[str]] = []
-    for x in (*items, None):
-        if isinstance(x, (str, tuple)):
-            body.append(x)
+    for item in (*items, None):
+        if isinstance(item, (str, tuple)):
+            body.append(item)
             continue
         if body:
-            around = (text_of[before] if before is not None else "", text_of[x] if x is not None else "")
+            around = (text_of[before] if before is not None else "", text_of[item] if item is not None else "")
             template = _literal(around[0]) + "".join(
                 _literal(b) if isinstance(b, str) else "{" + b[0] + "}" for b in body) + _literal(around[1])
             if any(isinstance(b, tuple) for b in body):
-                out.append((template, before, x))
+                out.append((template, before, item))
             else:
-                fixed = _inner(tok.encode(template.format_map({})), before, x)
+                fixed = _inner(tok.encode(template.format_map({})), before, item)
                 if fixed is None:
                     return None
                 out.append(fixed)
-        if x is not None:
-            out.append([x])
-        before, body = x, []
+        if item is not None:
+            out.append([item])
+        before, body = item, []
     return out
 
 
