@@ -4,7 +4,7 @@ RL rewards need, per completion, the calls and how many issues (the invalid-acti
 serving parser finds. :func:`score_batch` hands the whole batch to Rust, which parses it with the
 GIL released on several threads. :func:`count_batch` is the same parse handing back only columns
 of counts (calls, issues, issues per kind): what a reward reads, without a Python object per
-message, which at a few hundred bytes per completion costs more than the parse. :class:`BatchScorer`
+message (those take a good part of the time at a few hundred bytes per completion). :class:`BatchScorer`
 is :func:`score_batch` shaped for Ray Data's ``map_batches`` (a callable class: built once per
 worker, called with a dict of columns).
 
