@@ -277,8 +277,6 @@ class Learnt:
 
     pieces: list[str]
     stretches: list[list[int] | Stretch] | None
-    checked_with: dict[str, str]
-    """The values it was learnt and checked with."""
 
     def envelope(self, tok: ChatTokenizer, values: dict[str, str]) -> Envelope:
         pieces = [p.format_map(values) for p in self.pieces]
@@ -371,15 +369,18 @@ def _learn(
     pieces = _pieces(tok, tools, turn, slotted, last_sampled, cache)
     if not all(isinstance(p, str) for p in pieces):
         return False
-    learnt = _learnt(tok, _split_slots(pieces), _slot_values(assistant, results))  # type: ignore[arg-type]
+    slots = _split_slots(pieces)  # type: ignore[arg-type]
+    values = _slot_values(assistant, results)
     # a slot that lost its edges stays in the filled text
-    return learnt if [t.format_map(learnt.checked_with) for t in learnt.pieces] == rendered else False
+    if [_template(p).format_map(values) for p in slots] != rendered:
+        return False
+    return _learnt(tok, slots, values)
 
 
 def _learnt(tok: ChatTokenizer, slots: Slotted, values: dict[str, str]) -> Learnt:
     """The :class:`Learnt` of slotted pieces, its stretches checked with ``values`` against
     encoding the whole filled text."""
-    learnt = Learnt([_template(p) for p in slots], _stretches(tok, slots), values)
+    learnt = Learnt([_template(p) for p in slots], _stretches(tok, slots))
     text = "".join(t.format_map(values) for t in learnt.pieces)
     if learnt.stretches is not None and _encode_stretches(tok, learnt.stretches, values) != tok.encode(text):
         learnt.stretches = None
