@@ -183,10 +183,32 @@ def best_of(fn, runs: int = 5) -> float:
     return best
 
 
+def free_cores() -> float:
+    """How much faster two threads hash 32 MiB each than one thread does (hashlib drops the GIL):
+    what two cores were worth to this process during the run, the ceiling of any thread scaling."""
+    import hashlib
+    import threading
+
+    data = os.urandom(32 << 20)
+
+    def run(threads: int) -> float:
+        workers = [threading.Thread(target=lambda: hashlib.sha256(data).digest()) for _ in range(threads)]
+        t0 = time.perf_counter()
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        return (time.perf_counter() - t0) / threads
+
+    one = min(run(1) for _ in range(3))
+    return one / min(run(2) for _ in range(3))
+
+
 def bench_batch(count: int) -> dict:
     import peers
 
     texts = recorded_completions(count)
+    cores_before = free_cores()
     parser = toolwire.ToolParser("hermes", TOOLS)
     one = best_of(lambda: score_batch(parser, texts, threads=1))
     two = best_of(lambda: score_batch(parser, texts, threads=2))
@@ -197,7 +219,8 @@ def bench_batch(count: int) -> dict:
     row = {"completions": count, "invalid": sum(1 for n in scores.issue_counts if n),
            "toolwire 1 thread (s)": one, "toolwire 2 threads (s)": two,
            "count_batch 1 thread (s)": counts_one, "count_batch 2 threads (s)": counts_two,
-           "bytes per completion": sum(len(t.encode()) for t in texts) / count}
+           "bytes per completion": sum(len(t.encode()) for t in texts) / count,
+           "two threads of sha256 / one (before, after)": (cores_before, free_cores())}
     try:
         tools = peers.sglang_tools(TOOLS)
         cls = peers._sglang()["FunctionCallParser"]
@@ -256,6 +279,9 @@ def write_report(turns: list[dict], batch: dict, args) -> None:
               "| | 1 thread | 2 threads | 2 threads / 1 thread | SGLang / toolwire, 1 thread | SGLang / toolwire, 2 threads |",
               "|---|---|---|---|---|---|"]
     sg = batch.get("sglang parse_non_stream (s)")
+    before, after = batch["two threads of sha256 / one (before, after)"]
+    lines[-3:-3] = [f"Two threads of hashlib's sha256 (no GIL) ran {before:.2f}x as fast as one just before these batches "
+                    f"and {after:.2f}x just after: the most any 2-thread figure below could show."]
     for name, key in (("`score_batch` (messages)", "toolwire"), ("`count_batch` (counts only)", "count_batch")):
         one, two = batch[f"{key} 1 thread (s)"], batch[f"{key} 2 threads (s)"]
         ratios = f"{sg / one:.1f}x | {sg / two:.1f}x" if sg else "- | -"
