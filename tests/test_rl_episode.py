@@ -258,3 +258,65 @@ def test_format_none_refuses_what_detection_cannot_decide():
         Episode(tok, None, TOOLS)
     with pytest.raises(toolwire.ToolwireError, match="pass format="):
         Episode(ChatTokenizer.of(qwen_hf()), None, TOOLS)
+
+
+def test_a_trailing_stop_id_is_kept_in_the_ids_and_is_no_content():
+    tok = qwen_hf()
+    extra = tok.convert_tokens_to_ids("<|vision_end|>")  # a stop id of the engine's the format does not list
+    assert "<|vision_end|>" not in toolwire.format_info("hermes")["stops"]
+    vocab = toolwire.Vocab.from_hf(tok)
+
+    def turn(stop_ids, completion):
+        chat = ChatTokenizer(vocab, lambda t: tok.encode(t, add_special_tokens=False), stop_ids=stop_ids)
+        ep = new_episode(chat)
+        ep.start([USER], prompt_ids=reference_ids(tok, [USER], generation=True))
+        ids = ids_of(tok, completion)
+        turn = ep.add_completion(ids)
+        assert turn.token_ids == ids and ep.token_ids[-len(ids):] == ids
+        return turn.message.content
+
+    # the format's own stop: the parser drops it, fed with or without the episode
+    assert turn([IM_END], "Sunny.<|im_end|>") == "Sunny."
+    assert turn([], "Sunny.<|im_end|>") == "Sunny."
+    stream = toolwire.ToolParser("hermes", TOOLS, vocab=vocab).stream()
+    stream.feed_tokens(ids_of(tok, "Sunny.<|im_end|>"))
+    stream.finish()
+    assert stream.message().content == "Sunny."
+    # a stop the format does not list: the episode leaves it out of the parse when told it is a stop
+    assert turn([IM_END, extra], "Sunny.<|vision_end|>") == "Sunny."
+    assert turn([IM_END], "Sunny.<|vision_end|>") == "Sunny.<|vision_end|>"
+
+
+def _metaspace_tokenizer():
+    """A small SentencePiece-style BPE (Metaspace, "▁" prepended only at the start of the text),
+    trained here, with ChatML's special tokens as added tokens: a stretch between two special
+    tokens encodes differently at the start of a text than after one."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    specials = ["<unk>", "<|im_start|>", "<|im_end|>", "<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>"]
+    tk = Tokenizer(models.BPE(unk_token="<unk>"))
+    tk.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="first")
+    tk.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="first")
+    corpus = ["Paris is sunny today, Lyon is rainy", "user assistant tool response {city: Paris}"] * 20
+    tk.train_from_iterator(corpus, trainers.BpeTrainer(vocab_size=300, special_tokens=specials))
+    return PreTrainedTokenizerFast(tokenizer_object=tk, eos_token="<|im_end|>", unk_token="<unk>")
+
+
+def test_envelope_stretches_keep_what_stands_before_them():
+    from toolwire.rl.envelope import Learnt, family_envelope
+
+    tok = _metaspace_tokenizer()
+    alone = tok.encode("\nParis sunny\n", add_special_tokens=False)
+    in_text = tok.encode("<tool_response>\nParis sunny\n</tool_response>", add_special_tokens=False)[1:-1]
+    assert alone != in_text  # the test tokenizer does depend on what came before
+    chat = ChatTokenizer.from_hf(tok)
+    end = tok.convert_tokens_to_ids("<|im_end|>")
+    cache: dict = {}
+    for contents in (["Lyon rainy", " Paris"], ["Paris sunny", "{x} <|im_end|> y"], ["", "  "]):
+        results = [{"role": "tool", "content": c} for c in contents]
+        env = family_envelope(chat, "hermes", results, ["get_weather"] * len(results), end, cache)
+        text = "\n<|im_start|>user" + "".join(f"\n<tool_response>\n{c}\n</tool_response>" for c in contents)
+        assert env.ids == tok.encode(text + "<|im_end|>\n<|im_start|>assistant\n", add_special_tokens=False)
+    (learnt,) = (v for v in cache.values() if isinstance(v, Learnt))
+    assert learnt.stretches is not None

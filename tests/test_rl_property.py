@@ -80,3 +80,41 @@ def test_episode_ids_are_the_pieces_in_order(turns, user):
     assert sample.loss_mask == [int(sampled) for sampled, ids in pieces for _ in ids]
     assert len(sample.logprobs) == len(sample.role) == len(sample.message_index) == len(sample.token_ids)
     assert sample.invalid_actions == sum(len(t.message.issues) for t in ep.turns)
+
+
+PIECE = st.sampled_from([*"ab Zé字\n\t{}\"'<>/|_.:0", "<|im_end|>", "<tool_response>", "</tool_response>", "<|im_start|>",
+                         "<think>", "<|im_end", "|>", "{TWC0}", "\n\n", "  "])
+
+
+@functools.lru_cache(maxsize=1)
+def learning_tokenizer():
+    """One tokenizer for every example, so that its envelope cache learns each turn shape once."""
+    return qwen_hf()
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(contents=st.lists(st.lists(PIECE, max_size=10).map("".join), min_size=1, max_size=3),
+       envelope=st.sampled_from(["template", "family"]))
+def test_envelopes_of_a_learnt_shape_are_the_templates_own_tokenization(contents, envelope):
+    """Tool results with special tokens, braces, slot names and whitespace in them: the envelope
+    of a learnt shape, encoded stretch by stretch, is what the template's render of the whole
+    conversation tokenizes to (transformers' own apply_chat_template)."""
+    from toolwire.rl.envelope import Learnt
+
+    tok = learning_tokenizer()
+    ep = Episode(tok, "hermes", TOOLS, envelope=envelope, id_factory=ids_factory)
+    user = {"role": "user", "content": "hi"}
+    ep.start([user])
+    calls = [("get_weather", {"city": "Paris"})] * len(contents)
+    turn = ep.add_completion(tok.encode(completion_text(None, "", calls) + "<|im_end|>", add_special_tokens=False))
+    ep.add_tool_results([{"role": "tool", "tool_call_id": c.id, "content": x} for c, x in zip(turn.message.tool_calls, contents)])
+    conversation = [
+        user,
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": c.id, "type": "function", "function": {"name": n, "arguments": a}} for c, (n, a) in zip(turn.message.tool_calls, calls)]},
+        *({"role": "tool", "tool_call_id": c.id, "content": x} for c, x in zip(turn.message.tool_calls, contents)),
+    ]  # fmt: skip
+    assert ep.token_ids == tok.apply_chat_template(conversation, tools=TOOLS, add_generation_prompt=True, tokenize=True,
+                                                   return_dict=False)
+    learnt = [v for v in ep.tokenizer.envelope_cache(TOOLS).values() if isinstance(v, Learnt)]
+    assert learnt and all(v.stretches is not None for v in learnt)  # the stretches were what encoded

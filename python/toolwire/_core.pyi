@@ -79,6 +79,7 @@ class FormatInfo(TypedDict):
     markers: list[MarkerInfo]
     triggers: list[TriggerInfo]
     reasoning: StartEnd | None
+    stops: list[str]
     template: TemplateInfo | None
     arguments: ArgumentsInfo
     section: BeginEnd | None
@@ -459,6 +460,14 @@ class ToolParser:
         """Canonical name of the format."""
     def parse(self, text: str) -> ParsedMessage:
         """Parse a complete model output."""
+    def parse_tokens(self, token_ids: Sequence[int], finish_reason: str | None = None) -> ParsedMessage:
+        """Parse a complete output from its sampled token ids (needs ``vocab``): what
+        :meth:`ToolStream.feed_tokens` then :meth:`ToolStream.finish` give, without the deltas.
+
+        Raises:
+            ToolwireError: no vocab, or an id is not in the vocabulary.
+            TypeError: ``token_ids`` is not a sequence of ints.
+        """
     def stream(self) -> ToolStream:
         """A new stream for one request."""
 
@@ -671,4 +680,16 @@ def parse_batch(
     """Parse every completion (a str, or token ids for a parser built with a vocab); returns one
     `ParsedMessage` per completion, in order. Call ids are random (an `id_factory` needs the GIL
     and is refused). `threads`: how many threads share the work (default: the machine's cores).
+    """
+
+def parse_batch_counts(
+    parser: ToolParser,
+    completions: Iterable[str | Sequence[int]],
+    *,
+    threads: int | None = None,
+    finish_reason: str | None = None,
+) -> tuple[list[int], list[int], dict[str, list[int]]]:
+    """`parse_batch` as columns, with no Python object per message: `(call_counts, issue_counts,
+    issue_kinds)`, where `issue_kinds` maps each issue kind found in the batch to its count per
+    completion. The parse is the same; only the messages are not handed back.
     """

@@ -153,7 +153,7 @@ def template_envelope(
     shape = _shape(tok, assistant, results, last_sampled) if cache is not None else None
     learnt = cache.get(shape) if shape is not None else None
     if learnt:
-        return encode_pieces(tok, _fill(learnt, _slot_values(assistant, results)))
+        return learnt.envelope(tok, _slot_values(assistant, results))
     pieces = _pieces(tok, tools, assistant, results, last_sampled, cache)
     if isinstance(pieces[0], list):
         ids = [i for p in pieces for i in p]  # type: ignore[union-attr]
@@ -211,40 +211,143 @@ def _shape(tok: ChatTokenizer, assistant: dict[str, Any], results: Sequence[dict
     index = {c["id"]: k for k, c in enumerate(calls)}
     shaped = []
     for r in results:
-        if r.get("role") != "tool" or r.get("tool_call_id") not in index or not isinstance(r.get("content"), str):
+        call = index.get(r.get("tool_call_id"))  # type: ignore[arg-type]
+        if call is None or r.get("role") != "tool" or not isinstance(r.get("content"), str):
             return None
-        rest = tuple(sorted((k, v if isinstance(v, str) else json.dumps(v, sort_keys=True))
-                            for k, v in r.items() if k not in ("content", "tool_call_id")))
-        shaped.append((index[r["tool_call_id"]], rest))
+        if len(r) == 4 and isinstance(r.get("name"), str):  # role, content, call id and name: the usual result
+            shaped.append((call, r["name"]))
+            continue
+        rest = [(k, v if isinstance(v, str) else json.dumps(v, sort_keys=True))
+                for k, v in r.items() if k != "content" and k != "tool_call_id"]
+        shaped.append((call, tuple(sorted(rest))))
     stop = last_sampled if last_sampled in tok.stop_ids else None
     return (tuple(c["function"]["name"] for c in calls), bool(assistant.get("content")),
             bool(assistant.get("reasoning_content")), tuple(shaped), stop)
 
 
-def _slot_values(assistant: dict[str, Any], results: Sequence[dict[str, Any]]) -> dict[tuple[str, int], str]:
+def _slot_values(assistant: dict[str, Any], results: Sequence[dict[str, Any]]) -> dict[str, str]:
     calls = [c for c in assistant.get("tool_calls") or [] if c.get("type", "function") == "function"]
-    values = {("TWI", k): c["id"] for k, c in enumerate(calls)}
-    values.update({("TWC", k): r["content"] for k, r in enumerate(results)})
+    values = {f"TWI{k}": c["id"] for k, c in enumerate(calls)}
+    values.update({f"TWC{k}": r["content"] for k, r in enumerate(results)})
     return values
 
 
-Learnt = list[list[Any]]
-"""Per piece, its literal texts and its slots (``(kind, k)``) in order."""
+Slotted = list[list[str]]
+"""Per piece, its literal texts and the names of its slots (``TWC0``...) in turn, text first."""
 
 
-def _split_slots(pieces: list[str]) -> Learnt:
+def _split_slots(pieces: list[str]) -> Slotted:
     out = []
     for p in pieces:
         parts = _SLOT.split(p)  # text, kind, k, text, kind, k, ..., text
-        piece: list[Any] = [parts[0]]
+        piece = [parts[0]]
         for i in range(1, len(parts), 3):
-            piece += [(parts[i], int(parts[i + 1])), parts[i + 2]]
+            piece += [parts[i] + parts[i + 1], parts[i + 2]]
         out.append(piece)
     return out
 
 
-def _fill(learnt: Learnt, values: dict[tuple[str, int], str]) -> list[str]:
-    return ["".join(x if isinstance(x, str) else values[x] for x in piece) for piece in learnt]
+def _literal(text: str) -> str:
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def _template(parts: Sequence[str]) -> str:
+    """Texts and slot names in turn (text first) as a ``str.format_map`` template."""
+    return "".join(_literal(p) if k % 2 == 0 else "{" + p + "}" for k, p in enumerate(parts))
+
+
+# Encoding by stretches. A tokenizer that splits its input at special tokens before anything else
+# encodes each stretch between two of them on its own, so an envelope's ids are the special
+# tokens' ids and each stretch's ids, and only the stretches that hold a slot change from turn to
+# turn: those are encoded in one batched call, each with the special tokens around it (what comes
+# before a stretch can matter, e.g. a SentencePiece prefix only at the start of the text), and the
+# result is taken only when those come back as themselves (a value could run into them). The rest
+# is encoded once, when the shape is learnt, and checked there against encoding the whole text.
+
+Stretch = tuple[str, int | None, int | None]
+"""A stretch with a slot: the ``str.format_map`` template of its text with the special tokens
+around it, and their ids (None at the start or end of the envelope)."""
+
+
+@dataclass
+class Learnt:
+    """The envelope of one turn shape: its pieces as ``str.format_map`` templates over the slot
+    values and, where the tokenizer splits its text at special tokens first (as ``transformers``
+    does at added tokens), the ids that never change and the :data:`Stretch` es to encode."""
+
+    pieces: list[str]
+    stretches: list[list[int] | Stretch] | None
+
+    def envelope(self, tok: ChatTokenizer, values: dict[str, str]) -> Envelope:
+        pieces = [p.format_map(values) for p in self.pieces]
+        ids = _encode_stretches(tok, self.stretches, values) if self.stretches is not None else None
+        return encode_pieces(tok, pieces, ids)
+
+
+def _stretches(tok: ChatTokenizer, slotted: Slotted) -> list[list[int] | Stretch] | None:
+    """:attr:`Learnt.stretches` for these pieces; None where the tokenizer's special-token split
+    is not known or a stretch without slots does not come back with its special tokens."""
+    split = tok.special_split
+    if split is None:
+        return None
+    items: list[str | tuple[str] | int] = []  # texts, slot names (1-tuples), special tokens' ids
+    for piece in slotted:
+        for k, x in enumerate(piece):
+            if k % 2:
+                items.append((x,))
+                continue
+            for j, part in enumerate(split.split(x)):
+                if j % 2:
+                    items.append(tok.special_tokens_split[part])
+                elif part:
+                    items.append(part)
+    text_of = {i: t for t, i in tok.special_tokens_split.items()}
+    out: list[list[int] | Stretch] = []
+    before: int | None = None
+    body: list[str | tuple[str]] = []
+    for item in (*items, None):
+        if isinstance(item, (str, tuple)):
+            body.append(item)
+            continue
+        if body:
+            around = (text_of[before] if before is not None else "", text_of[item] if item is not None else "")
+            template = _literal(around[0]) + "".join(
+                _literal(b) if isinstance(b, str) else "{" + b[0] + "}" for b in body) + _literal(around[1])
+            if any(isinstance(b, tuple) for b in body):
+                out.append((template, before, item))
+            else:
+                fixed = _inner(tok.encode(template.format_map({})), before, item)
+                if fixed is None:
+                    return None
+                out.append(fixed)
+        if item is not None:
+            out.append([item])
+        before, body = item, []
+    return out
+
+
+def _inner(ids: list[int], before: int | None, after: int | None) -> list[int] | None:
+    """``ids`` less the special tokens around them, None when those did not come back as such."""
+    start, end = int(before is not None), len(ids) - (after is not None)
+    if end < start or (before is not None and ids[0] != before) or (after is not None and ids[-1] != after):
+        return None
+    return ids[start:end]
+
+
+def _encode_stretches(tok: ChatTokenizer, plan: list[list[int] | Stretch], values: dict[str, str]) -> list[int] | None:
+    """The envelope's ids by ``plan`` (:attr:`Learnt.stretches`), None when a value ran into a
+    special token around its stretch."""
+    encoded = iter(tok.encode_many([p[0].format_map(values) for p in plan if isinstance(p, tuple)]))
+    ids: list[int] = []
+    for p in plan:
+        if isinstance(p, list):
+            ids += p
+            continue
+        inner = _inner(next(encoded), p[1], p[2])
+        if inner is None:
+            return None
+        ids += inner
+    return ids
 
 
 def _learn(
@@ -266,9 +369,22 @@ def _learn(
     pieces = _pieces(tok, tools, turn, slotted, last_sampled, cache)
     if not all(isinstance(p, str) for p in pieces):
         return False
-    learnt = _split_slots(pieces)  # type: ignore[arg-type]
+    slots = _split_slots(pieces)  # type: ignore[arg-type]
+    values = _slot_values(assistant, results)
     # a slot that lost its edges stays in the filled text
-    return learnt if _fill(learnt, _slot_values(assistant, results)) == rendered else False
+    if [_template(p).format_map(values) for p in slots] != rendered:
+        return False
+    return _learnt(tok, slots, values)
+
+
+def _learnt(tok: ChatTokenizer, slots: Slotted, values: dict[str, str]) -> Learnt:
+    """The :class:`Learnt` of slotted pieces, its stretches checked with ``values`` against
+    encoding the whole filled text."""
+    learnt = Learnt([_template(p) for p in slots], _stretches(tok, slots))
+    text = "".join(t.format_map(values) for t in learnt.pieces)
+    if learnt.stretches is not None and _encode_stretches(tok, learnt.stretches, values) != tok.encode(text):
+        learnt.stretches = None
+    return learnt
 
 
 def _result_ends(
@@ -302,10 +418,11 @@ def _result_ends(
     return ends[1:]
 
 
-def encode_pieces(tok: ChatTokenizer, pieces: Sequence[str]) -> Envelope:
-    """Encode the pieces as one text (ids as the template's own tokenization gives them), each id
-    owned by the piece its first byte falls in."""
-    ids = tok.encode("".join(pieces))
+def encode_pieces(tok: ChatTokenizer, pieces: Sequence[str], ids: list[int] | None = None) -> Envelope:
+    """Encode the pieces as one text (ids as the template's own tokenization gives them; or
+    ``ids``, already encoded so), each id owned by the piece its first byte falls in."""
+    if ids is None:
+        ids = tok.encode("".join(pieces))
     bounds = list(itertools.accumulate(len(p.encode("utf-8")) for p in pieces))
     starts = [0, *itertools.accumulate(tok.token_lengths(ids))]
     owners: list[int] = []
@@ -364,16 +481,30 @@ Llama 3's ``ipython`` header, Harmony's ``functions.NAME to=assistant`` commenta
 
 
 def family_envelope(
-    tok: ChatTokenizer, format: str, results: Sequence[dict[str, Any]], names: Sequence[str], last_sampled: int | None
+    tok: ChatTokenizer,
+    format: str,
+    results: Sequence[dict[str, Any]],
+    names: Sequence[str],
+    last_sampled: int | None,
+    cache: dict[Any, Any] | None = None,
 ) -> Envelope:
+    """The format family's envelope for ``results``; ``cache`` keeps it per shape (result roles,
+    call names, the last sampled id) with the contents as slots, as :func:`template_envelope` does."""
     build = FAMILY_ENVELOPES.get(format)
     if build is None:
         raise ToolwireError(
             f"no chat template and no built-in envelope for {format!r} (built in: {', '.join(FAMILY_ENVELOPES)}); "
             "pass a tokenizer with a chat template or a ChatTokenizer with a render function"
         )
-    end, pieces, separator, opening = build(results, names)
-    closing = separator if last_sampled is not None and tok.token_text(last_sampled) == end else end + separator
-    if last_sampled is not None and last_sampled in tok.stop_ids and tok.token_text(last_sampled) != end:
-        closing = separator
-    return encode_pieces(tok, [closing, *pieces, opening])
+    values = {f"TWC{k}": _content(r) for k, r in enumerate(results)}
+    shape = ("family", format, tuple(r["role"] for r in results), tuple(names), last_sampled)
+    learnt = cache.get(shape) if cache is not None else None
+    if learnt is None:
+        end, pieces, separator, opening = build([{**r, "content": _slot("TWC", k)} for k, r in enumerate(results)], names)
+        closing = separator if last_sampled is not None and tok.token_text(last_sampled) == end else end + separator
+        if last_sampled is not None and last_sampled in tok.stop_ids and tok.token_text(last_sampled) != end:
+            closing = separator
+        learnt = _learnt(tok, _split_slots([closing, *pieces, opening]), values)
+        if cache is not None:
+            cache[shape] = learnt
+    return learnt.envelope(tok, values)

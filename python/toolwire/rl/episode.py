@@ -147,7 +147,8 @@ class Episode:
         self.tools = [dict(t) for t in tools or []]
         self._tool_set = ToolSet(self.tools) if self.tools else None
         self._reasoning = info["reasoning"]
-        self._markers = {m["text"] for m in info["markers"]}
+        # what the parser drops or reads at the end of a completion itself: its stops and markers
+        self._parser_ends = {m["text"] for m in info["markers"]} | set(info["stops"])
         self._parser_options = parser_options
         self._parsers: dict[Any, ToolParser] = {}
         self.thinking_style = thinking_style
@@ -250,26 +251,24 @@ class Episode:
         """Append one sampled completion as it was sampled and parse it from its ids.
 
         ``finish_reason="length"`` (cut by ``max_tokens``) or a completion that ends inside a
-        call marks the turn ``truncated`` and ends the episode. A trailing stop token that is not
-        one of the format's markers (``<|im_end|>``) is kept in the ids but not shown to the parser,
-        as serving engines strip it.
+        call marks the turn ``truncated`` and ends the episode. A trailing stop token is kept in the
+        ids but is no content: the parser drops the format's own (``<|im_end|>``, ``stops`` in
+        :func:`toolwire.format_info`), and one of the tokenizer's ``stop_ids`` the format neither
+        lists nor reads as a marker is not shown to the parser, as serving engines strip it.
         """
         if not self._started or self.done or self._awaiting != "completion":
             raise ToolwireError(
                 "add_completion() needs a started episode waiting for a completion"
                 + (" (the episode is done)" if self.done else "")
             )
-        ids = [int(i) for i in token_ids]
+        ids = list(map(int, token_ids))
         if logprobs is not None and len(logprobs) != len(ids):
             raise ToolwireError(f"{len(logprobs)} logprobs for {len(ids)} token ids")
         style = self._style_now()
         parse_ids = ids
-        if ids and ids[-1] in self.tokenizer.stop_ids and self.tokenizer.token_text(ids[-1]) not in self._markers:
+        if ids and ids[-1] in self.tokenizer.stop_ids and self.tokenizer.token_text(ids[-1]) not in self._parser_ends:
             parse_ids = ids[:-1]
-        stream = self._parser(self._reasoning_mode(style)).stream()
-        stream.feed_tokens(parse_ids)
-        stream.finish(finish_reason)
-        message = stream.message()
+        message = self._parser(self._reasoning_mode(style)).parse_tokens(parse_ids, finish_reason)
         mask = [1] * len(ids)
         grammar = grammar if grammar is not None else self.grammar
         if grammar is not None and ids:
@@ -298,22 +297,24 @@ class Episode:
         if self.done or self._awaiting != "results":
             raise ToolwireError("add_tool_results() must follow add_completion()" + (" (the episode is done)" if self.done else ""))
         turn = self.turns[-1]
-        calls = {c.id: c for c in turn.message.tool_calls}
-        in_order = iter(turn.message.tool_calls)
+        # the turn's calls as id -> name, from its OpenAI message (no call objects made per result)
+        calls = {c["id"]: c[c["type"]]["name"] for c in self.messages[-1].get("tool_calls") or []}
+        in_order = iter(calls)
         matched: list[dict[str, Any]] = []
         names: list[str] = []
         for r in results:
             r = dict(r)
             if r.get("role") == "tool":
-                call = calls.get(r["tool_call_id"]) if r.get("tool_call_id") else next(in_order, None)
-                if call is None:
+                call_id = r.get("tool_call_id") or next(in_order, None)
+                name = calls.get(call_id)  # type: ignore[arg-type]
+                if name is None:
                     raise ToolwireError(
                         f"tool result for {r.get('tool_call_id')!r} matches no call of turn {turn.index} "
                         f"(calls: {list(calls) or 'none'}); send feedback on an invalid call as a user message"
                     )
-                r["tool_call_id"] = call.id
-                r.setdefault("name", call.name)
-                names.append(call.name)
+                r["tool_call_id"] = call_id
+                r.setdefault("name", name)
+                names.append(name)
             elif r.get("role") == "user":
                 names.append("")
             else:
@@ -326,7 +327,7 @@ class Episode:
             env = template_envelope(self.tokenizer, self.tools or None, self.messages[-1], matched, last,
                                     self._envelope_cache)
         else:
-            env = family_envelope(self.tokenizer, self.format, matched, names, last)
+            env = family_envelope(self.tokenizer, self.format, matched, names, last, self._envelope_cache)
         first = len(self.messages) - 1
         self.messages.extend(matched)
         self._append(env.ids, [first + 1 + o for o in env.owners], sampled=False)

@@ -51,16 +51,19 @@ class ChatTokenizer:
         self.vocab = vocab
         self._encode_plain = encode
         self.special_tokens = dict(special_tokens or {})
-        self._split = (
-            re.compile("(" + "|".join(re.escape(t) for t in sorted(self.special_tokens, key=len, reverse=True)) + ")")
-            if self.special_tokens
-            else None
-        )
+        self._split = _alternation(self.special_tokens)
         self._render = render
         self.stop_ids = frozenset(stop_ids)
         self.name = name
         self._envelope_caches: dict[str, dict[Any, Any]] = {}
         self._bytes: list[bytes] | None = None
+        self.special_tokens_split: dict[str, int] = self.special_tokens
+        """The special tokens ``encode`` splits its text at before anything else (each stretch
+        between two is encoded on its own), text to id: the ``special_tokens``, or those of a
+        ``transformers`` tokenizer's added tokens it is known to split at (:meth:`from_hf`)."""
+        self.special_split: re.Pattern[str] | None = self._split
+        """:attr:`special_tokens_split` as a pattern with one group, None when there are none."""
+        self._encode_batch: Callable[[list[str]], Sequence[Sequence[int]]] | None = None
 
     @classmethod
     def from_hf(
@@ -94,13 +97,20 @@ class ChatTokenizer:
             if tokenizer.eos_token_id is not None:
                 stops.add(tokenizer.eos_token_id)
             stop_ids = stops
-        return cls(
+        chat = cls(
             Vocab.from_hf(tokenizer),
             _plain_encoder(tokenizer),
             render=render if template else None,
             stop_ids=stop_ids,
             name=getattr(tokenizer, "name_or_path", None) or type(tokenizer).__name__,
         )
+        backend = getattr(tokenizer, "backend_tokenizer", None)
+        batch = getattr(backend, "encode_batch_fast", None) or getattr(backend, "encode_batch", None)
+        if batch is not None:
+            chat._encode_batch = lambda texts: [e.ids for e in batch(texts, add_special_tokens=False)]
+            chat.special_tokens_split = _split_added_tokens(tokenizer)
+            chat.special_split = _alternation(chat.special_tokens_split)
+        return chat
 
     @classmethod
     def of(cls, tokenizer: Any) -> ChatTokenizer:
@@ -131,6 +141,12 @@ class ChatTokenizer:
             elif piece:
                 ids.extend(self._encode_plain(piece))
         return ids
+
+    def encode_many(self, texts: list[str]) -> list[list[int]]:
+        """:meth:`encode` of each text, in one batched call where the tokenizer has one."""
+        if self._encode_batch is not None:
+            return [list(ids) for ids in self._encode_batch(texts)] if texts else []
+        return [self.encode(t) for t in texts]
 
     def token_bytes(self, token_id: int) -> bytes:
         return self.vocab.token_bytes(token_id) or b""
@@ -196,6 +212,31 @@ def _plain_encoder(tokenizer: Any) -> Callable[[str], Sequence[int]]:
 
 
 _WRAPPED: weakref.WeakKeyDictionary[Any, ChatTokenizer] = weakref.WeakKeyDictionary()
+
+
+def _alternation(tokens: Mapping[str, int]) -> re.Pattern[str] | None:
+    """One group matching any of ``tokens``, the longest first where several start at a place."""
+    if not tokens:
+        return None
+    return re.compile("(" + "|".join(re.escape(t) for t in sorted(tokens, key=len, reverse=True)) + ")")
+
+
+def _split_added_tokens(tokenizer: Any) -> dict[str, int]:
+    """The added tokens a ``transformers`` tokenizer is known to split its input at, whatever
+    stands around them: not ``single_word`` (matched only between non-word characters), not
+    matched after normalization when there is a normalizer, and not inside another added token
+    (where the longer one could take its place)."""
+    added = getattr(tokenizer, "added_tokens_decoder", None) or {}
+    normalizes = getattr(tokenizer.backend_tokenizer, "normalizer", None) is not None
+    texts = {t.content: i for i, t in added.items() if t.content and "\0" not in t.content}
+    every = "\0".join(texts)
+    return {
+        text: i
+        for text, i in texts.items()
+        if not getattr(added[i], "single_word", True)
+        and not (normalizes and getattr(added[i], "normalized", True))
+        and every.count(text) == 1
+    }
 
 
 def _looks_like_end_of_turn(text: str) -> bool:

@@ -2,12 +2,13 @@
 //! over threads. Scoring an RL rollout batch (parse, validate, count issues) is embarrassingly
 //! parallel and dominated by the parse itself, so it should not hold the interpreter.
 
+use std::collections::BTreeMap;
 use std::num::NonZeroUsize;
 use std::thread;
 
 use pyo3::prelude::*;
 use pyo3::types::PyString;
-use toolwire_core::message::Message;
+use toolwire_core::message::{IssueKind, Message};
 use toolwire_core::stream::StreamParser;
 use toolwire_core::Error;
 
@@ -48,18 +49,16 @@ fn parse_one(
     Ok(stream.into_message())
 }
 
-/// Parse every completion (a str, or token ids for a parser built with a vocab); returns one
-/// `ParsedMessage` per completion, in order. Call ids are random (an `id_factory` needs the GIL
-/// and is refused). `threads`: how many threads share the work (default: the machine's cores).
-#[pyfunction]
-#[pyo3(signature = (parser, completions, *, threads=None, finish_reason=None))]
-pub fn parse_batch(
+/// The parse of every completion, in order, on `threads` threads (default: the machine's cores)
+/// with the GIL released; `keep` turns each message into what the caller returns.
+fn parse_all<T: Send>(
     py: Python<'_>,
     parser: &Bound<'_, ToolParser>,
     completions: &Bound<'_, PyAny>,
     threads: Option<usize>,
     finish_reason: Option<&str>,
-) -> PyResult<Vec<ParsedMessage>> {
+    keep: fn(Message) -> T,
+) -> PyResult<Vec<T>> {
     let parser = parser.get();
     if parser.id_factory.is_some() {
         return Err(ToolwireError::new_err(
@@ -76,24 +75,20 @@ pub fn parse_batch(
     let threads = threads
         .unwrap_or_else(|| thread::available_parallelism().map_or(1, NonZeroUsize::get))
         .clamp(1, items.len().max(1));
-    let parsed: Vec<Result<Message, Error>> = py.allow_threads(|| {
+    let run = |part: &[Completion]| -> Vec<Result<T, Error>> {
+        part.iter()
+            .map(|c| parse_one(parser, c, finish_reason).map(keep))
+            .collect()
+    };
+    let parsed: Vec<Result<T, Error>> = py.allow_threads(|| {
         if threads == 1 {
-            return items
-                .iter()
-                .map(|c| parse_one(parser, c, finish_reason))
-                .collect();
+            return run(&items);
         }
         let chunk = items.len().div_ceil(threads);
         thread::scope(|scope| {
             let workers: Vec<_> = items
                 .chunks(chunk)
-                .map(|part| {
-                    scope.spawn(move || {
-                        part.iter()
-                            .map(|c| parse_one(parser, c, finish_reason))
-                            .collect::<Vec<_>>()
-                    })
-                })
+                .map(|part| scope.spawn(move || run(part)))
                 .collect();
             workers
                 .into_iter()
@@ -107,8 +102,67 @@ pub fn parse_batch(
                 .collect()
         })
     });
-    parsed
-        .into_iter()
-        .map(|r| r.map(ParsedMessage::from).map_err(to_py_err))
-        .collect()
+    parsed.into_iter().map(|r| r.map_err(to_py_err)).collect()
+}
+
+/// Parse every completion (a str, or token ids for a parser built with a vocab); returns one
+/// `ParsedMessage` per completion, in order. Call ids are random (an `id_factory` needs the GIL
+/// and is refused). `threads`: how many threads share the work (default: the machine's cores).
+#[pyfunction]
+#[pyo3(signature = (parser, completions, *, threads=None, finish_reason=None))]
+pub fn parse_batch(
+    py: Python<'_>,
+    parser: &Bound<'_, ToolParser>,
+    completions: &Bound<'_, PyAny>,
+    threads: Option<usize>,
+    finish_reason: Option<&str>,
+) -> PyResult<Vec<ParsedMessage>> {
+    parse_all(
+        py,
+        parser,
+        completions,
+        threads,
+        finish_reason,
+        ParsedMessage::from,
+    )
+}
+
+/// What a reward reads of one message: its call count and its issue kinds.
+struct Counted {
+    calls: u32,
+    kinds: Vec<IssueKind>,
+}
+
+fn counted(message: Message) -> Counted {
+    Counted {
+        calls: message.tool_calls.len() as u32,
+        kinds: message.issues.iter().map(|i| i.kind).collect(),
+    }
+}
+
+/// `parse_batch` as columns, with no Python object per message: `(call_counts, issue_counts,
+/// issue_kinds)`, where `issue_kinds` maps each issue kind found in the batch to its count per
+/// completion. The parse is the same; only the messages are not handed back.
+#[pyfunction]
+#[pyo3(signature = (parser, completions, *, threads=None, finish_reason=None))]
+#[allow(clippy::type_complexity)]
+pub fn parse_batch_counts(
+    py: Python<'_>,
+    parser: &Bound<'_, ToolParser>,
+    completions: &Bound<'_, PyAny>,
+    threads: Option<usize>,
+    finish_reason: Option<&str>,
+) -> PyResult<(Vec<u32>, Vec<u32>, BTreeMap<&'static str, Vec<u32>>)> {
+    let counted = parse_all(py, parser, completions, threads, finish_reason, counted)?;
+    let mut kinds: BTreeMap<&'static str, Vec<u32>> = BTreeMap::new();
+    for (k, c) in counted.iter().enumerate() {
+        for kind in &c.kinds {
+            kinds
+                .entry(kind.as_str())
+                .or_insert_with(|| vec![0; counted.len()])[k] += 1;
+        }
+    }
+    let calls = counted.iter().map(|c| c.calls).collect();
+    let issues = counted.iter().map(|c| c.kinds.len() as u32).collect();
+    Ok((calls, issues, kinds))
 }

@@ -59,6 +59,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<request::Request>()?;
     m.add_function(wrap_pyfunction!(request::read_request, m)?)?;
     m.add_function(wrap_pyfunction!(batch::parse_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::parse_batch_counts, m)?)?;
     m.add_function(wrap_pyfunction!(detect::detect_template, m)?)?;
     Ok(())
 }

@@ -167,6 +167,31 @@ impl ToolParser {
         Ok(ParsedMessage::from(stream.inner.into_message()))
     }
 
+    /// Parse a complete output from its sampled token ids (needs ``vocab``): what
+    /// :meth:`ToolStream.feed_tokens` then :meth:`ToolStream.finish` give, without the deltas.
+    ///
+    /// Raises:
+    ///     ToolwireError: no vocab, or an id is not in the vocabulary.
+    ///     TypeError: ``token_ids`` is not a sequence of ints.
+    #[pyo3(signature = (token_ids, finish_reason=None))]
+    fn parse_tokens(
+        &self,
+        token_ids: &Bound<'_, PyAny>,
+        finish_reason: Option<Text<'_>>,
+    ) -> PyResult<ParsedMessage> {
+        let token_ids = crate::convert::token_ids(token_ids, "token_ids")?;
+        let finish_reason = finish_reason.as_ref().map(Text::to_str).transpose()?;
+        let vocab = self
+            .vocab
+            .clone()
+            .ok_or_else(|| to_py_err(Error::NoVocab))?;
+        let mut stream = self.stream()?;
+        stream.inner.discard_deltas();
+        stream.run(|s| s.feed_tokens(&vocab, &token_ids))?;
+        stream.run(|s| s.finish(finish_reason))?;
+        Ok(ParsedMessage::from(stream.inner.into_message()))
+    }
+
     /// A new stream for one request.
     fn stream(&self) -> PyResult<ToolStream> {
         let (inner, id_error) = match &self.id_factory {
