@@ -26,7 +26,7 @@ pub static SPEC: Format = Format {
         families: &["granite-20b-functioncalling"],
         description:
             "<function_call> {\"name\": ..., \"arguments\": {...}} per call, newline-separated",
-        markers: &[Marker::plain(Role::CallStart, START)],
+        extra_markers: &[Marker::plain(Role::CallStart, START)],
         triggers: &[Trigger::marker(START)],
         template: Some(CallTemplate::new(
             "<function_call> {\"name\": \"{name}\", \"arguments\": ",
