@@ -224,6 +224,14 @@ impl Lits {
 }
 
 impl GlmRegion {
+    /// The whitespace that starts `rest` (at `i` in this feed; a run split across feeds counts
+    /// once), and whether a lone `\` follows it (perhaps the start of a literal `\n`).
+    fn space_at(&mut self, i: usize, rest: &str) -> (usize, bool) {
+        let at = self.call.offset + i;
+        let ws = self.call.held_ws.skip_by(at, rest, |r| skip_space(r).0);
+        (ws, &rest[ws..] == "\\")
+    }
+
     /// A call is over (`consumed` bytes in): the region ends, or inside a section the next call
     /// or the section's end follows.
     fn after_call(&mut self, consumed: usize) -> Option<Progress> {
@@ -373,11 +381,7 @@ impl GlmRegion {
                 }
                 State::AfterName => {
                     // The name is complete only when a marker follows it.
-                    let ws = self
-                        .call
-                        .held_ws
-                        .skip_by(self.call.offset + i, rest, |r| skip_space(r).0);
-                    let partial = &rest[ws..] == "\\";
+                    let (ws, partial) = self.space_at(i, rest);
                     let after = &rest[ws..];
                     let sep = l.name_sep.as_deref().unwrap_or_default();
                     let lits = l.body_tags();
@@ -492,11 +496,7 @@ impl GlmRegion {
                     };
                 }
                 State::AfterKey => {
-                    let ws = self
-                        .call
-                        .held_ws
-                        .skip_by(self.call.offset + i, rest, |r| skip_space(r).0);
-                    let partial = &rest[ws..] == "\\";
+                    let (ws, partial) = self.space_at(i, rest);
                     let after = &rest[ws..];
                     let value_start = l.value_start.as_str();
                     if after.starts_with(value_start) {
