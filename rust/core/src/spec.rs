@@ -402,7 +402,8 @@ impl Tokens {
 /// * `section`: `layout.section`, trimmed, as `SectionStart` and `SectionEnd`;
 /// * `call`: the template's `begin` up to `{name}`, trimmed (for a name written as an attribute,
 ///   `<invoke name="`, the tag up to its attributes, `<invoke`), as `CallStart`, and its `end`,
-///   trimmed, as `CallEnd`;
+///   trimmed, as `CallEnd`; with JSON arguments, the text before and after the JSON object
+///   (`<tool_call>` and `</tool_call>` around `{"name": ...}`);
 /// * `params`: the [`ParamTags`], as `KeyStart`, `KeyEnd`, `ValueStart` and `ValueEnd` where the
 ///   name stands between tags (`<arg_key>{key}</arg_key><arg_value>`), otherwise as `ParamStart`
 ///   (the tag up to its attributes for a name attribute) and `ParamEnd`;
@@ -504,11 +505,16 @@ impl Syntax {
             out[1] = implied.section.marker(Role::SectionEnd, end.trim());
         }
         if let Some(template) = self.template {
-            let head = template.begin.split_once("{name}").map_or("", |(h, _)| h);
+            let mut head = template.begin.split_once("{name}").map_or("", |(h, _)| h);
+            let mut end = template.end;
+            if self.arguments == ArgSyntax::Json {
+                head = head.split_once('{').map_or(head, |(h, _)| h);
+                end = end.rsplit_once('}').map_or(end, |(_, e)| e);
+            }
             out[2] = implied
                 .call
                 .marker(Role::CallStart, attribute_tag(head.trim()));
-            out[3] = implied.call.marker(Role::CallEnd, template.end.trim());
+            out[3] = implied.call.marker(Role::CallEnd, end.trim());
         }
         if let Some(params) = self.arguments.params() {
             let (key_close, value_open) = params.after_key();

@@ -26,12 +26,10 @@ pub static SPEC: Format = Format {
         families: &["ERNIE-4.5", "ERNIE-4.5-21B-A3B-Thinking"],
         description: "JSON object {name, arguments} inside <tool_call>...</tool_call>; <response> wrappers dropped",
         extra_markers: &[
-            Marker::special(Role::CallStart, "<tool_call>"),
-            Marker::special(Role::CallEnd, "</tool_call>"),
             Marker::special(Role::AnswerStart, "<response>"),
             Marker::special(Role::AnswerEnd, "</response>"),
         ],
-        implied: Implied::NONE.with_reasoning(Tokens::Special),
+        implied: Implied::all(Tokens::Special),
         triggers: &[
             Trigger::marker("<tool_call>"),
             Trigger::marker("<response>"),

@@ -39,11 +39,7 @@ pub static SPEC: Format = Format {
             "JSON object {name, arguments} inside <longcat_tool_call>...</longcat_tool_call>, \
                   one block per call",
         // The tags are listed among LongCat's added tokens; not verified offline.
-        extra_markers: &[
-            Marker::special(Role::CallStart, "<longcat_tool_call>"),
-            Marker::special(Role::CallEnd, "</longcat_tool_call>"),
-        ],
-        implied: Implied::NONE.with_reasoning(Tokens::Special),
+        implied: Implied::all(Tokens::Special),
         triggers: &[Trigger::marker("<longcat_tool_call>")],
         reasoning: Some(("<longcat_think>", "</longcat_think>")),
         stops: &["</longcat_s>"],
