@@ -12,8 +12,8 @@ text. Checked:
 * accounting: every input character is content, reasoning, an issue's raw text (with a tool list
   that declares none of the generated names, every completed call is an ``unknown_tool`` issue
   carrying its raw text), a ``too_large`` cut's dropped bytes, or markup (whitespace and the
-  format's marker strings, plus the per-format markup listed below, the same list as
-  ``extra_fillers``/``markup`` in ``rust/core/tests/support/fuzzing.rs``); whitespace may vanish
+  format's marker strings, plus the per-format markup of ``rust/core/tests/support/fuzz_markup.json``,
+  the table the Rust harness reads too); whitespace may vanish
   around markup, calls and reasoning but not between two content characters;
 * token input: a byte-level vocabulary whose special tokens are the format's markers, invalid
   UTF-8 mixed in, ids grouped at random, streams to the same message however grouped.
@@ -22,6 +22,7 @@ text. Checked:
 import json
 import os
 import re
+from pathlib import Path
 from types import SimpleNamespace
 
 import toolwire
@@ -44,24 +45,16 @@ JSON_PIECES = ['"name"', '"arguments"', '"parameters"', '"get_weather"', ": ", "
                '{"name": "get_weather", "arguments": {"location": "NYC"}}',
                '[{"name": "f", "arguments": {}}]', '{"a": [1, {"b": null}]}']
 
-# Markup a format drops that its spec does not list as a marker (same as the Rust harness).
-JSON_ARRAY_FORMATS = {"hermes", "llama3_json", "mistral", "longcat", "hunyuan_a13b", "cohere_command",
-                      "default", "phi4", "jamba", "nemotron_deci", "granite", "xlam", "internlm",
-                      "qwen3_coder", "apertus", "ernie45", "gigachat3", "granite_20b_fc", "inkling"}
-EXTRA_FILLERS = {name: ["[", "]", ",", ";"] for name in JSON_ARRAY_FORMATS}
-EXTRA_FILLERS.update({name: ["[", "]", ","] for name in ("pythonic", "lfm2")})
-EXTRA_FILLERS.update({name: ["```"] for name in ("deepseek_v3", "deepseek_v3_1", "kimi_k2", "plamo3")})
-EXTRA_FILLERS.update({name: ["\\n"] for name in ("glm45", "glm47", "hunyuan", "hy_v4", "poolside_v1", "solar_open2",
-                                                  "k2_horizon")})
-EXTRA_FILLERS["step3"] = ["function"]
-SPANS = {
-    name: [(opener, "<|message|>") for opener in ("<|start|>", "<|channel|>", "<|constrain|>", "assistant", "to=")]
-    for name in ("harmony", "beam")
-}
-# A Muse header is markup up to `<|message|>`; an Inkling message header names its author up to
-# the block's content token (the same spans as ``markup`` in the Rust harness).
-SPANS["muse"] = [(opener, "<|message|>") for opener in ("<|start|>", " to=", "to=")]
-SPANS["inkling"] = [("<|message_model|>", close) for close in ("<|content_text|>", "<|content_thinking|>")]
+# Markup a format drops that its spec does not name: the table the Rust harness reads too.
+MARKUP_TABLE = json.loads((Path(__file__).parents[1] / "rust/core/tests/support/fuzz_markup.json").read_text("utf-8"))
+EXTRA_FILLERS: dict[str, list[str]] = {}
+SPANS: dict[str, list[tuple[str, str]]] = {}
+for _entry in MARKUP_TABLE["fillers"]:
+    for _name in _entry["formats"]:
+        EXTRA_FILLERS.setdefault(_name, []).extend(_entry["texts"])
+for _entry in MARKUP_TABLE["spans"]:
+    for _name in _entry["formats"]:
+        SPANS.setdefault(_name, []).extend((o, c) for o in _entry["opens"] for c in _entry["closes"])
 
 
 def spec_strings(name):
@@ -382,3 +375,9 @@ def test_max_call_bytes_reports_too_large():
         assert len(issue.raw) + dropped_bytes(issue.detail) + len("</tool_call>") == region
     small = parser.parse('<tool_call>{"name": "f", "arguments": {"v": "ok"}}</tool_call>')
     assert [c.name for c in small.tool_calls] == ["f"] and small.issues == []
+
+
+def test_the_markup_table_names_only_formats():
+    """A misspelt format in the shared markup table would leave that format's fillers out of both harnesses."""
+    named = {name for section in ("fillers", "spans") for entry in MARKUP_TABLE[section] for name in entry["formats"]}
+    assert named <= set(FORMATS), sorted(named - set(FORMATS))

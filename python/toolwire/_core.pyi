@@ -86,6 +86,7 @@ class FormatInfo(TypedDict):
     content_block: BeginEnd | None
     reasoning_block: BeginEnd | None
     content_after_calls: bool
+    value_excludes: list[str]
     supports_structural_tag: bool
 
 __version__: str

@@ -71,6 +71,9 @@ class _Format:
     triggers: tuple[tuple[str, bool, bool], ...]
     #: (text, at_output_start, soft, confirm pattern) of every trigger
     confirms: tuple[tuple[str, bool, bool, str | None], ...]
+    #: The texts a raw argument value cannot hold (``format_info``'s ``value_excludes``: the core
+    #: decides them from the format's markers and triggers)
+    value_excludes: tuple[str, ...]
     #: XML parameter values other than strings are Python literals (``True``, ``None``,
     #: ``{'a': 1}``), not JSON: seed_oss, whose chat template writes them with ``| string``.
     python_values: bool = False
@@ -159,6 +162,7 @@ def _format(name: str) -> _Format:
         confirms=tuple(
             (t["text"], bool(t["at_output_start"]), bool(t["soft"]), t.get("confirm")) for t in info["triggers"]
         ),
+        value_excludes=tuple(info["value_excludes"]),
     )
 
 

@@ -67,7 +67,7 @@ class _Gemma(_Syntax):
 
     def __init__(self, fmt: _Format):
         self.Q = fmt.string_delimiter or '<|"|>'
-        self.string_excludes = tuple(t for role, t, _ in fmt.markers if t != self.Q and not role.startswith("reasoning"))
+        self.string_excludes = tuple(t for t in fmt.value_excludes if t != self.Q)
 
     def key(self, k: str) -> str:
         if _IDENT.match(k):

@@ -25,18 +25,16 @@ from xgrammar.structural_tag import (
 from toolwire import ToolwireError
 
 from . import format_view
-from .format_view import MARKUP_ROLES, _Format
+from .format_view import _Format
 from .literal_values import _PYTHON, _or, _Python, _unanchor, _ValueBuilder
 from .subset import ANNOTATIONS, ANY_OBJECT, _json_strings, _types
 
 
 def _xml_excludes(fmt: _Format) -> list[str]:
-    """Text an XML parameter value must not contain: every marker of the format but the reasoning
-    and markup ones (the parser ends a value at the next tag or message marker), and what it acts
-    on in content. xgrammar refuses exclusions with outer whitespace."""
-    out = {t for role, t, _ in fmt.markers if role not in MARKUP_ROLES and not role.startswith("reasoning")}
-    out.update(fmt.call_triggers())
-    return sorted(t for t in out if t and t == t.strip())
+    """Text an XML parameter value must not contain: what a raw value cannot hold (the format's
+    ``value_excludes``: its tags and message markers, and what the parser acts on in content).
+    xgrammar refuses exclusions with outer whitespace."""
+    return sorted({t for t in fmt.value_excludes if t == t.strip()})
 
 
 _WS = r"[ \t\r\n]*"

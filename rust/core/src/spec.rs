@@ -65,6 +65,28 @@ pub enum Role {
     Return,
 }
 
+impl Role {
+    /// Chat markup around a response, an answer or a turn: kept out of content, but no tag a
+    /// call is written in.
+    pub fn is_markup(self) -> bool {
+        matches!(
+            self,
+            Role::ResponseStart
+                | Role::ResponseEnd
+                | Role::AnswerStart
+                | Role::AnswerEnd
+                | Role::TurnEnd
+        )
+    }
+
+    pub fn is_reasoning(self) -> bool {
+        matches!(
+            self,
+            Role::ReasoningStart | Role::ReasoningEnd | Role::ReasoningExit | Role::ReasoningLabel
+        )
+    }
+}
+
 /// How a value's type is decided in an XML parameter format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -353,17 +375,86 @@ impl Layout {
 /// `<think>` ... `</think>`, the native reasoning delimiters most families share.
 pub const THINK: (&str, &str) = ("<think>", "</think>");
 
-/// One wire format, as data. Serialised, it is `toolwire.format_info(name)`.
-#[derive(Debug, Serialize)]
+/// How the texts of a [`Syntax`] field that are also markers are tokenised, or that they are not
+/// markers (the format lists what it needs in `extra_markers`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tokens {
+    Unlisted,
+    /// Written as ordinary text ([`Marker::plain`]).
+    Plain,
+    /// Each one special token of the family's vocabulary ([`Marker::special`]).
+    Special,
+}
+
+impl Tokens {
+    const fn marker(self, role: Role, text: &'static str) -> Option<Marker> {
+        match self {
+            Tokens::Unlisted => None,
+            _ if text.is_empty() => None,
+            Tokens::Plain => Some(Marker::plain(role, text)),
+            Tokens::Special => Some(Marker::special(role, text)),
+        }
+    }
+}
+
+/// Which fields of a [`Syntax`] also give its markers, so a format writes each tag once:
+///
+/// * `section`: `layout.section`, trimmed, as `SectionStart` and `SectionEnd`;
+/// * `call`: the template's `begin` up to `{name}`, trimmed (for a name written as an attribute,
+///   `<invoke name="`, the tag up to its attributes, `<invoke`), as `CallStart`, and its `end`,
+///   trimmed, as `CallEnd`; with JSON arguments, the text before and after the JSON object
+///   (`<tool_call>` and `</tool_call>` around `{"name": ...}`);
+/// * `params`: the [`ParamTags`], as `KeyStart`, `KeyEnd`, `ValueStart` and `ValueEnd` where the
+///   name stands between tags (`<arg_key>{key}</arg_key><arg_value>`), otherwise as `ParamStart`
+///   (the tag up to its attributes for a name attribute) and `ParamEnd`;
+/// * `reasoning`: `reasoning`, as `ReasoningStart` and `ReasoningEnd`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Implied {
+    pub section: Tokens,
+    pub call: Tokens,
+    pub params: Tokens,
+    pub reasoning: Tokens,
+}
+
+impl Implied {
+    pub const NONE: Implied = Implied::all(Tokens::Unlisted);
+
+    pub const fn all(tokens: Tokens) -> Implied {
+        Implied {
+            section: tokens,
+            call: tokens,
+            params: tokens,
+            reasoning: tokens,
+        }
+    }
+    pub const fn with_section(self, section: Tokens) -> Implied {
+        Implied { section, ..self }
+    }
+    pub const fn with_call(self, call: Tokens) -> Implied {
+        Implied { call, ..self }
+    }
+    pub const fn with_params(self, params: Tokens) -> Implied {
+        Implied { params, ..self }
+    }
+    pub const fn with_reasoning(self, reasoning: Tokens) -> Implied {
+        Implied { reasoning, ..self }
+    }
+}
+
+/// One wire format, as data. Serialised, it is `toolwire.format_info(name)`, with `markers` the
+/// full list ([`Syntax::markers`]).
+#[derive(Debug)]
 pub struct Syntax {
     pub name: &'static str,
     pub aliases: &'static [&'static str],
     pub families: &'static [&'static str],
     pub description: &'static str,
-    pub markers: &'static [Marker],
+    /// The markers no other field implies (see `implied`).
+    pub extra_markers: &'static [Marker],
+    /// Which other fields' texts are markers too.
+    pub implied: Implied,
     pub triggers: &'static [Trigger],
     /// Native reasoning delimiters, e.g. `<think>` / `</think>`; serialised as `{"start", "end"}`.
-    #[serde(serialize_with = "start_end")]
     pub reasoning: Option<(&'static str, &'static str)>,
     /// The texts that end the family's turn: the end-of-sequence and end-of-turn tokens of its
     /// tokenizer and chat template (`<|im_end|>`, `<｜end▁of▁sentence｜>`). An engine that keeps
@@ -374,20 +465,21 @@ pub struct Syntax {
     pub template: Option<CallTemplate>,
     pub arguments: ArgSyntax,
     /// Section, content and reasoning blocks around the calls, for structural tags.
-    #[serde(flatten)]
     pub layout: Layout,
 }
 
 impl Syntax {
     /// What a format that does not say otherwise has: no aliases, no native reasoning, no call
-    /// template, JSON arguments, calls standing alone. A format writes the fields it sets and
-    /// `..Syntax::EMPTY` for the rest; its name, description, markers and triggers are its own.
+    /// template, JSON arguments, calls standing alone, no implied markers. A format writes the
+    /// fields it sets and `..Syntax::EMPTY` for the rest; its name, description, markers and
+    /// triggers are its own.
     pub const EMPTY: Syntax = Syntax {
         name: "",
         aliases: &[],
         families: &[],
         description: "",
-        markers: &[],
+        extra_markers: &[],
+        implied: Implied::NONE,
         triggers: &[],
         reasoning: None,
         stops: &[],
@@ -396,13 +488,149 @@ impl Syntax {
         layout: Layout::BARE,
     };
 
-    pub fn marker(&self, role: Role) -> Option<&'static Marker> {
-        self.markers.iter().find(|m| m.role == role)
+    /// Every marker of the format: those its fields imply (see [`Implied`]: section, call,
+    /// parameter and reasoning tags, in that order), then `extra_markers`.
+    pub fn markers(&self) -> impl Iterator<Item = Marker> + Clone + '_ {
+        self.implied_markers()
+            .into_iter()
+            .flatten()
+            .chain(self.extra_markers.iter().copied())
     }
 
+    fn implied_markers(&self) -> [Option<Marker>; 10] {
+        let implied = self.implied;
+        let mut out = [None; 10];
+        if let Some((begin, end)) = self.layout.section {
+            out[0] = implied.section.marker(Role::SectionStart, begin.trim());
+            out[1] = implied.section.marker(Role::SectionEnd, end.trim());
+        }
+        if let Some(template) = self.template {
+            let mut head = template.begin.split_once("{name}").map_or("", |(h, _)| h);
+            let mut end = template.end;
+            if self.arguments == ArgSyntax::Json {
+                head = head.split_once('{').map_or(head, |(h, _)| h);
+                end = end.rsplit_once('}').map_or(end, |(_, e)| e);
+            }
+            out[2] = implied
+                .call
+                .marker(Role::CallStart, attribute_tag(head.trim()));
+            out[3] = implied.call.marker(Role::CallEnd, end.trim());
+        }
+        if let Some(params) = self.arguments.params() {
+            let (key_close, value_open) = params.after_key();
+            let close = params
+                .close
+                .split_once("{key}")
+                .map_or(params.close, |(h, _)| h);
+            let t = implied.params;
+            if !key_close.is_empty() || value_open.starts_with('<') {
+                out[4] = t.marker(Role::KeyStart, params.key_open());
+                out[5] = t.marker(Role::KeyEnd, key_close);
+                out[6] = t.marker(Role::ValueStart, value_open);
+                out[7] = t.marker(Role::ValueEnd, close);
+            } else {
+                out[4] = t.marker(Role::ParamStart, attribute_tag(params.key_open()));
+                out[5] = t.marker(Role::ParamEnd, close);
+            }
+        }
+        if let Some((start, end)) = self.reasoning {
+            out[8] = implied.reasoning.marker(Role::ReasoningStart, start);
+            out[9] = implied.reasoning.marker(Role::ReasoningEnd, end);
+        }
+        out
+    }
+
+    /// The texts a raw argument value cannot hold, which a grammar therefore keeps out of
+    /// values: for XML parameters, every marker but the reasoning and markup ones (the parser
+    /// ends a value at the next tag or message marker) and the triggers that open a call
+    /// anywhere; for Gemma's delimited strings, every marker but the reasoning ones; nothing for
+    /// JSON and Python literals, whose strings escape. In marker order, each text once.
+    pub fn value_excludes(&self) -> Vec<&'static str> {
+        let is_markup = |text: &str| {
+            let mut roles = self.markers().filter(|m| m.text == text).peekable();
+            roles.peek().is_some() && roles.all(|m| m.role.is_markup())
+        };
+        let texts: Vec<&'static str> = match self.arguments {
+            ArgSyntax::XmlParams(_) => self
+                .markers()
+                .filter(|m| !m.role.is_markup() && !m.role.is_reasoning())
+                .map(|m| m.text)
+                .chain(
+                    self.triggers
+                        .iter()
+                        .filter(|t| !t.at_output_start && !is_markup(t.text))
+                        .map(|t| t.text),
+                )
+                .collect(),
+            ArgSyntax::Gemma { .. } => self
+                .markers()
+                .filter(|m| !m.role.is_reasoning())
+                .map(|m| m.text)
+                .collect(),
+            ArgSyntax::Json | ArgSyntax::PythonKwargs => Vec::new(),
+        };
+        let mut out: Vec<&'static str> = Vec::new();
+        for text in texts {
+            if !text.is_empty() && !out.contains(&text) {
+                out.push(text);
+            }
+        }
+        out
+    }
+
+    pub fn marker(&self, role: Role) -> Option<Marker> {
+        self.markers().find(|m| m.role == role)
+    }
     /// The text of the first marker with `role`, or `""`.
     pub fn marker_text(&self, role: Role) -> &'static str {
         self.marker(role).map_or("", |m| m.text)
+    }
+}
+
+/// For a tag that ends in a name attribute (`<invoke name="`): the tag up to its attributes
+/// (`<invoke`); any other text as it is.
+fn attribute_tag(text: &'static str) -> &'static str {
+    match text.strip_suffix('"') {
+        Some(_) => text.rsplit_once(' ').map_or(text, |(head, _)| head),
+        None => text,
+    }
+}
+
+impl Serialize for Syntax {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        /// The serialised fields, in `format_info`'s order, `markers` the full list.
+        #[derive(Serialize)]
+        struct Info<'a> {
+            name: &'a str,
+            aliases: &'a [&'a str],
+            families: &'a [&'a str],
+            description: &'a str,
+            markers: Vec<Marker>,
+            triggers: &'a [Trigger],
+            #[serde(serialize_with = "start_end")]
+            reasoning: Option<(&'static str, &'static str)>,
+            stops: &'a [&'a str],
+            template: Option<CallTemplate>,
+            arguments: ArgSyntax,
+            #[serde(flatten)]
+            layout: Layout,
+            value_excludes: Vec<&'static str>,
+        }
+        Info {
+            name: self.name,
+            aliases: self.aliases,
+            families: self.families,
+            description: self.description,
+            markers: self.markers().collect(),
+            triggers: self.triggers,
+            reasoning: self.reasoning,
+            stops: self.stops,
+            template: self.template,
+            arguments: self.arguments,
+            layout: self.layout,
+            value_excludes: self.value_excludes(),
+        }
+        .serialize(serializer)
     }
 }
 

@@ -134,8 +134,7 @@ impl ParserConfig {
         let mut texts: Vec<&'static str> = self
             .spec
             .syntax
-            .markers
-            .iter()
+            .markers()
             .filter(|m| m.special_token)
             .map(|m| m.text)
             .chain(self.spec.syntax.stops.iter().copied())
@@ -313,8 +312,7 @@ impl StreamParser {
             .map(|t| self.markers.lit_cow(t.text))
             .collect();
         self.stray_lits = spec
-            .markers
-            .iter()
+            .markers()
             .filter(|m| matches!(m.role, Role::CallEnd | Role::SectionEnd))
             .filter(|m| !spec.triggers.iter().any(|t| t.text == m.text))
             .map(|m| self.markers.lit_cow(m.text))
@@ -342,11 +340,10 @@ impl StreamParser {
         }
         // A cut region ends at the end of its section where the format has sections (the rest
         // of the section goes with the cut call), else at the end of the call or message.
-        let has_sections = spec.markers.iter().any(|m| m.role == Role::SectionEnd);
+        let has_sections = spec.markers().any(|m| m.role == Role::SectionEnd);
         self.stop_lits = spec.stops.iter().map(|s| self.markers.lit_cow(s)).collect();
         self.discard_lits = spec
-            .markers
-            .iter()
+            .markers()
             .filter(|m| match m.role {
                 Role::SectionEnd => true,
                 Role::CallEnd | Role::MessageEnd => !has_sections,
@@ -577,8 +574,7 @@ impl StreamParser {
             self.config
                 .spec
                 .syntax
-                .markers
-                .iter()
+                .markers()
                 .filter(|m| m.role == Role::ReasoningExit)
                 .map(|m| self.markers.lit_text(m.text)),
         );

@@ -291,7 +291,7 @@ fn evidence(format: &Format) -> Vec<Item> {
             add(piece, LAYOUT_WEIGHT, true);
         }
     }
-    for marker in format.syntax.markers {
+    for marker in format.syntax.markers() {
         add(marker.text, MARKER_WEIGHT, is_call_markup(marker.role));
     }
     if let Some((open, close)) = format.syntax.reasoning {
@@ -489,7 +489,7 @@ fn generation_prompt_opens(template: &str, open: &str, close: &str) -> bool {
 
 fn special_markers(syntax: &Syntax, source: &Source<'_>) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Vec::new();
-    for marker in syntax.markers {
+    for marker in syntax.markers() {
         let special = match &source.vocabulary {
             Some(vocabulary) => vocabulary.special.iter().any(|t| t == marker.text),
             None => marker.special_token,

@@ -17,7 +17,7 @@ use super::json_calls::{CallKeys, JsonRegion, JsonRegionSpec, Payload};
 use super::xml_invoke::python_json;
 use super::Format;
 use crate::render::{self, RenderCall};
-use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::spec::{CallTemplate, Implied, Layout, Marker, Role, Syntax, Tokens, Trigger};
 
 const START: &str = "<|tools_prefix|>";
 const END: &str = "<|tools_suffix|>";
@@ -36,12 +36,11 @@ pub static SPEC: Format = Format {
         aliases: &["apertus_2509", "swiss_ai_apertus"],
         families: &["Apertus-8B-Instruct-2509", "Apertus-70B-Instruct-2509"],
         description: "<|tools_prefix|>[{\"NAME\": {...arguments}}, ...]<|tools_suffix|>",
-        markers: &[
+        extra_markers: &[
             Marker::special(Role::SectionStart, START),
             Marker::special(Role::SectionEnd, END),
-            Marker::special(Role::ReasoningStart, "<|inner_prefix|>"),
-            Marker::special(Role::ReasoningEnd, "<|inner_suffix|>"),
         ],
+        implied: Implied::NONE.with_reasoning(Tokens::Special),
         triggers: &[Trigger::marker(START)],
         reasoning: Some(("<|inner_prefix|>", "<|inner_suffix|>")),
         stops: &["<|assistant_end|>"],

@@ -60,7 +60,7 @@ use super::Format;
 use crate::message::IssueKind;
 use crate::region::{RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax};
+use crate::spec::{ArgSyntax, CallTemplate, Implied, Layout, Marker, ParamTags, Role, Syntax};
 use crate::text::{self, Scan};
 use crate::tools::ToolSet;
 
@@ -94,7 +94,7 @@ pub static SPEC: Format = Format {
                   a message with to=NAME is a call whose body is \
                   <rfl:parameter name=\"KEY\">VALUE</rfl:parameter> elements ending <|call|>",
         // Duplicates sit next to their first entry so the special-token list stays free of repeats.
-        markers: &[
+        extra_markers: &[
             Marker::special(Role::MessageStart, START),
             Marker::special(Role::ReasoningExit, START),
             Marker::special(Role::Channel, CHANNEL),
@@ -107,6 +107,7 @@ pub static SPEC: Format = Format {
             Marker::plain(Role::ParamStart, PARAM_START),
             Marker::plain(Role::ParamEnd, PARAM_END),
         ],
+        implied: Implied::NONE,
         triggers: harmony::TRIGGERS,
         reasoning: Some((ANALYSIS_OPEN, END)),
         stops: &[],

@@ -13,7 +13,7 @@ use super::Format;
 use crate::json;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::spec::{CallTemplate, Implied, Layout, Marker, Role, Syntax, Tokens, Trigger};
 
 const KEYS: CallKeys = CallKeys {
     name: &["tool_name", "name"],
@@ -43,17 +43,16 @@ pub static SPEC: Format = Format {
                   then <|END_ACTION|>; response wrappers dropped",
         // Cohere's markers are added tokens of its vocabulary (not verified offline); the response
         // wrappers are added but not special.
-        markers: &[
+        extra_markers: &[
             Marker::special(Role::SectionStart, "<|START_ACTION|>"),
             Marker::special(Role::SectionEnd, "<|END_ACTION|>"),
-            Marker::special(Role::ReasoningStart, "<|START_THINKING|>"),
-            Marker::special(Role::ReasoningEnd, "<|END_THINKING|>"),
             Marker::plain(Role::ResponseStart, WRAPPERS[0]),
             Marker::plain(Role::ResponseEnd, WRAPPERS[1]),
             Marker::plain(Role::ResponseStart, WRAPPERS[2]),
             Marker::plain(Role::ResponseEnd, WRAPPERS[3]),
             Marker::special(Role::TurnEnd, WRAPPERS[4]),
         ],
+        implied: Implied::NONE.with_reasoning(Tokens::Special),
         triggers: &[
             Trigger::marker("<|START_ACTION|>"),
             Trigger::marker(WRAPPERS[0]),

@@ -6,7 +6,7 @@
 use super::sectioned::{Header, SectionRegion, SectionSyntax};
 use super::Format;
 use crate::render::{self, RenderCall};
-use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger, THINK};
+use crate::spec::{CallTemplate, Implied, Layout, Marker, Role, Syntax, Tokens, Trigger, THINK};
 
 pub const CALLS_BEGIN: &str = "<｜tool▁calls▁begin｜>";
 pub const CALLS_END: &str = "<｜tool▁calls▁end｜>";
@@ -24,15 +24,12 @@ pub const SYNTAX: SectionSyntax = SectionSyntax {
     header: Header::DeepSeek,
 };
 
-/// The DeepSeek tool-call markers (special tokens 128806-128809 and 128814) and `<think>`.
+/// The DeepSeek tool-call markers the section and `<think>` do not give (with those, special
+/// tokens 128806-128809 and 128814).
 pub const MARKERS: &[Marker] = &[
-    Marker::special(Role::SectionStart, CALLS_BEGIN),
-    Marker::special(Role::SectionEnd, CALLS_END),
     Marker::special(Role::CallStart, CALL_BEGIN),
     Marker::special(Role::CallEnd, CALL_END),
     Marker::special(Role::ArgsStart, SEP),
-    Marker::special(Role::ReasoningStart, "<think>"),
-    Marker::special(Role::ReasoningEnd, "</think>"),
 ];
 
 /// A region opens at the section begin, at a bare call begin, or at a stray marker.
@@ -46,7 +43,8 @@ pub const TRIGGERS: &[Trigger] = &[
 
 /// What DeepSeek V3 and V3.1 share: the markers, the triggers, `<think>`, the section.
 pub const FAMILY: Syntax = Syntax {
-    markers: MARKERS,
+    extra_markers: MARKERS,
+    implied: Implied::all(Tokens::Special).with_call(Tokens::Unlisted),
     triggers: TRIGGERS,
     reasoning: Some(THINK),
     layout: Layout::section(CALLS_BEGIN, CALLS_END),

@@ -6,7 +6,7 @@ use super::deepseek_v3::{render_calls, FAMILY, SEP, SYNTAX};
 use super::sectioned::SectionRegion;
 use super::Format;
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, Syntax};
+use crate::spec::{CallTemplate, Implied, Marker, Role, Syntax, Tokens};
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
@@ -16,6 +16,8 @@ pub static SPEC: Format = Format {
         description: "<｜tool▁calls▁begin｜>, then per call <｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{json}<｜tool▁call▁end｜>",
         template: Some(CallTemplate::new("<｜tool▁call▁begin｜>{name}<｜tool▁sep｜>", "<｜tool▁call▁end｜>", "")),
         stops: &["<｜end▁of▁sentence｜>"],
+        extra_markers: &[Marker::special(Role::ArgsStart, SEP)],
+        implied: Implied::all(Tokens::Special),
         ..FAMILY
     },
     new_region: |ctx| Box::new(SectionRegion::new(ctx, SYNTAX)),

@@ -19,7 +19,7 @@ pub static SPEC: Format = Format {
         ],
         description:
             "<TOOLCALL>[...]</TOOLCALL>, <|python_tag|>{...}, or a bare JSON call object/array",
-        markers: &[
+        extra_markers: &[
             Marker::plain(Role::CallStart, "<TOOLCALL>"),
             Marker::plain(Role::CallEnd, "</TOOLCALL>"),
             Marker::special(Role::CallStart, "<|python_tag|>"),

@@ -21,7 +21,7 @@ use super::xml_invoke::{write_params, InvokeRegion, InvokeRegionSpec};
 use super::Format;
 use crate::region::{Progress, RegionParser, Sink};
 use crate::render::{self, RenderCall};
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Implied, Layout, Syntax, Tokens, Trigger};
 use crate::text;
 
 const START: &str = "<dots_function_call>";
@@ -35,14 +35,7 @@ pub static SPEC: Format = Format {
         description:
             "<dots_function_call> block of <invoke name=...> calls with <parameter name=...> \
                   values typed by the tool's schema, or one JSON call object",
-        markers: &[
-            Marker::plain(Role::SectionStart, START),
-            Marker::plain(Role::SectionEnd, END),
-            Marker::plain(Role::CallStart, "<invoke"),
-            Marker::plain(Role::CallEnd, "</invoke>"),
-            Marker::plain(Role::ParamStart, "<parameter"),
-            Marker::plain(Role::ParamEnd, "</parameter>"),
-        ],
+        implied: Implied::all(Tokens::Plain),
         triggers: &[Trigger::marker(START)],
         template: Some(CallTemplate::new(
             "<invoke name=\"{name}\">\n",

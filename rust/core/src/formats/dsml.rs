@@ -32,7 +32,8 @@ use super::Format;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
 use crate::spec::{
-    ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger, THINK,
+    ArgSyntax, CallTemplate, Implied, Layout, Marker, ParamTags, Role, Syntax, Tokens, Trigger,
+    THINK,
 };
 
 const DSML: &str = "｜DSML｜";
@@ -50,18 +51,16 @@ const PARAMS_V4_1: ParamTags = ParamTags::new(
 )
 .string_attribute();
 
-const MARKERS: &[Marker] = &[
+/// V3.2 and V4 each read the other's section tags too.
+const MARKERS_V3_2: &[Marker] = &[
+    Marker::special(Role::Namespace, "｜DSML｜"),
+    Marker::plain(Role::SectionStart, "<｜DSML｜tool_calls>"),
+    Marker::plain(Role::SectionEnd, "</｜DSML｜tool_calls>"),
+];
+const MARKERS_V4: &[Marker] = &[
     Marker::special(Role::Namespace, "｜DSML｜"),
     Marker::plain(Role::SectionStart, "<｜DSML｜function_calls>"),
     Marker::plain(Role::SectionEnd, "</｜DSML｜function_calls>"),
-    Marker::plain(Role::SectionStart, "<｜DSML｜tool_calls>"),
-    Marker::plain(Role::SectionEnd, "</｜DSML｜tool_calls>"),
-    Marker::plain(Role::CallStart, "<｜DSML｜invoke"),
-    Marker::plain(Role::CallEnd, "</｜DSML｜invoke>"),
-    Marker::plain(Role::ParamStart, "<｜DSML｜parameter"),
-    Marker::plain(Role::ParamEnd, "</｜DSML｜parameter>"),
-    Marker::special(Role::ReasoningStart, "<think>"),
-    Marker::special(Role::ReasoningEnd, "</think>"),
 ];
 
 pub static DEEPSEEK_V3_2: Format = Format {
@@ -71,7 +70,8 @@ pub static DEEPSEEK_V3_2: Format = Format {
         families: &["DeepSeek-V3.2", "DeepSeek-V3.2-Speciale"],
         description: "DSML: <｜DSML｜function_calls> with <｜DSML｜invoke name=...> calls and \
                   <｜DSML｜parameter name=... string=...> values",
-        markers: MARKERS,
+        extra_markers: MARKERS_V3_2,
+        implied: Implied::all(Tokens::Plain).with_reasoning(Tokens::Special),
         triggers: &[
             Trigger::marker("<｜DSML｜function_calls>"),
             Trigger::marker("<｜DSML｜tool_calls>"),
@@ -103,6 +103,7 @@ pub static DEEPSEEK_V4: Format = Format {
             Trigger::marker("<｜DSML｜function_calls>"),
             Trigger::marker("<｜DSML｜invoke"),
         ],
+        extra_markers: MARKERS_V4,
         layout: Layout::section("<｜DSML｜tool_calls>\n", "\n</｜DSML｜tool_calls>"),
         ..DEEPSEEK_V3_2.syntax
     },
@@ -110,17 +111,7 @@ pub static DEEPSEEK_V4: Format = Format {
     render: render_v4,
 };
 
-const MARKERS_V41: &[Marker] = &[
-    Marker::special(Role::Namespace, "｜DSML｜"),
-    Marker::plain(Role::SectionStart, "<｜DSML｜ calls>"),
-    Marker::plain(Role::SectionEnd, "</｜DSML｜ calls>"),
-    Marker::plain(Role::CallStart, "<｜DSML｜ invoke"),
-    Marker::plain(Role::CallEnd, "</｜DSML｜ invoke>"),
-    Marker::plain(Role::ParamStart, "<｜DSML｜ parameter"),
-    Marker::plain(Role::ParamEnd, "</｜DSML｜ parameter>"),
-    Marker::special(Role::ReasoningStart, "<think>"),
-    Marker::special(Role::ReasoningEnd, "</think>"),
-];
+const MARKERS_V41: &[Marker] = &[Marker::special(Role::Namespace, "｜DSML｜")];
 
 pub static DEEPSEEK_V4_1: Format = Format {
     syntax: Syntax {
@@ -130,7 +121,8 @@ pub static DEEPSEEK_V4_1: Format = Format {
         description:
             "DSML with spaced tag names: <｜DSML｜ calls> with <｜DSML｜ invoke name=...> calls and \
                       <｜DSML｜ parameter name=... string=...> values",
-        markers: MARKERS_V41,
+        extra_markers: MARKERS_V41,
+        implied: Implied::all(Tokens::Plain).with_reasoning(Tokens::Special),
         triggers: &[
             Trigger::marker("<｜DSML｜ calls>"),
             Trigger::marker("<｜DSML｜ invoke"),

@@ -17,7 +17,7 @@ use super::json_calls;
 use super::markup;
 use super::Format;
 use crate::render::{self, RenderCall};
-use crate::spec::{CallTemplate, Marker, Role, Syntax, Trigger, THINK};
+use crate::spec::{CallTemplate, Implied, Marker, Role, Syntax, Tokens, Trigger, THINK};
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
@@ -25,14 +25,11 @@ pub static SPEC: Format = Format {
         aliases: &["ernie4_5", "ernie-4.5", "ernie45_moe"],
         families: &["ERNIE-4.5", "ERNIE-4.5-21B-A3B-Thinking"],
         description: "JSON object {name, arguments} inside <tool_call>...</tool_call>; <response> wrappers dropped",
-        markers: &[
-            Marker::special(Role::CallStart, "<tool_call>"),
-            Marker::special(Role::CallEnd, "</tool_call>"),
+        extra_markers: &[
             Marker::special(Role::AnswerStart, "<response>"),
             Marker::special(Role::AnswerEnd, "</response>"),
-            Marker::special(Role::ReasoningStart, "<think>"),
-            Marker::special(Role::ReasoningEnd, "</think>"),
         ],
+        implied: Implied::all(Tokens::Special),
         triggers: &[
             Trigger::marker("<tool_call>"),
             Trigger::marker("<response>"),

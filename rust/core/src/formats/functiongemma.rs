@@ -30,7 +30,7 @@ pub static SPEC: Format = Format {
         aliases: &["function_gemma", "function-gemma"],
         families: &["FunctionGemma", "functiongemma-270m-it"],
         description: "<start_function_call>call:NAME{key:value,...}<end_function_call> with <escape>-delimited strings and bare keys, one block per call",
-        markers: &[
+        extra_markers: &[
             Marker::special(Role::CallStart, "<start_function_call>"),
             Marker::special(Role::CallEnd, "<end_function_call>"),
             Marker::special(Role::StringDelimiter, "<escape>"),

@@ -13,7 +13,9 @@ use crate::json::escape_into;
 use crate::message::IssueKind;
 use crate::region::{MarkerTable, Progress, RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::spec::{
+    ArgSyntax, CallTemplate, Implied, Layout, Marker, Role, Syntax, Tokens, Trigger,
+};
 use crate::text;
 
 const CALL_START: &str = "<|tool_call>";
@@ -27,14 +29,13 @@ pub static SPEC: Format = Format {
         aliases: &["gemma_4"],
         families: &["Gemma 4"],
         description: "<|tool_call>call:NAME{key:value,...}<tool_call|> with <|\"|>-delimited strings and bare keys, one block per call",
-        markers: &[
+        extra_markers: &[
             Marker::special(Role::CallStart, CALL_START),
             Marker::special(Role::CallEnd, CALL_END),
             Marker::special(Role::StringDelimiter, QUOTE),
-            Marker::special(Role::ReasoningStart, "<|channel>"),
-            Marker::special(Role::ReasoningEnd, "<channel|>"),
             Marker::plain(Role::ReasoningLabel, "thought\n"),
         ],
+        implied: Implied::NONE.with_reasoning(Tokens::Special),
         triggers: &[
             Trigger::marker(CALL_START),
             Trigger::marker(CALL_END),

@@ -37,7 +37,7 @@ pub static SPEC: Format = Format {
         description:
             "CONTENT<|message_sep|>function call<|role_sep|>{\"name\": ..., \"arguments\": {...}} \
                       (GigaChat 3.1: <|function_call|>{...})",
-        markers: &[
+        extra_markers: &[
             Marker::special(Role::MessageEnd, MESSAGE_SEP),
             Marker::special(Role::RoleSeparator, ROLE_SEP),
             Marker::special(Role::CallStart, FUNCTION_CALL),

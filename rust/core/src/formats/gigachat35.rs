@@ -21,7 +21,8 @@ use super::xml_invoke::{InvokeRegion, InvokeRegionSpec};
 use super::Format;
 use crate::render::RenderCall;
 use crate::spec::{
-    ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger, THINK,
+    ArgSyntax, CallTemplate, Implied, Layout, Marker, ParamTags, Role, Syntax, Tokens, Trigger,
+    THINK,
 };
 
 const GCML: &str = "｜GCML｜";
@@ -39,17 +40,8 @@ pub static SPEC: Format = Format {
         families: &["GigaChat 3.5"],
         description: "GCML: <｜GCML｜tool_calls> with <｜GCML｜invoke name=...> calls and \
                       <｜GCML｜parameter name=... string=...> values",
-        markers: &[
-            Marker::special(Role::Namespace, GCML),
-            Marker::plain(Role::SectionStart, "<｜GCML｜tool_calls>"),
-            Marker::plain(Role::SectionEnd, "</｜GCML｜tool_calls>"),
-            Marker::plain(Role::CallStart, "<｜GCML｜invoke"),
-            Marker::plain(Role::CallEnd, "</｜GCML｜invoke>"),
-            Marker::plain(Role::ParamStart, "<｜GCML｜parameter"),
-            Marker::plain(Role::ParamEnd, "</｜GCML｜parameter>"),
-            Marker::special(Role::ReasoningStart, "<think>"),
-            Marker::special(Role::ReasoningEnd, "</think>"),
-        ],
+        extra_markers: &[Marker::special(Role::Namespace, GCML)],
+        implied: Implied::all(Tokens::Plain).with_reasoning(Tokens::Special),
         triggers: &[Trigger::marker("<｜GCML｜tool_calls>")],
         reasoning: Some(THINK),
         template: Some(CallTemplate::new(

@@ -25,32 +25,19 @@ use super::Format;
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Marker, ParamTags, Role, Syntax, Trigger, THINK};
+use crate::spec::{
+    ArgSyntax, CallTemplate, Implied, ParamTags, Role, Syntax, Tokens, Trigger, THINK,
+};
 use crate::text::{self, is_partial_of_any, starts_with_any, Scan};
 use crate::tools::ToolSet;
 use crate::xml_value::template_text;
 
 const CALL_START: &str = "<tool_call>";
-const CALL_END: &str = "</tool_call>";
-const KEY_START: &str = "<arg_key>";
-const KEY_END: &str = "</arg_key>";
-const VALUE_START: &str = "<arg_value>";
 const VALUE_END: &str = "</arg_value>";
 
 /// `<arg_key>K</arg_key>` and `<arg_value>V</arg_value>`, whitespace allowed between them.
 /// Hunyuan HY3 and IQuest write the same tags.
 pub const PARAMS: ParamTags = ParamTags::new("<arg_key>{key}</arg_key>{ws}<arg_value>", VALUE_END);
-
-const MARKERS: &[Marker] = &[
-    Marker::special(Role::CallStart, CALL_START),
-    Marker::special(Role::CallEnd, CALL_END),
-    Marker::special(Role::KeyStart, KEY_START),
-    Marker::special(Role::KeyEnd, KEY_END),
-    Marker::special(Role::ValueStart, VALUE_START),
-    Marker::special(Role::ValueEnd, VALUE_END),
-    Marker::special(Role::ReasoningStart, "<think>"),
-    Marker::special(Role::ReasoningEnd, "</think>"),
-];
 
 pub static GLM45: Format = Format {
     syntax: Syntax {
@@ -58,7 +45,7 @@ pub static GLM45: Format = Format {
         aliases: &["glm4_moe", "glm4.5", "glm4.6"],
         families: &["GLM-4.5", "GLM-4.5-Air", "GLM-4.5V", "GLM-4.6", "Ling 3", "Spark 2.5"],
         description: "<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>\\n</tool_call>, values typed by the tool schema",
-        markers: MARKERS,
+        implied: Implied::all(Tokens::Special),
         triggers: &[Trigger::marker(CALL_START)],
         reasoning: Some(THINK),
         stops: &["<|user|>", "<|observation|>", "<|endoftext|>"],
@@ -79,7 +66,7 @@ pub static GLM47: Format = Format {
         aliases: &["glm5", "glm4.7", "glm53_flash", "glm5.3"],
         families: &["GLM-4.7", "GLM-4.7-Flash", "GLM-5", "GLM-5.1", "GLM-5.3", "GLM-5.3-Flash"],
         description: "<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>, values typed by the tool schema",
-        markers: MARKERS,
+        implied: Implied::all(Tokens::Special),
         triggers: &[Trigger::marker(CALL_START)],
         reasoning: Some(THINK),
         stops: &["<|user|>", "<|observation|>", "<|endoftext|>"],
@@ -237,6 +224,14 @@ impl Lits {
 }
 
 impl GlmRegion {
+    /// The whitespace that starts `rest` (at `i` in this feed; a run split across feeds counts
+    /// once), and whether a lone `\` follows it (perhaps the start of a literal `\n`).
+    fn space_at(&mut self, i: usize, rest: &str) -> (usize, bool) {
+        let at = self.call.offset + i;
+        let ws = self.call.held_ws.skip_by(at, rest, |r| skip_space(r).0);
+        (ws, &rest[ws..] == "\\")
+    }
+
     /// A call is over (`consumed` bytes in): the region ends, or inside a section the next call
     /// or the section's end follows.
     fn after_call(&mut self, consumed: usize) -> Option<Progress> {
@@ -386,11 +381,7 @@ impl GlmRegion {
                 }
                 State::AfterName => {
                     // The name is complete only when a marker follows it.
-                    let ws = self
-                        .call
-                        .held_ws
-                        .skip_by(self.call.offset + i, rest, |r| skip_space(r).0);
-                    let partial = &rest[ws..] == "\\";
+                    let (ws, partial) = self.space_at(i, rest);
                     let after = &rest[ws..];
                     let sep = l.name_sep.as_deref().unwrap_or_default();
                     let lits = l.body_tags();
@@ -505,11 +496,7 @@ impl GlmRegion {
                     };
                 }
                 State::AfterKey => {
-                    let ws = self
-                        .call
-                        .held_ws
-                        .skip_by(self.call.offset + i, rest, |r| skip_space(r).0);
-                    let partial = &rest[ws..] == "\\";
+                    let (ws, partial) = self.space_at(i, rest);
                     let after = &rest[ws..];
                     let value_start = l.value_start.as_str();
                     if after.starts_with(value_start) {

@@ -9,7 +9,7 @@ use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
 use super::Format;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::{self};
-use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger, THINK};
+use crate::spec::{CallTemplate, Implied, Layout, Marker, Role, Syntax, Tokens, Trigger, THINK};
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
@@ -24,13 +24,12 @@ pub static SPEC: Format = Format {
         families: &["Granite 3.0", "Granite 3.1", "Granite 3.2", "Granite 3.3"],
         description:
             "<|tool_call|> (or plain <tool_call>) then a JSON call array, no closing marker",
-        markers: &[
+        extra_markers: &[
             Marker::special(Role::CallStart, "<|tool_call|>"),
             Marker::plain(Role::CallStart, "<tool_call>"),
             Marker::plain(Role::CallEnd, "</tool_call>"),
-            Marker::plain(Role::ReasoningStart, "<think>"),
-            Marker::plain(Role::ReasoningEnd, "</think>"),
         ],
+        implied: Implied::NONE.with_reasoning(Tokens::Plain),
         triggers: &[
             Trigger::marker("<|tool_call|>"),
             Trigger::marker("<tool_call>"),

@@ -15,7 +15,7 @@ use super::json_calls;
 use super::xml_invoke::python_json;
 use super::Format;
 use crate::render::{self, RenderCall};
-use crate::spec::{CallTemplate, Marker, Role, Syntax, Trigger};
+use crate::spec::{CallTemplate, Implied, Syntax, Tokens, Trigger};
 
 const START: &str = "<function_call>";
 
@@ -26,7 +26,7 @@ pub static SPEC: Format = Format {
         families: &["granite-20b-functioncalling"],
         description:
             "<function_call> {\"name\": ..., \"arguments\": {...}} per call, newline-separated",
-        markers: &[Marker::plain(Role::CallStart, START)],
+        implied: Implied::all(Tokens::Plain),
         triggers: &[Trigger::marker(START)],
         template: Some(CallTemplate::new(
             "<function_call> {\"name\": \"{name}\", \"arguments\": ",

@@ -64,7 +64,7 @@ pub static SPEC: Format = Format {
         description:
             "Harmony messages: <|channel|>analysis is reasoning, final/commentary is content, \
                   a message with to=functions.NAME is a call with a JSON body ending <|call|>",
-        markers: &[
+        extra_markers: &[
             Marker::special(Role::MessageStart, START),
             Marker::special(Role::Channel, CHANNEL),
             Marker::special(Role::HeaderEnd, MESSAGE),

@@ -5,7 +5,7 @@
 use super::json_calls;
 use super::Format;
 use crate::render::{self};
-use crate::spec::{CallTemplate, Marker, Role, Syntax, Trigger, THINK};
+use crate::spec::{CallTemplate, Implied, Syntax, Tokens, Trigger, THINK};
 
 const TEMPLATE: CallTemplate = CallTemplate::new(
     "<tool_call>\n{\"name\": \"{name}\", \"arguments\": ",
@@ -27,12 +27,7 @@ pub static SPEC: Format = Format {
         ],
         description:
             "JSON object {name, arguments} inside <tool_call>...</tool_call>, one block per call",
-        markers: &[
-            Marker::special(Role::CallStart, "<tool_call>"),
-            Marker::special(Role::CallEnd, "</tool_call>"),
-            Marker::special(Role::ReasoningStart, "<think>"),
-            Marker::special(Role::ReasoningEnd, "</think>"),
-        ],
+        implied: Implied::all(Tokens::Special),
         triggers: &[Trigger::marker("<tool_call>")],
         reasoning: Some(THINK),
         stops: &["<|im_end|>", "<|endoftext|>"],

@@ -19,7 +19,8 @@ use super::glm;
 use super::Format;
 use crate::render::RenderCall;
 use crate::spec::{
-    ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger, THINK,
+    ArgSyntax, CallTemplate, Implied, Layout, Marker, ParamTags, Role, Syntax, Tokens, Trigger,
+    THINK,
 };
 
 pub static HUNYUAN: Format = Format {
@@ -30,19 +31,8 @@ pub static HUNYUAN: Format = Format {
         description:
             "<tool_calls><tool_call>NAME<tool_sep><arg_key>K</arg_key><arg_value>V</arg_value>\
                   </tool_call></tool_calls>, values typed by the tool schema",
-        markers: &[
-            Marker::special(Role::SectionStart, "<tool_calls>"),
-            Marker::special(Role::SectionEnd, "</tool_calls>"),
-            Marker::special(Role::CallStart, "<tool_call>"),
-            Marker::special(Role::CallEnd, "</tool_call>"),
-            Marker::special(Role::NameEnd, "<tool_sep>"),
-            Marker::special(Role::KeyStart, "<arg_key>"),
-            Marker::special(Role::KeyEnd, "</arg_key>"),
-            Marker::special(Role::ValueStart, "<arg_value>"),
-            Marker::special(Role::ValueEnd, "</arg_value>"),
-            Marker::special(Role::ReasoningStart, "<think>"),
-            Marker::special(Role::ReasoningEnd, "</think>"),
-        ],
+        extra_markers: &[Marker::special(Role::NameEnd, "<tool_sep>")],
+        implied: Implied::all(Tokens::Special),
         triggers: &[
             Trigger::marker("<tool_calls>"),
             Trigger::marker("<tool_call>"),
@@ -69,18 +59,9 @@ pub static HY_V4: Format = Format {
         description: "<tool_calls:opensource><tool_call:opensource>NAME<arg_key:opensource>K</arg_key:opensource>\
                       <arg_value:opensource>V</arg_value:opensource></tool_call:opensource></tool_calls:opensource>, \
                       values typed by the tool schema",
-        markers: &[
-            Marker::special(Role::SectionStart, "<tool_calls:opensource>"),
-            Marker::special(Role::SectionEnd, "</tool_calls:opensource>"),
-            Marker::special(Role::CallStart, "<tool_call:opensource>"),
-            Marker::special(Role::CallEnd, "</tool_call:opensource>"),
-            Marker::special(Role::KeyStart, "<arg_key:opensource>"),
-            Marker::special(Role::KeyEnd, "</arg_key:opensource>"),
-            Marker::special(Role::ValueStart, "<arg_value:opensource>"),
-            Marker::special(Role::ValueEnd, "</arg_value:opensource>"),
-            Marker::special(Role::ReasoningStart, "<think:opensource>"),
-            Marker::special(Role::ReasoningEnd, "</think:opensource>"),
+        extra_markers: &[
         ],
+        implied: Implied::all(Tokens::Special),
         triggers: &[
             Trigger::marker("<tool_calls:opensource>"),
             Trigger::marker("<tool_call:opensource>"),

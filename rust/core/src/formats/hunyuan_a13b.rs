@@ -10,7 +10,7 @@ use super::json_calls;
 use super::markup;
 use super::Format;
 use crate::render::{self};
-use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger, THINK};
+use crate::spec::{CallTemplate, Implied, Layout, Marker, Role, Syntax, Tokens, Trigger, THINK};
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
@@ -19,14 +19,13 @@ pub static SPEC: Format = Format {
         families: &["Hunyuan-A13B-Instruct"],
         description: "JSON array of {name, arguments} inside <tool_calls>...</tool_calls>; \
                   <answer> wrappers dropped",
-        markers: &[
+        extra_markers: &[
             Marker::plain(Role::SectionStart, "<tool_calls>"),
             Marker::plain(Role::SectionEnd, "</tool_calls>"),
             Marker::plain(Role::AnswerStart, "<answer>"),
             Marker::plain(Role::AnswerEnd, "</answer>"),
-            Marker::plain(Role::ReasoningStart, "<think>"),
-            Marker::plain(Role::ReasoningEnd, "</think>"),
         ],
+        implied: Implied::NONE.with_reasoning(Tokens::Plain),
         triggers: &[
             Trigger::marker("<tool_calls>"),
             Trigger::marker("<answer>"),

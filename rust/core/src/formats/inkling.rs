@@ -24,7 +24,7 @@ use super::Format;
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink, Status};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, Marker, Role, Syntax, Trigger};
+use crate::spec::{CallTemplate, Implied, Marker, Role, Syntax, Tokens, Trigger};
 use crate::text::{self, Scan};
 
 const MESSAGE_MODEL: &str = "<|message_model|>";
@@ -62,17 +62,16 @@ pub static SPEC: Format = Format {
         families: &["Inkling"],
         description: "Typed TML blocks: <|message_model|>NAME<|content_invoke_tool_json|>\
                       {\"name\":...,\"args\":{...}}<|end_message|>; <|content_thinking|> is reasoning",
-        markers: &[
+        extra_markers: &[
             Marker::special(Role::MessageStart, MESSAGE_MODEL),
             Marker::special(Role::ResponseStart, CONTENT_TEXT),
-            Marker::special(Role::ReasoningStart, CONTENT_THINKING),
-            Marker::special(Role::ReasoningEnd, END_MESSAGE),
             Marker::special(Role::CallStart, INVOKE_JSON),
             Marker::special(Role::CallStart, INVOKE_TEXT),
             Marker::special(Role::CallEnd, END_MESSAGE),
             Marker::special(Role::ResponseEnd, END_MESSAGE),
             Marker::special(Role::EndOfSequence, END_SAMPLING),
         ],
+        implied: Implied::NONE.with_reasoning(Tokens::Special),
         triggers: &[
             Trigger::marker(TRIGGERS[0]),
             Trigger::marker(TRIGGERS[1]),

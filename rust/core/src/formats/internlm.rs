@@ -19,7 +19,7 @@ pub static SPEC: Format = Format {
         families: &["InternLM2", "InternLM2.5", "Intern-S1"],
         description:
             "<|action_start|><|plugin|> then a JSON object {name, parameters}, closed by <|action_end|>",
-        markers: &[
+        extra_markers: &[
             Marker::special(Role::CallStart, ACTION_START),
             Marker::special(Role::CallKind, PLUGIN),
             Marker::special(Role::CallEnd, ACTION_END),

@@ -13,7 +13,7 @@
 use super::glm;
 use super::Format;
 use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Marker, Role, Syntax, Trigger, THINK};
+use crate::spec::{ArgSyntax, CallTemplate, Implied, Syntax, Tokens, Trigger, THINK};
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
@@ -23,16 +23,7 @@ pub static SPEC: Format = Format {
         description:
             "<iquest_tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></iquest_tool_call>, \
                       values typed by the tool schema",
-        markers: &[
-            Marker::special(Role::CallStart, "<iquest_tool_call>"),
-            Marker::special(Role::CallEnd, "</iquest_tool_call>"),
-            Marker::special(Role::KeyStart, "<arg_key>"),
-            Marker::special(Role::KeyEnd, "</arg_key>"),
-            Marker::special(Role::ValueStart, "<arg_value>"),
-            Marker::special(Role::ValueEnd, "</arg_value>"),
-            Marker::special(Role::ReasoningStart, "<think>"),
-            Marker::special(Role::ReasoningEnd, "</think>"),
-        ],
+        implied: Implied::all(Tokens::Special),
         triggers: &[Trigger::marker("<iquest_tool_call>")],
         reasoning: Some(THINK),
         stops: &["<|iquest_end|>"],

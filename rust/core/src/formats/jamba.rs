@@ -13,7 +13,7 @@ pub static SPEC: Format = Format {
         aliases: &["jamba1.5", "jamba1.6", "jamba1.7"],
         families: &["AI21 Jamba 1.5", "AI21 Jamba 1.6", "AI21 Jamba 1.7"],
         description: "JSON call array inside <tool_calls>...</tool_calls>",
-        markers: &[
+        extra_markers: &[
             Marker::special(Role::CallStart, "<tool_calls>"),
             Marker::special(Role::CallEnd, "</tool_calls>"),
         ],

@@ -783,8 +783,7 @@ pub fn stripped_opener(syntax: &Syntax) -> Option<&'static str> {
     }
     let first = syntax.triggers.first()?.text;
     syntax
-        .markers
-        .iter()
+        .markers()
         .any(|m| m.text == first && m.special_token)
         .then_some(first)
 }

@@ -22,10 +22,9 @@
 use super::glm;
 use super::Format;
 use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Implied, Layout, ParamTags, Syntax, Tokens, Trigger};
 
 const GROUP_OPEN: &str = "<ifm|tool_calls>";
-const GROUP_CLOSE: &str = "</ifm|tool_calls>";
 const CALL_OPEN: &str = "<ifm|tool_call>";
 
 pub static SPEC: Format = Format {
@@ -36,18 +35,8 @@ pub static SPEC: Format = Format {
         description: "<ifm|tool_calls><ifm|tool_call>NAME<ifm|arg_key>K</ifm|arg_key>\
                       <ifm|arg_value>V</ifm|arg_value></ifm|tool_call></ifm|tool_calls>, values \
                       typed by the tool schema",
-        markers: &[
-            Marker::plain(Role::SectionStart, GROUP_OPEN),
-            Marker::plain(Role::SectionEnd, GROUP_CLOSE),
-            Marker::plain(Role::CallStart, CALL_OPEN),
-            Marker::plain(Role::CallEnd, "</ifm|tool_call>"),
-            Marker::plain(Role::KeyStart, "<ifm|arg_key>"),
-            Marker::plain(Role::KeyEnd, "</ifm|arg_key>"),
-            Marker::plain(Role::ValueStart, "<ifm|arg_value>"),
-            Marker::plain(Role::ValueEnd, "</ifm|arg_value>"),
-            Marker::plain(Role::ReasoningStart, "<ifm|think>"),
-            Marker::plain(Role::ReasoningEnd, "</ifm|think>"),
-        ],
+        extra_markers: &[],
+        implied: Implied::all(Tokens::Plain),
         triggers: &[Trigger::marker(GROUP_OPEN), Trigger::marker(CALL_OPEN)],
         reasoning: Some(("<ifm|think>", "</ifm|think>")),
         template: Some(CallTemplate::new(

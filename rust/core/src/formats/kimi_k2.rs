@@ -6,7 +6,7 @@
 use super::sectioned::{kimi_name, Header, SectionRegion, SectionSyntax};
 use super::Format;
 use crate::render::{self, RenderCall};
-use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger, THINK};
+use crate::spec::{CallTemplate, Implied, Layout, Marker, Role, Syntax, Tokens, Trigger, THINK};
 
 const SECTION_BEGIN: &str = "<|tool_calls_section_begin|>";
 const SECTION_END: &str = "<|tool_calls_section_end|>";
@@ -32,17 +32,14 @@ pub static SPEC: Format = Format {
         aliases: &["kimi", "kimi_k2_5"],
         families: &["Kimi-K2-Instruct", "Kimi-K2-Thinking", "Kimi K2.5"],
         description: "<|tool_calls_section_begin|>, then per call <|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{json}<|tool_call_end|>",
-        markers: &[
-            Marker::special(Role::SectionStart, SECTION_BEGIN),
-            Marker::special(Role::SectionEnd, SECTION_END),
+        extra_markers: &[
             Marker::plain(Role::SectionStart, SECTION_BEGIN_SINGULAR),
             Marker::plain(Role::SectionEnd, SECTION_END_SINGULAR),
             Marker::special(Role::CallStart, CALL_BEGIN),
             Marker::special(Role::CallEnd, CALL_END),
             Marker::special(Role::ArgsStart, ARGS_BEGIN),
-            Marker::special(Role::ReasoningStart, "<think>"),
-            Marker::special(Role::ReasoningEnd, "</think>"),
         ],
+        implied: Implied::all(Tokens::Special).with_call(Tokens::Unlisted),
         triggers: &[
             Trigger::marker(SECTION_BEGIN),
             Trigger::marker(SECTION_BEGIN_SINGULAR),

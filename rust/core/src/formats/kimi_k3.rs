@@ -30,7 +30,8 @@ use super::Format;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
 use crate::spec::{
-    type_name, ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger,
+    type_name, ArgSyntax, CallTemplate, Implied, Layout, Marker, ParamTags, Role, Syntax, Tokens,
+    Trigger,
 };
 
 const TOOLS_OPEN: &str = "<|open|>tools<|sep|>";
@@ -58,23 +59,16 @@ pub static SPEC: Format = Format {
         families: &["Kimi-K3"],
         description: "XTML: <|open|>tools<|sep|> of <|open|>call tool=... index=...<|sep|> blocks \
                       with <|open|>argument key=... type=...<|sep|> values",
-        markers: &[
+        extra_markers: &[
             Marker::special(Role::Namespace, "<|open|>"),
             Marker::special(Role::Namespace, "<|close|>"),
             Marker::special(Role::HeaderEnd, "<|sep|>"),
-            Marker::plain(Role::SectionStart, TOOLS_OPEN),
-            Marker::plain(Role::SectionEnd, TOOLS_CLOSE),
-            Marker::plain(Role::CallStart, CALL_OPEN),
-            Marker::plain(Role::CallEnd, CALL_CLOSE),
-            Marker::plain(Role::ParamStart, "<|open|>argument"),
-            Marker::plain(Role::ParamEnd, "<|close|>argument<|sep|>"),
-            Marker::plain(Role::ReasoningStart, THINK_OPEN),
-            Marker::plain(Role::ReasoningEnd, THINK_CLOSE),
             Marker::plain(Role::ResponseStart, RESPONSE_OPEN),
             Marker::plain(Role::ResponseEnd, RESPONSE_CLOSE),
             Marker::plain(Role::TurnEnd, MESSAGE_CLOSE),
             Marker::special(Role::EndOfSequence, END_OF_MSG),
         ],
+        implied: Implied::all(Tokens::Plain),
         triggers: &[
             Trigger::marker(TOOLS_OPEN),
             Trigger::marker(RESPONSE_OPEN),

@@ -16,7 +16,9 @@ use super::pythonic;
 use super::xml_invoke::python_json;
 use super::Format;
 use crate::render::{self, RenderCall};
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, Role, Syntax, Trigger, THINK};
+use crate::spec::{
+    ArgSyntax, CallTemplate, Implied, Layout, Marker, Role, Syntax, Tokens, Trigger, THINK,
+};
 use crate::xml_value::python_str;
 
 const START: &str = "<|tool_call_start|>";
@@ -30,12 +32,11 @@ pub static SPEC: Format = Format {
         aliases: &["lfm2.5", "lfm2_5", "liquid"],
         families: &["LFM2", "LFM2.5"],
         description: "<|tool_call_start|>[f(a=1, b='x'), g()]<|tool_call_end|>, Python call syntax",
-        markers: &[
+        extra_markers: &[
             Marker::special(Role::CallStart, START),
             Marker::special(Role::CallEnd, END),
-            Marker::special(Role::ReasoningStart, "<think>"),
-            Marker::special(Role::ReasoningEnd, "</think>"),
         ],
+        implied: Implied::NONE.with_reasoning(Tokens::Special),
         triggers: &[Trigger::marker(START)],
         reasoning: Some(THINK),
         stops: &["<|im_end|>"],

@@ -13,7 +13,7 @@ pub static SPEC: Format = Format {
         aliases: &["llama3.1", "llama3.2", "llama3.3", "llama3_1", "llama"],
         families: &["Llama 3.1", "Llama 3.2", "Llama 3.3"],
         description: "JSON object {name, parameters} at the start of the output or after <|python_tag|>; ';' between calls",
-        markers: &[
+        extra_markers: &[
             Marker::special(Role::CallStart, "<|python_tag|>"),
             Marker::special(Role::TurnEnd, "<|eom_id|>"),
         ],

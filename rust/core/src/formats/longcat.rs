@@ -19,7 +19,9 @@ use super::json_calls::{JsonRegion, JsonRegionSpec};
 use super::Format;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink};
 use crate::render::{self};
-use crate::spec::{ArgSyntax, CallTemplate, Marker, ParamTags, Role, Syntax, Trigger};
+use crate::spec::{
+    ArgSyntax, CallTemplate, Implied, Marker, ParamTags, Role, Syntax, Tokens, Trigger,
+};
 use crate::text;
 
 const TEMPLATE: CallTemplate = CallTemplate::new(
@@ -37,12 +39,7 @@ pub static SPEC: Format = Format {
             "JSON object {name, arguments} inside <longcat_tool_call>...</longcat_tool_call>, \
                   one block per call",
         // The tags are listed among LongCat's added tokens; not verified offline.
-        markers: &[
-            Marker::special(Role::CallStart, "<longcat_tool_call>"),
-            Marker::special(Role::CallEnd, "</longcat_tool_call>"),
-            Marker::special(Role::ReasoningStart, "<longcat_think>"),
-            Marker::special(Role::ReasoningEnd, "</longcat_think>"),
-        ],
+        implied: Implied::all(Tokens::Special),
         triggers: &[Trigger::marker("<longcat_tool_call>")],
         reasoning: Some(("<longcat_think>", "</longcat_think>")),
         stops: &["</longcat_s>"],
@@ -57,7 +54,7 @@ pub static SPEC: Format = Format {
 static XML_BODY: Syntax = Syntax {
     name: "longcat_xml",
     description: "<longcat_tool_call>NAME<longcat_arg_key>K</longcat_arg_key><longcat_arg_value>V</longcat_arg_value></longcat_tool_call>",
-    markers: &[
+    extra_markers: &[
         Marker::special(Role::CallStart, "<longcat_tool_call>"),
         Marker::special(Role::CallEnd, "</longcat_tool_call>"),
         Marker::plain(Role::KeyStart, "<longcat_arg_key>"),

@@ -20,7 +20,7 @@ use serde_json::Value;
 use super::xml_invoke::{python_json, InvokeRegion, InvokeRegionSpec};
 use super::Format;
 use crate::render::{self, RenderCall};
-use crate::spec::{ArgSyntax, CallTemplate, Marker, ParamTags, Role, Syntax, Trigger, THINK};
+use crate::spec::{ArgSyntax, CallTemplate, Implied, ParamTags, Syntax, Tokens, Trigger, THINK};
 
 const PARAMS: ParamTags = ParamTags::new("<param name=\"{key}\">", "</param>");
 
@@ -32,14 +32,7 @@ pub static SPEC: Format = Format {
         description:
             "<function name=NAME><param name=K>V</param></function> per call, no wrapper; \
                       values in CDATA when they hold <, & or newlines, typed by the tool schema",
-        markers: &[
-            Marker::special(Role::CallStart, "<function"),
-            Marker::special(Role::CallEnd, "</function>"),
-            Marker::special(Role::ParamStart, "<param"),
-            Marker::special(Role::ParamEnd, "</param>"),
-            Marker::plain(Role::ReasoningStart, "<think>"),
-            Marker::plain(Role::ReasoningEnd, "</think>"),
-        ],
+        implied: Implied::all(Tokens::Special).with_reasoning(Tokens::Plain),
         triggers: &[Trigger::marker("<function")],
         reasoning: Some(THINK),
         template: Some(CallTemplate::new(

@@ -20,7 +20,8 @@ use super::xml_invoke::{python_json, write_params, InvokeRegion, InvokeRegionSpe
 use super::Format;
 use crate::render::{self, RenderCall};
 use crate::spec::{
-    ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger, THINK,
+    ArgSyntax, CallTemplate, Implied, Layout, Marker, ParamTags, Role, Syntax, Tokens, Trigger,
+    THINK,
 };
 
 /// `<parameter name="K">V</parameter>`, typed by the tool's schema; dots.llm1 writes the same.
@@ -34,17 +35,10 @@ pub static SPEC: Format = Format {
         description:
             "<minimax:tool_call> block of <invoke name=...> calls with <parameter name=...> \
                   values typed by the tool's schema",
-        markers: &[
-            Marker::special(Role::SectionStart, "<minimax:tool_call>"),
-            Marker::special(Role::SectionEnd, "</minimax:tool_call>"),
-            Marker::plain(Role::CallStart, "<invoke"),
-            Marker::plain(Role::CallEnd, "</invoke>"),
-            Marker::plain(Role::ParamStart, "<parameter"),
-            Marker::plain(Role::ParamEnd, "</parameter>"),
-            Marker::special(Role::ReasoningStart, "<think>"),
-            Marker::special(Role::ReasoningEnd, "</think>"),
-            Marker::plain(Role::ReasoningExit, "<minimax:tool_call>"),
-        ],
+        extra_markers: &[Marker::plain(Role::ReasoningExit, "<minimax:tool_call>")],
+        implied: Implied::all(Tokens::Special)
+            .with_call(Tokens::Plain)
+            .with_params(Tokens::Plain),
         triggers: &[Trigger::marker("<minimax:tool_call>")],
         reasoning: Some(THINK),
         stops: &["[e~["],

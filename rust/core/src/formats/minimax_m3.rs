@@ -36,7 +36,9 @@ use crate::json;
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger};
+use crate::spec::{
+    ArgSyntax, CallTemplate, Implied, Layout, Marker, ParamTags, Role, Syntax, Tokens, Trigger,
+};
 use crate::text;
 use crate::tools::ToolSet;
 use crate::xml_value::{self, TypeSet};
@@ -55,16 +57,13 @@ pub static SPEC: Format = Format {
             "]<]minimax[>[ before every tag: a <tool_call> block of <invoke name=...> calls \
                   whose parameters are tags named after them (nested tags are objects, <item> \
                   array elements), typed by the tool's schema",
-        markers: &[
+        extra_markers: &[
             Marker::special(Role::Namespace, "]<]minimax[>["),
-            Marker::plain(Role::SectionStart, "]<]minimax[>[<tool_call>"),
-            Marker::plain(Role::SectionEnd, "]<]minimax[>[</tool_call>"),
-            Marker::plain(Role::CallStart, "]<]minimax[>[<invoke"),
-            Marker::plain(Role::CallEnd, "]<]minimax[>[</invoke>"),
-            Marker::special(Role::ReasoningStart, "<mm:think>"),
-            Marker::special(Role::ReasoningEnd, "</mm:think>"),
             Marker::plain(Role::ReasoningExit, "]<]minimax[>["),
         ],
+        implied: Implied::all(Tokens::Plain)
+            .with_params(Tokens::Unlisted)
+            .with_reasoning(Tokens::Special),
         triggers: &[Trigger::marker("]<]minimax[>[")],
         reasoning: Some(("<mm:think>", "</mm:think>")),
         stops: &["[e~["],

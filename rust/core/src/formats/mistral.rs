@@ -9,7 +9,7 @@ use crate::json::{ScanResult, ValueScanner};
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink, Status};
 use crate::render::RenderCall;
-use crate::spec::{CallTemplate, Marker, Role, Syntax, Trigger};
+use crate::spec::{CallTemplate, Implied, Marker, Role, Syntax, Tokens, Trigger};
 use crate::text;
 
 pub static SPEC: Format = Format {
@@ -27,14 +27,12 @@ pub static SPEC: Format = Format {
         ],
         description:
             "[TOOL_CALLS] then a JSON call array (pre-v11) or NAME[ARGS]{...} per call (v11+)",
-        markers: &[
-            Marker::special(Role::CallStart, "[TOOL_CALLS]"),
+        extra_markers: &[
             Marker::special(Role::ArgsStart, "[ARGS]"),
             Marker::special(Role::CallId, "[CALL_ID]"),
             Marker::plain(Role::CallEnd, "[/TOOL_CALLS]"),
-            Marker::special(Role::ReasoningStart, "[THINK]"),
-            Marker::special(Role::ReasoningEnd, "[/THINK]"),
         ],
+        implied: Implied::all(Tokens::Special),
         triggers: &[Trigger::marker("[TOOL_CALLS]"), Trigger::at_start("[")],
         reasoning: Some(("[THINK]", "[/THINK]")),
         stops: &["</s>"],

@@ -156,7 +156,7 @@ pub fn names() -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::{Role, Typing};
+    use crate::spec::{Implied, Marker, Role, Syntax, Tokens, Typing};
 
     /// The parameter markers a syntax lists (for the grammar's exclusions and the engine's special
     /// tokens) are the texts its `ParamTags` give the parser, renderer and grammar.
@@ -179,7 +179,7 @@ mod tests {
                 (Role::ValueEnd, vec![params.close]),
             ];
             for (role, texts) in expect {
-                for marker in syntax.markers.iter().filter(|m| m.role == role) {
+                for marker in syntax.markers().filter(|m| m.role == role) {
                     assert!(
                         texts.contains(&marker.text),
                         "{}: {role:?} {marker:?}",
@@ -198,5 +198,51 @@ mod tests {
         }
         // the fifteen XML-parameter formats of this writing, and any added since
         assert!(xml >= 15, "{xml}");
+    }
+
+    /// One of `Implied`'s `with_*` setters.
+    type WithGroup = fn(Implied, Tokens) -> Implied;
+
+    /// A format lists in `extra_markers` only what no field implies: no marker twice, and no
+    /// group of markers that `implied` would give (a format writes each tag once).
+    #[test]
+    fn extra_markers_restate_nothing_implied() {
+        let mut problems = Vec::new();
+        for format in REGISTRY {
+            let syntax = &format.syntax;
+            let all: Vec<Marker> = syntax.markers().collect();
+            for (i, m) in all.iter().enumerate() {
+                if all[..i].contains(m) {
+                    problems.push(format!("{}: {m:?} twice", syntax.name));
+                }
+            }
+            let groups: [(&str, WithGroup); 4] = [
+                ("section", Implied::with_section),
+                ("call", Implied::with_call),
+                ("params", Implied::with_params),
+                ("reasoning", Implied::with_reasoning),
+            ];
+            for (group, with) in groups {
+                for tokens in [Tokens::Plain, Tokens::Special] {
+                    let alone = Syntax {
+                        extra_markers: &[],
+                        implied: with(Implied::NONE, tokens),
+                        ..*syntax
+                    };
+                    let group_markers: Vec<Marker> = alone.markers().collect();
+                    let restated = !group_markers.is_empty()
+                        && group_markers
+                            .iter()
+                            .all(|m| syntax.extra_markers.contains(m));
+                    if restated {
+                        problems.push(format!(
+                            "{}: `implied` can give the {group} markers",
+                            syntax.name
+                        ));
+                    }
+                }
+            }
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
     }
 }

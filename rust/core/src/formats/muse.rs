@@ -28,7 +28,9 @@ use super::xml_invoke::{write_params, InvokeRegion, InvokeRegionSpec};
 use super::Format;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink, Status};
 use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger};
+use crate::spec::{
+    ArgSyntax, CallTemplate, Implied, Layout, Marker, ParamTags, Role, Syntax, Tokens, Trigger,
+};
 use crate::text;
 
 const START: &str = "<|start|>";
@@ -53,7 +55,7 @@ pub static SPEC: Format = Format {
         families: &["Muse Glimmer", "Muse Spark"],
         description: "Messages to=RECIPIENT<|message|>...<|eom|>: to=self is reasoning, to=user \
                       content, to=TOOL an <atem:function_calls> block of <atem:invoke> calls",
-        markers: &[
+        extra_markers: &[
             Marker::special(Role::MessageStart, START),
             Marker::special(Role::HeaderEnd, MESSAGE),
             Marker::special(Role::MessageEnd, EOM),
@@ -62,9 +64,8 @@ pub static SPEC: Format = Format {
             Marker::plain(Role::SectionEnd, CALLS_CLOSE),
             Marker::plain(Role::CallStart, "<atem:invoke"),
             Marker::plain(Role::CallEnd, "</atem:invoke>"),
-            Marker::plain(Role::ParamStart, "<atem:parameter"),
-            Marker::plain(Role::ParamEnd, "</atem:parameter>"),
         ],
+        implied: Implied::NONE.with_params(Tokens::Plain),
         triggers: &[
             Trigger::marker(START),
             Trigger::at_start(FIRST_HEADER),

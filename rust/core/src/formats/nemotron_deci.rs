@@ -7,7 +7,7 @@
 use super::json_calls;
 use super::Format;
 use crate::render::{self, RenderCall};
-use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger, THINK};
+use crate::spec::{CallTemplate, Implied, Layout, Marker, Role, Syntax, Tokens, Trigger, THINK};
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
@@ -19,12 +19,11 @@ pub static SPEC: Format = Format {
             "Nemotron Nano v2",
         ],
         description: "JSON call array inside <TOOLCALL>...</TOOLCALL>; arguments an object or a JSON-encoded string",
-        markers: &[
+        extra_markers: &[
             Marker::plain(Role::CallStart, "<TOOLCALL>"),
             Marker::plain(Role::CallEnd, "</TOOLCALL>"),
-            Marker::plain(Role::ReasoningStart, "<think>"),
-            Marker::plain(Role::ReasoningEnd, "</think>"),
         ],
+        implied: Implied::NONE.with_reasoning(Tokens::Plain),
         triggers: &[Trigger::marker("<TOOLCALL>")],
         reasoning: Some(THINK),
         stops: &["<|eot_id|>", "<|end_of_text|>"],

@@ -14,7 +14,7 @@ pub static SPEC: Format = Format {
         aliases: &["phi-4", "phi4_mini"],
         families: &["Phi-4-mini-instruct"],
         description: "functools[{name, arguments}, ...]: a JSON call array after the functools marker, no closing marker",
-        markers: &[Marker::plain(Role::CallStart, "functools")],
+        extra_markers: &[Marker::plain(Role::CallStart, "functools")],
         triggers: &[Trigger::soft("functools")],
         template: Some(CallTemplate::JSON_OBJECT),
         layout: Layout::section("functools[", "]"),

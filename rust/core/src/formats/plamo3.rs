@@ -20,7 +20,7 @@
 use super::sectioned::{Header, SectionRegion, SectionSyntax};
 use super::Format;
 use crate::render::{self, RenderCall};
-use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger};
+use crate::spec::{CallTemplate, Implied, Layout, Marker, Role, Syntax, Tokens, Trigger};
 
 const SECTION_BEGIN: &str = "<|plamo:begin_tool_requests:plamo|>";
 const SECTION_END: &str = "<|plamo:end_tool_requests:plamo|>";
@@ -49,18 +49,13 @@ pub static SPEC: Format = Format {
         families: &["PLaMo 3"],
         description: "<|plamo:begin_tool_requests:plamo|>, then per call a tool request with \
                       <|plamo:begin_tool_name:plamo|>NAME and JSON arguments",
-        markers: &[
-            Marker::plain(Role::SectionStart, SECTION_BEGIN),
-            Marker::plain(Role::SectionEnd, SECTION_END),
-            Marker::plain(Role::CallStart, CALL_BEGIN),
+        extra_markers: &[
             Marker::plain(Role::ArgsStart, ARGS_BEGIN),
             Marker::plain(Role::Constrain, ARGS_PREAMBLE[0]),
             Marker::plain(Role::HeaderEnd, ARGS_PREAMBLE[1]),
-            Marker::plain(Role::CallEnd, CALL_END),
-            Marker::plain(Role::ReasoningStart, "<|plamo:begin_think:plamo|>"),
-            Marker::plain(Role::ReasoningEnd, "<|plamo:end_think:plamo|>"),
             Marker::special(Role::TurnEnd, "<|plamo:tag|>"),
         ],
+        implied: Implied::all(Tokens::Plain),
         triggers: &[
             Trigger::marker(SECTION_BEGIN),
             Trigger::marker(CALL_BEGIN),

@@ -18,7 +18,7 @@
 use super::glm;
 use super::Format;
 use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Marker, Role, Syntax, Trigger, THINK};
+use crate::spec::{ArgSyntax, CallTemplate, Implied, Syntax, Tokens, Trigger, THINK};
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
@@ -28,16 +28,7 @@ pub static SPEC: Format = Format {
         description:
             "<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>\\n</tool_call> \
                       (argument tags as text), values typed by the tool schema",
-        markers: &[
-            Marker::special(Role::CallStart, "<tool_call>"),
-            Marker::special(Role::CallEnd, "</tool_call>"),
-            Marker::plain(Role::KeyStart, "<arg_key>"),
-            Marker::plain(Role::KeyEnd, "</arg_key>"),
-            Marker::plain(Role::ValueStart, "<arg_value>"),
-            Marker::plain(Role::ValueEnd, "</arg_value>"),
-            Marker::special(Role::ReasoningStart, "<think>"),
-            Marker::special(Role::ReasoningEnd, "</think>"),
-        ],
+        implied: Implied::all(Tokens::Special).with_params(Tokens::Plain),
         triggers: &[Trigger::marker("<tool_call>")],
         reasoning: Some(THINK),
         template: Some(CallTemplate::new("<tool_call>{name}", "</tool_call>", "\n")),

@@ -45,7 +45,7 @@ pub static SPEC: Format = Format {
             "Gemma 3 (pythonic template)",
         ],
         description: "a Python list of calls [f(a=1, b='x'), g()], optionally inside <|python_start|>...<|python_end|>; Olmo 3: one call per line inside <function_calls>...</function_calls>",
-        markers: &[
+        extra_markers: &[
             Marker::special(Role::CallStart, PY_START),
             Marker::special(Role::CallEnd, PY_END),
             Marker::plain(Role::SectionStart, FN_START),

@@ -39,7 +39,9 @@ use super::Format;
 use crate::message::IssueKind;
 use crate::region::{Progress, RegionCtx, RegionParser, Sink};
 use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Marker, ParamTags, Role, Syntax, Trigger, THINK};
+use crate::spec::{
+    ArgSyntax, CallTemplate, Implied, Marker, ParamTags, Role, Syntax, Tokens, Trigger, THINK,
+};
 use crate::text::{self, is_partial_of_any, starts_with_any};
 use crate::tools::ToolSet;
 use crate::xml_value::template_text;
@@ -54,7 +56,6 @@ const CALL_START: &str = "<tool_call>";
 const CALL_END: &str = "</tool_call>";
 const FUNCTION_START: &str = "<function=";
 const FUNCTION_END: &str = "</function>";
-const PARAM_START: &str = "<parameter=";
 const PARAM_END: &str = "</parameter>";
 
 /// `<parameter=KEY>\nVALUE\n</parameter>`: one leading and one trailing `\n` of a value are
@@ -77,16 +78,13 @@ pub static SPEC: Format = Format {
             "MiMo",
         ],
         description: "<tool_call><function=NAME><parameter=KEY>VALUE</parameter>...</function></tool_call>, values typed by the tool schema",
-        markers: &[
+        extra_markers: &[
             Marker::special(Role::CallStart, CALL_START),
             Marker::special(Role::CallEnd, CALL_END),
             Marker::plain(Role::FunctionStart, FUNCTION_START),
             Marker::plain(Role::FunctionEnd, FUNCTION_END),
-            Marker::plain(Role::ParamStart, PARAM_START),
-            Marker::plain(Role::ParamEnd, PARAM_END),
-            Marker::special(Role::ReasoningStart, "<think>"),
-            Marker::special(Role::ReasoningEnd, "</think>"),
         ],
+        implied: Implied::NONE.with_params(Tokens::Plain).with_reasoning(Tokens::Special),
         triggers: &[Trigger::marker(CALL_START), Trigger::soft(FUNCTION_START)],
         reasoning: Some(THINK),
         stops: &["<|im_end|>", "<|endoftext|>"],

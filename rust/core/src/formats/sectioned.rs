@@ -146,6 +146,17 @@ impl SectionRegion {
             .collect()
     }
 
+    /// The first of the `kinds` markers in `rest`, `Ok((position, length, kind))`; or
+    /// `Err(safe)`: the first `safe` bytes of `rest` hold none of them, nor the start of one.
+    fn scan_marks(&self, rest: &str, kinds: &[Mk]) -> Result<(usize, usize, Mk), usize> {
+        let stops = self.lits_of(kinds);
+        let lits: Vec<&str> = stops.iter().map(|(l, _)| *l).collect();
+        match text::scan(rest, &lits) {
+            text::Scan::Found { pos, which } => Ok((pos, lits[which].len(), stops[which].1)),
+            text::Scan::NotFound { safe } => Err(safe),
+        }
+    }
+
     fn flush_stray(&mut self, sink: &mut Sink) {
         if !self.stray.is_empty() {
             let stray = std::mem::take(&mut self.stray);
@@ -295,17 +306,15 @@ impl RegionParser for SectionRegion {
                     }
                 }
                 State::Header => {
-                    let stops = self.lits_of(&[
+                    let kinds = [
                         Mk::ArgsBegin,
                         Mk::CallEnd,
                         Mk::CallBegin,
                         Mk::SectionEnd,
                         Mk::SectionBegin,
-                    ]);
-                    let lits: Vec<&str> = stops.iter().map(|(l, _)| *l).collect();
-                    match text::scan(rest, &lits) {
-                        text::Scan::Found { pos, which } => {
-                            let (lit_len, mk) = (lits[which].len(), stops[which].1);
+                    ];
+                    match self.scan_marks(rest, &kinds) {
+                        Ok((pos, lit_len, mk)) => {
                             self.header.push_str(&rest[..pos]);
                             self.raw.push_str(&rest[..pos]);
                             i += pos;
@@ -337,7 +346,7 @@ impl RegionParser for SectionRegion {
                                 }
                             }
                         }
-                        text::Scan::NotFound { safe } => {
+                        Err(safe) => {
                             if eof {
                                 return self.truncated(input, i, sink);
                             }
@@ -570,26 +579,21 @@ impl RegionParser for SectionRegion {
                     }
                 }
                 State::Recover(kind, why) => {
-                    let stops = self.lits_of(&[
-                        Mk::CallEnd,
-                        Mk::CallBegin,
-                        Mk::SectionEnd,
-                        Mk::SectionBegin,
-                    ]);
-                    let lits: Vec<&str> = stops.iter().map(|(l, _)| *l).collect();
-                    match text::scan(rest, &lits) {
-                        text::Scan::Found { pos, which } => {
-                            let mut n = pos;
-                            if stops[which].1 == Mk::CallEnd {
-                                n += lits[which].len();
-                            }
+                    let kinds = [Mk::CallEnd, Mk::CallBegin, Mk::SectionEnd, Mk::SectionBegin];
+                    match self.scan_marks(rest, &kinds) {
+                        Ok((pos, lit_len, mk)) => {
+                            let n = if mk == Mk::CallEnd {
+                                pos + lit_len
+                            } else {
+                                pos
+                            };
                             self.raw.push_str(&rest[..n]);
                             i += n;
                             self.fail(kind, why, sink);
                             self.fenced = false;
                             self.state = State::Open { first: false };
                         }
-                        text::Scan::NotFound { safe } => {
+                        Err(safe) => {
                             if eof {
                                 self.raw.push_str(rest);
                                 self.fail(kind, why, sink);

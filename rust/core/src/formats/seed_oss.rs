@@ -23,7 +23,7 @@ use serde_json::Value;
 use super::qwen3_coder::{self, PARAMS};
 use super::Format;
 use crate::render::RenderCall;
-use crate::spec::{ArgSyntax, CallTemplate, Marker, Role, Syntax, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Implied, Marker, Role, Syntax, Tokens, Trigger};
 
 const CALL_START: &str = "<seed:tool_call>";
 const CALL_END: &str = "</seed:tool_call>";
@@ -34,16 +34,13 @@ pub static SPEC: Format = Format {
         aliases: &["seed-oss", "seedoss", "seed_oss_36b"],
         families: &["Seed-OSS-36B-Instruct", "Seed-OSS-36B-Base"],
         description: "<seed:tool_call><function=NAME><parameter=KEY>VALUE</parameter>...</function></seed:tool_call>, values typed by the tool schema",
-        markers: &[
+        extra_markers: &[
             Marker::special(Role::CallStart, CALL_START),
             Marker::special(Role::CallEnd, CALL_END),
             Marker::plain(Role::FunctionStart, "<function="),
             Marker::plain(Role::FunctionEnd, "</function>"),
-            Marker::plain(Role::ParamStart, "<parameter="),
-            Marker::plain(Role::ParamEnd, "</parameter>"),
-            Marker::special(Role::ReasoningStart, "<seed:think>"),
-            Marker::special(Role::ReasoningEnd, "</seed:think>"),
         ],
+        implied: Implied::NONE.with_params(Tokens::Plain).with_reasoning(Tokens::Special),
         triggers: &[Trigger::marker(CALL_START), Trigger::soft("<function=")],
         reasoning: Some(("<seed:think>", "</seed:think>")),
         stops: &["<seed:eos>"],

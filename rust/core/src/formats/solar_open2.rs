@@ -17,7 +17,7 @@
 use super::glm;
 use super::Format;
 use crate::render::{self, RenderCall};
-use crate::spec::{ArgSyntax, CallTemplate, Marker, ParamTags, Role, Syntax, Trigger};
+use crate::spec::{ArgSyntax, CallTemplate, Implied, ParamTags, Syntax, Tokens, Trigger};
 use crate::xml_value::template_text;
 
 const CALL_START: &str = "<|tool_call:start|>";
@@ -35,15 +35,7 @@ pub static SPEC: Format = Format {
         description:
             "<|tool_call:start|>NAME\\n<|tool_arg:start|>K<|tool_arg:value|>V<|tool_arg:end|>\
                       <|tool_call:end|>, values typed by the tool schema",
-        markers: &[
-            Marker::special(Role::CallStart, CALL_START),
-            Marker::special(Role::CallEnd, CALL_END),
-            Marker::special(Role::KeyStart, "<|tool_arg:start|>"),
-            Marker::special(Role::ValueStart, "<|tool_arg:value|>"),
-            Marker::special(Role::ValueEnd, "<|tool_arg:end|>"),
-            Marker::special(Role::ReasoningStart, "<|think:start|>"),
-            Marker::special(Role::ReasoningEnd, "<|think:end|>"),
-        ],
+        implied: Implied::all(Tokens::Special),
         triggers: &[Trigger::marker(CALL_START)],
         reasoning: Some(("<|think:start|>", "<|think:end|>")),
         template: Some(CallTemplate::new(

@@ -23,7 +23,8 @@ use super::xml_invoke::{write_params, InvokeRegion, InvokeRegionSpec};
 use super::Format;
 use crate::render::{self, RenderCall};
 use crate::spec::{
-    ArgSyntax, CallTemplate, Layout, Marker, ParamTags, Role, Syntax, Trigger, THINK,
+    ArgSyntax, CallTemplate, Implied, Layout, Marker, ParamTags, Role, Syntax, Tokens, Trigger,
+    THINK,
 };
 
 const SECTION_START: &str = "<｜tool_calls_begin｜>";
@@ -40,19 +41,14 @@ pub static SPEC: Format = Format {
         description: "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=...>\
                       <steptml:parameter name=...>V</steptml:parameter></steptml:invoke><｜tool_call_end｜>\
                       <｜tool_calls_end｜>, values typed by the tool schema",
-        markers: &[
-            Marker::special(Role::SectionStart, SECTION_START),
-            Marker::special(Role::SectionEnd, SECTION_END),
+        extra_markers: &[
             Marker::special(Role::CallWrapperStart, CALL_START),
             Marker::special(Role::CallWrapperEnd, CALL_END),
             Marker::special(Role::TypeSeparator, SEP),
             Marker::plain(Role::CallStart, "<steptml:invoke"),
             Marker::plain(Role::CallEnd, "</steptml:invoke>"),
-            Marker::plain(Role::ParamStart, "<steptml:parameter"),
-            Marker::plain(Role::ParamEnd, "</steptml:parameter>"),
-            Marker::special(Role::ReasoningStart, "<think>"),
-            Marker::special(Role::ReasoningEnd, "</think>"),
         ],
+        implied: Implied::all(Tokens::Special).with_call(Tokens::Unlisted).with_params(Tokens::Plain),
         triggers: &[Trigger::marker(SECTION_START)],
         reasoning: Some(THINK),
         stops: &[],

@@ -7,7 +7,7 @@ use super::json_calls::{self, JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS
 use super::Format;
 use crate::region::{Progress, RegionParser, Sink, Status};
 use crate::render::{self, RenderCall};
-use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger, THINK};
+use crate::spec::{CallTemplate, Implied, Layout, Marker, Role, Syntax, Tokens, Trigger, THINK};
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
@@ -15,14 +15,13 @@ pub static SPEC: Format = Format {
         aliases: &["xlam_llama", "xlam_qwen", "xlam2"],
         families: &["xLAM-2 (Llama 3.1 based)", "xLAM-2 (Qwen 2.5 based)"],
         description: "bare JSON call array, or one inside a ```json fence, after [TOOL_CALLS], or in <tool_call>...</tool_call>",
-        markers: &[
+        extra_markers: &[
             Marker::plain(Role::CallStart, "```"),
             Marker::plain(Role::CallStart, "[TOOL_CALLS]"),
             Marker::plain(Role::CallStart, "<tool_call>"),
             Marker::plain(Role::CallEnd, "</tool_call>"),
-            Marker::plain(Role::ReasoningStart, "<think>"),
-            Marker::plain(Role::ReasoningEnd, "</think>"),
         ],
+        implied: Implied::NONE.with_reasoning(Tokens::Plain),
         triggers: &[
             Trigger::at_start("["),
             Trigger::soft(FENCE).confirmed(r"```([jJ][sS][oO][nN])?\s*\["),

@@ -84,8 +84,7 @@ impl InvokeRegionSpec {
         Self {
             wrapped: ctx.trigger_lit() != invoke_open,
             block_closes: syntax
-                .markers
-                .iter()
+                .markers()
                 .filter(|m| m.role == Role::SectionEnd)
                 .map(|m| ctx.lit(m.text))
                 .collect(),

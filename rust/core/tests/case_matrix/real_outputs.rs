@@ -364,8 +364,7 @@ fn calls_whose_special_token_wrapper_was_stripped_come_back_reported() {
         let config = config(&matrix);
         for (name, input) in clean_samples(&matrix) {
             let stripped = syntax
-                .markers
-                .iter()
+                .markers()
                 .filter(|m| m.special_token)
                 .fold(input.to_owned(), |text, m| text.replace(m.text, ""));
             let whole = parse(&config, input);
@@ -403,8 +402,7 @@ fn a_complete_call_without_its_closing_markup_is_returned() {
     for matrix in cases::all() {
         let syntax = syntax(&matrix);
         let closers: Vec<&str> = syntax
-            .markers
-            .iter()
+            .markers()
             .filter(|m| {
                 matches!(
                     m.role,

@@ -223,8 +223,8 @@ fn string_value(spec: &Format, src: &mut Source) -> String {
         6 => "true".to_owned(),
         7 => "42".to_owned(),
         _ => {
-            let m = &spec.syntax.markers[src.below(spec.syntax.markers.len())];
-            format!("x{}y", m.text)
+            let markers: Vec<_> = spec.syntax.markers().collect();
+            format!("x{}y", markers[src.below(markers.len())].text)
         }
     }
 }
@@ -293,7 +293,7 @@ fn floor_boundary(s: &str, mut i: usize) -> usize {
 /// Every marker-like string the format's spec names.
 pub fn spec_strings(spec: &Format) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for m in spec.syntax.markers {
+    for m in spec.syntax.markers() {
         out.push(m.text.to_owned());
     }
     for t in spec.syntax.triggers {
@@ -558,40 +558,46 @@ pub fn fillers(spec: &Format) -> Vec<String> {
         let begin = t.begin.replace("{name}", "get_weather");
         out.retain(|s| *s != begin);
     }
-    out.extend(
-        extra_fillers(spec.syntax.name)
-            .iter()
-            .map(|s| s.to_string()),
-    );
+    out.extend(extra_fillers(spec.syntax.name));
     out.sort();
     out.dedup();
     out
 }
 
-/// Markup a format drops that its spec does not list as a marker (see FUZZING.md).
-pub fn extra_fillers(format: &str) -> &'static [&'static str] {
-    match format {
-        // JSON call arrays and sequences: the brackets and separators around and between call
-        // objects belong to no call's raw text.
-        "hermes" | "llama3_json" | "mistral" | "longcat" | "hunyuan_a13b" | "cohere_command"
-        | "default" | "phi4" | "jamba" | "nemotron_deci" | "granite" | "xlam" | "internlm"
-        | "qwen3_coder" | "apertus" | "ernie45" | "gigachat3" | "granite_20b_fc" | "inkling" => {
-            &["[", "]", ",", ";"]
-        }
-        // Python call lists: the same for the list brackets and commas.
-        "pythonic" | "lfm2" => &["[", "]", ","],
-        // The closing Markdown fence after DeepSeek V3 arguments (the opening one is in the
-        // call's raw text).
-        "deepseek_v3" | "deepseek_v3_1" | "kimi_k2" | "plamo3" => &["```"],
-        // GLM-style tags: the two characters `\n` (backslash, n) some deployments show between
-        // tags are read as a line break.
-        "glm45" | "glm47" | "hunyuan" | "hy_v4" | "poolside_v1" | "solar_open2" | "k2_horizon" => {
-            &["\\n"]
-        }
-        // Step3: the call type written before `<｜tool_sep｜>`.
-        "step3" => &["function"],
-        _ => &[],
-    }
+/// The per-format markup table both fuzz harnesses read (`fuzz_markup.json`, see FUZZING.md).
+fn markup_table() -> &'static Value {
+    static TABLE: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| serde_json::from_str(include_str!("fuzz_markup.json")).unwrap())
+}
+
+/// The table's entries of `section` (`fillers` or `spans`) that name `format`.
+fn markup_entries<'a>(section: &str, format: &'a str) -> impl Iterator<Item = &'static Value> + 'a {
+    markup_table()[section]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(move |entry| {
+            entry["formats"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f == format)
+        })
+}
+
+fn texts(value: &Value) -> impl Iterator<Item = String> + '_ {
+    value
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap().to_string())
+}
+
+/// Markup a format drops that its spec does not list as a marker.
+pub fn extra_fillers(format: &str) -> Vec<String> {
+    markup_entries("fillers", format)
+        .flat_map(|entry| texts(&entry["texts"]))
+        .collect()
 }
 
 /// One stretch of the input that an issue accounts for: its raw text, then `dropped` bytes
@@ -674,34 +680,12 @@ pub struct Markup {
 }
 
 pub fn markup(spec: &Format) -> Markup {
-    let spans = match spec.syntax.name {
-        // A Harmony header (`<|start|>assistant<|channel|>final<|message|>`, recipient and
-        // content type included) is markup up to `<|message|>`; for a call it is also in the
-        // call's raw text. At the output start a header may begin at its role or recipient (the
-        // prompt ended `<|start|>` or `<|start|>assistant`).
-        "harmony" | "beam" => [
-            "<|start|>",
-            "<|channel|>",
-            "<|constrain|>",
-            "assistant",
-            "to=",
-        ]
-        .iter()
-        .map(|open| (open.to_string(), "<|message|>".to_string()))
-        .collect(),
-        // A Muse header (`<|start|>assistant to=user<|message|>`, the first one from its
-        // recipient) is markup up to `<|message|>`; for a call it is also in the call's raw text.
-        "muse" => ["<|start|>", " to=", "to="]
-            .iter()
-            .map(|open| (open.to_string(), "<|message|>".to_string()))
-            .collect(),
-        // An Inkling message header names the author (metadata) up to the block's content token.
-        "inkling" => ["<|content_text|>", "<|content_thinking|>"]
-            .iter()
-            .map(|close| ("<|message_model|>".to_string(), close.to_string()))
-            .collect(),
-        _ => Vec::new(),
-    };
+    let spans = markup_entries("spans", spec.syntax.name)
+        .flat_map(|entry| {
+            texts(&entry["opens"])
+                .flat_map(|open| texts(&entry["closes"]).map(move |close| (open.clone(), close)))
+        })
+        .collect();
     Markup {
         literals: fillers(spec),
         spans,
