@@ -45,6 +45,8 @@ import xgrammar as xgr
 from xgrammar.structural_tag import ConstStringFormat, StructuralTag, TagFormat
 
 from toolwire import ToolwireError
+from toolwire._core import StateKeyer, StateKeyPlan
+from toolwire.masks import _digest
 
 from .cache import tag_json
 from .calls import _call_tag, _ToolTags
@@ -84,6 +86,8 @@ class _Scaffold:
     head: str  # the call begin before the name
     end: str
     refusal: str | None  # why this tokenizer's vocabulary cannot be composed for it
+    plan: StateKeyPlan  # the mask cache's keys for the scaffold's states
+    stops: frozenset[int]
 
 
 _SCAFFOLDS = _Lru(64)
@@ -108,9 +112,19 @@ def _scaffold(info: xgr.TokenizerInfo, fmt: Any, mode: str, parallel: bool, reas
         refusal = f"tokens cross the name-free call begin into a name ({crossing[0]!r})"
     elif fmt.end and vocab.containing(fmt.end.encode()):
         refusal = f"tokens cross the call end {fmt.end!r} into what follows"
-    built = _Scaffold(info, compiler.compile_structural_tag(tag), tag, head, fmt.end, refusal)
+    plan = _key_plan(tag_json(tag))
+    built = _Scaffold(info, compiler.compile_structural_tag(tag), tag, head, fmt.end, refusal, plan, frozenset(info.stop_token_ids))
     _SCAFFOLDS.put(key, built)
     return built
+
+
+def _key_plan(tag_text: str) -> StateKeyPlan:
+    """The state keys of a tag's grammar (``toolwire.masks.BatchMasker``'s, named by the tag)."""
+    return StateKeyPlan.from_tag(_digest(b"tag:" + tag_text.encode()), tag_text)
+
+
+#: Key plans of tools' pieces, by the piece's key.
+_PIECE_PLANS = _Lru(65536)
 
 
 #: Masks over several tools' begins, by (tokenizer, the tools, bytes read): shared by requests.
@@ -138,6 +152,7 @@ class ComposedGrammar:
     pieces: PieceCache = field(default_factory=lambda: default_pieces)
     compiler: xgr.GrammarCompiler | None = None
     _whole: xgr.CompiledGrammar | None = None
+    _whole_json: str | None = None
     _extras: dict[Any, np.ndarray] = field(default_factory=dict)
 
     def piece(self, i: int) -> xgr.CompiledGrammar:
@@ -146,6 +161,15 @@ class ComposedGrammar:
         compiler = self.compiler
         assert compiler is not None
         return self.pieces.get(tool.key, lambda: compiler.compile_structural_tag(StructuralTag(format=tool.tag)))
+
+    def piece_plan(self, i: int) -> StateKeyPlan:
+        """The mask cache's keys for tool ``i``'s piece."""
+        key = self.tools[i].key
+        plan = _PIECE_PLANS.get(key)
+        if plan is None:
+            plan = _key_plan(key[-1])
+            _PIECE_PLANS.put(key, plan)
+        return plan  # type: ignore[no-any-return]
 
     def prefetch(self, executor: Any = None) -> Any:
         """Compile every tool's piece now (on ``executor``, a ``concurrent.futures`` executor,
@@ -160,6 +184,12 @@ class ComposedGrammar:
     def whole_tag(self) -> StructuralTag | None:
         """The request's whole structural tag (built on first use: composing needs none)."""
         return self._whole_tag()
+
+    def whole_tag_json(self) -> str:
+        """The whole tag's JSON text (:func:`toolwire.grammar.tag_json`), kept."""
+        if self._whole_json is None:
+            self._whole_json = tag_json(self.whole_tag)  # type: ignore[arg-type]
+        return self._whole_json
 
     def whole(self) -> xgr.CompiledGrammar:
         """The whole structural tag, compiled (the fallback and the reference)."""
@@ -338,6 +368,7 @@ def _tool_entry(info: xgr.TokenizerInfo, fmt: Any, schema_mode: str, tool: Any, 
 class _Branch:
     tool: int
     matcher: xgr.GrammarMatcher | None = None  # None: still in the begin's literal text
+    keyer: StateKeyer | None = None  # the piece's state keys, fed what its matcher read
 
 
 class ComposedMatcher:
@@ -352,8 +383,12 @@ class ComposedMatcher:
         self._head = grammar.scaffold.head.encode()
         self._stand_in = SENTINEL + grammar.scaffold.end
         self._end = grammar.scaffold.end.encode()
+        self._keep = max(len(self._end) - 1, 1)
+        self._stops = grammar.scaffold.stops
         if _copy is None:
             self._scaffold = xgr.GrammarMatcher(grammar.scaffold.compiled)
+            self._skey = grammar.scaffold.plan.keyer()  # fed what the scaffold read
+            self._entry_key = b""  # the scaffold's key where the current call began
             self._branches: list[_Branch] | None = None  # None: in the scaffold
             self._pos = 0  # bytes of the call begin read (all branches agree)
             self._entry = 0  # bytes of the name-free head the scaffold had read
@@ -361,18 +396,39 @@ class ComposedMatcher:
             self._tail = b""  # the call's last bytes, as long as its end less one
         else:
             self._scaffold = _copy._scaffold.fork()
-            self._branches = None if _copy._branches is None else [_Branch(b.tool, b.matcher.fork() if b.matcher else None) for b in _copy._branches]
+            self._branches = None if _copy._branches is None else [_Branch(b.tool, b.matcher.fork() if b.matcher else None, b.keyer) for b in _copy._branches]
             self._pos, self._entry, self.calls, self._tail = _copy._pos, _copy._entry, _copy.calls, _copy._tail
+            self._skey, self._entry_key = _copy._skey, _copy._entry_key
         self._history: list[tuple[Any, list[tuple[xgr.GrammarMatcher, int]]]] = []
         self._scratch = xgr.allocate_token_bitmask(1, grammar.tokenizer_info.vocab_size)
 
     # state -----------------------------------------------------------------
 
+    # Keyers are never changed in place (a fed keyer is a new copy), so a state holds them.
+
     def _state(self) -> Any:
-        return (None if self._branches is None else list(self._branches), self._pos, self._entry, self.calls, self._tail)
+        return (None if self._branches is None else list(self._branches), self._pos, self._entry, self.calls, self._tail, self._skey, self._entry_key)
 
     def _restore(self, state: Any) -> None:
-        self._branches, self._pos, self._entry, self.calls, self._tail = state
+        self._branches, self._pos, self._entry, self.calls, self._tail, self._skey, self._entry_key = state
+
+    def _feed_scaffold(self, token: int, data: bytes) -> None:
+        self._skey = self._skey.__copy__()
+        self._skey.accept(token, data)
+
+    def cache_key(self) -> bytes | None:
+        """The mask cache's key of this state's row, None where it is not cached: the scaffold's
+        state key; in one tool's piece, the piece's state key with the scaffold's key where the
+        call began (the tokens that run on past the call's end are the scaffold's there), and
+        whether a call came before."""
+        if self._branches is None:
+            k = self._skey
+            return b"S" + k.key() if k.cacheable else None
+        if len(self._branches) == 1:
+            k = self._branches[0].keyer
+            if k is not None and k.cacheable:
+                return (b"P1" if self.calls else b"P0") + k.key() + self._entry_key
+        return None
 
     def is_terminated(self) -> bool:
         return self._branches is None and self._scaffold.is_terminated()
@@ -477,11 +533,15 @@ class ComposedMatcher:
             if not self._scaffold.accept_token(token):
                 return False
             steps.append((self._scaffold, 1))
+            if token not in self._stops:
+                self._feed_scaffold(token, self._vocab.token_bytes[token])
             self._enter_call()
             return True
         data = self._vocab.token_bytes[token] if 0 <= token < len(self._vocab.token_bytes) else b""
-        if not data or token in self._scaffold.stop_token_ids:
+        if not data or token in self._stops:
             return False
+        if len(self._branches) == 1 and self._branches[0].matcher is not None and self._in_piece(token, data, steps):
+            return True
         alive: list[_Branch] = []
         rest: bytes | None = None  # the token's bytes after a completed call
         for b in self._branches:
@@ -498,14 +558,16 @@ class ComposedMatcher:
                 tail = data[len(left) :]
                 if tail and not m.accept_string(tail):
                     continue
-                alive.append(_Branch(b.tool, m))
+                keyer = self.grammar.piece_plan(b.tool).keyer()
+                keyer.accept(0, tool.begin + tail)
+                alive.append(_Branch(b.tool, m, keyer))
                 if m.is_completed():
                     rest = b""
                 continue
             m = b.matcher
             if m.accept_token(token):
                 steps.append((m, 1))
-                alive.append(b)
+                alive.append(_Branch(b.tool, m, _fed(b.keyer, token, data)))
                 if m.is_completed():
                     rest = b""
                 continue
@@ -520,7 +582,7 @@ class ComposedMatcher:
             return False
         self._branches = alive
         self._pos += len(data)
-        self._tail = (self._tail + data)[-max(len(self._end) - 1, 1) :]
+        self._tail = (self._tail + data)[-self._keep :]
         if rest is not None:
             self._close_call(rest, steps)
         else:
@@ -534,14 +596,34 @@ class ComposedMatcher:
         if len(self._branches) == 1 and self._branches[0].matcher is None:
             tool = self._branches[0].tool
             m = xgr.GrammarMatcher(self.grammar.piece(tool))
-            if not m.accept_string(self.grammar.tools[tool].begin[: self._pos]):
+            begin = self.grammar.tools[tool].begin[: self._pos]
+            if not m.accept_string(begin):
                 raise ComposedMismatch("a tool's piece refused its own begin")
-            self._branches = [_Branch(tool, m)]
+            keyer = self.grammar.piece_plan(tool).keyer()
+            keyer.accept(0, begin)
+            self._branches = [_Branch(tool, m, keyer)]
+
+    def _in_piece(self, token: int, data: bytes, steps: list[tuple[xgr.GrammarMatcher, int]]) -> bool:
+        """The common step: one tool's piece takes the token (False: it does not, or only with
+        the run-on past its end, which the general path judges)."""
+        b = self._branches[0]  # type: ignore[index]
+        m = b.matcher
+        if not m.accept_token(token):  # type: ignore[union-attr]
+            return False
+        steps.append((m, 1))  # type: ignore[arg-type]
+        self._branches = [_Branch(b.tool, m, _fed(b.keyer, token, data))]
+        self._pos += len(data)
+        tail = self._tail + data
+        self._tail = tail[-self._keep :]
+        if (not self._end or tail.endswith(self._end)) and m.is_completed():  # type: ignore[union-attr]
+            self._close_call(b"", steps)
+        return True
 
     def _close_call(self, rest: bytes, steps: list[tuple[xgr.GrammarMatcher, int]]) -> None:
         s = self._scaffold
         n = 0
-        if not s.accept_string(self._head[self._entry :] + self._stand_in.encode()):
+        call = self._head[self._entry :] + self._stand_in.encode()
+        if not s.accept_string(call):
             raise ComposedMismatch("the scaffold refused the stand-in call")
         n += 1
         if rest:
@@ -549,6 +631,7 @@ class ComposedMatcher:
                 raise ComposedMismatch(f"the scaffold refused {rest!r} after a call that the mask allowed")
             n += 1
         steps.append((s, n))
+        self._feed_scaffold(0, call + rest)
         self._branches = None
         self.calls += 1
         self._enter_call()
@@ -569,7 +652,8 @@ class ComposedMatcher:
             return  # forced text before the begin (a section's begin): still the scaffold's
         self._entry = len(head[: len(head) - at].encode())
         self._pos = self._entry
-        self._tail = self._head[: self._entry][-max(len(self._end) - 1, 1) :]
+        self._tail = self._head[: self._entry][-self._keep :]
+        self._entry_key = self._skey.key()
         self._branches = [_Branch(i) for i in range(len(self.grammar.tools))]
         self._settle()
 
@@ -608,6 +692,15 @@ class ComposedMatcher:
         while common and not all(r.startswith(common) for r in rests):
             common = common[:-1]
         return common.decode("utf-8", "ignore")
+
+
+def _fed(keyer: StateKeyer | None, token: int, data: bytes) -> StateKeyer | None:
+    """A copy of ``keyer`` that read ``data`` too."""
+    if keyer is None:
+        return None
+    keyer = keyer.__copy__()
+    keyer.accept(token, data)
+    return keyer
 
 
 def _torch_row(row: np.ndarray) -> Any:
