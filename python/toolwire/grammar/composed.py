@@ -153,6 +153,10 @@ class ComposedGrammar:
     compiler: xgr.GrammarCompiler | None = None
     _whole: xgr.CompiledGrammar | None = None
     _whole_json: str | None = None
+    #: (call text, token) -> the tools whose begins still agree, where all are in their begins.
+    literal_steps: dict[Any, list[_Branch]] = field(default_factory=dict)
+    _entry: list[_Branch] | None = None
+    _literal_rows: dict[Any, np.ndarray] = field(default_factory=dict)
     _extras: dict[Any, np.ndarray] = field(default_factory=dict)
 
     def piece(self, i: int) -> xgr.CompiledGrammar:
@@ -162,12 +166,21 @@ class ComposedGrammar:
         assert compiler is not None
         return self.pieces.get(tool.key, lambda: compiler.compile_structural_tag(StructuralTag(format=tool.tag)))
 
+    def entry_branches(self) -> list[_Branch]:
+        """Every tool, at the start of its begin."""
+        if self._entry is None:
+            self._entry = [_Branch(i) for i in range(len(self.tools))]
+        return self._entry
+
     def piece_plan(self, i: int) -> StateKeyPlan:
         """The mask cache's keys for tool ``i``'s piece."""
         key = self.tools[i].key
         plan = _PIECE_PLANS.get(key)
         if plan is None:
-            plan = _key_plan(key[-1])
+            # The keyer follows a tag inside a section of calls; the piece is such a section of
+            # one call, and keys are only asked for before its end.
+            call = self.tools[i].tag.model_dump_json()
+            plan = _key_plan('{"type": "tags_with_separator", "tags": [' + call + '], "separator": ""}')
             _PIECE_PLANS.put(key, plan)
         return plan  # type: ignore[no-any-return]
 
@@ -208,9 +221,13 @@ class ComposedGrammar:
     def literal_mask(self, branches: tuple[int, ...], pos: int) -> np.ndarray:
         """Tokens that continue the begins of ``branches`` (tool indices) from byte ``pos``:
         prefixes of the rest, and texts running past a begin that its piece accepts."""
+        mine = self._literal_rows.get((branches, pos))
+        if mine is not None:
+            return mine
         key = (id(self.tokenizer_info), tuple(self.tools[i].key for i in branches), pos)
         row = _LITERAL_MASKS.get(key)
         if row is not None:
+            self._literal_rows[(branches, pos)] = row
             return row  # type: ignore[no-any-return]
         vocab = _vocab(self.tokenizer_info)
         row = np.zeros(vocab.words, dtype=np.uint32)
@@ -229,6 +246,7 @@ class ComposedGrammar:
                         probe.rollback(1)
                         _set_bits(row, vocab.by_bytes[text])
         _LITERAL_MASKS.put(key, row)
+        self._literal_rows[(branches, pos)] = row
         return row
 
     def extras(self, after_call: Callable[[], xgr.GrammarMatcher], forced: bytes, calls: int) -> np.ndarray:
@@ -368,53 +386,76 @@ def _tool_entry(info: xgr.TokenizerInfo, fmt: Any, schema_mode: str, tool: Any, 
 class _Branch:
     tool: int
     matcher: xgr.GrammarMatcher | None = None  # None: still in the begin's literal text
-    keyer: StateKeyer | None = None  # the piece's state keys, fed what its matcher read
 
 
 class ComposedMatcher:
     """A request's matcher over a :class:`ComposedGrammar`: ``accept_token``,
     ``fill_next_token_bitmask``, ``find_jump_forward_string``, ``rollback``, ``fork``,
-    ``is_terminated``, ``is_completed``, as xgrammar's ``GrammarMatcher``."""
+    ``is_terminated``, ``is_completed``, as xgrammar's ``GrammarMatcher``.
+
+    It also names its state for the mask cache (:meth:`cache_key`): a state keyer follows the
+    text the scaffold read, another the current call's text while one tool is left. Keyers are
+    fed in place; a rollback builds them again from the texts (kept as bytes)."""
 
     def __init__(self, grammar: ComposedGrammar, *, _copy: ComposedMatcher | None = None) -> None:
         assert grammar.scaffold is not None
         self.grammar = grammar
         self._vocab = _vocab(grammar.tokenizer_info)
         self._head = grammar.scaffold.head.encode()
-        self._stand_in = SENTINEL + grammar.scaffold.end
+        self._stand_in = (SENTINEL + grammar.scaffold.end).encode()
         self._end = grammar.scaffold.end.encode()
         self._keep = max(len(self._end) - 1, 1)
         self._stops = grammar.scaffold.stops
         if _copy is None:
             self._scaffold = xgr.GrammarMatcher(grammar.scaffold.compiled)
-            self._skey = grammar.scaffold.plan.keyer()  # fed what the scaffold read
-            self._entry_key = b""  # the scaffold's key where the current call began
             self._branches: list[_Branch] | None = None  # None: in the scaffold
             self._pos = 0  # bytes of the call begin read (all branches agree)
             self._entry = 0  # bytes of the name-free head the scaffold had read
             self.calls = 0
-            self._tail = b""  # the call's last bytes, as long as its end less one
+            self._stext = bytearray()  # what the scaffold read (its keyer's text)
+            self._call = bytearray()  # the current call's text, from the head's start
+            self._skey = grammar.scaffold.plan.keyer()
+            self._pkey: StateKeyer | None = None  # the piece's keyer, while one tool is left
+            self._entry_key = b""  # the scaffold's key where the current call began
         else:
             self._scaffold = _copy._scaffold.fork()
-            self._branches = None if _copy._branches is None else [_Branch(b.tool, b.matcher.fork() if b.matcher else None, b.keyer) for b in _copy._branches]
-            self._pos, self._entry, self.calls, self._tail = _copy._pos, _copy._entry, _copy.calls, _copy._tail
-            self._skey, self._entry_key = _copy._skey, _copy._entry_key
+            self._branches = None if _copy._branches is None else [_Branch(b.tool, b.matcher.fork() if b.matcher else None) for b in _copy._branches]
+            self._pos, self._entry, self.calls = _copy._pos, _copy._entry, _copy.calls
+            self._stext, self._call = bytearray(_copy._stext), bytearray(_copy._call)
+            self._skey, self._entry_key = _copy._skey.__copy__(), _copy._entry_key
+            self._pkey = None if _copy._pkey is None else _copy._pkey.__copy__()
         self._history: list[tuple[Any, list[tuple[xgr.GrammarMatcher, int]]]] = []
         self._scratch = xgr.allocate_token_bitmask(1, grammar.tokenizer_info.vocab_size)
 
     # state -----------------------------------------------------------------
 
-    # Keyers are never changed in place (a fed keyer is a new copy), so a state holds them.
-
     def _state(self) -> Any:
-        return (None if self._branches is None else list(self._branches), self._pos, self._entry, self.calls, self._tail, self._skey, self._entry_key)
+        branches = None if self._branches is None else list(self._branches)
+        return (branches, self._pos, self._entry, self.calls, len(self._stext), self._call, len(self._call), self._entry_key)
 
-    def _restore(self, state: Any) -> None:
-        self._branches, self._pos, self._entry, self.calls, self._tail, self._skey, self._entry_key = state
+    def _restore(self, state: Any, keyers: bool) -> None:
+        self._branches, self._pos, self._entry, self.calls, stext, self._call, call, self._entry_key = state
+        del self._stext[stext:]
+        del self._call[call:]
+        if keyers:
+            self._skey = self.grammar.scaffold.plan.keyer()  # type: ignore[union-attr]
+            if self._stext:
+                self._skey.accept(0, bytes(self._stext))
+            self._pkey = None
+            self._sync_piece_keyer()
 
     def _feed_scaffold(self, token: int, data: bytes) -> None:
-        self._skey = self._skey.__copy__()
+        self._stext += data
         self._skey.accept(token, data)
+
+    def _sync_piece_keyer(self) -> None:
+        """A keyer for the one tool left (fed the call so far), none otherwise."""
+        one = self._branches is not None and len(self._branches) == 1 and self._branches[0].matcher is not None
+        if not one:
+            self._pkey = None
+        elif self._pkey is None:
+            self._pkey = self.grammar.piece_plan(self._branches[0].tool).keyer()  # type: ignore[index]
+            self._pkey.accept(0, bytes(self._call))
 
     def cache_key(self) -> bytes | None:
         """The mask cache's key of this state's row, None where it is not cached: the scaffold's
@@ -424,10 +465,9 @@ class ComposedMatcher:
         if self._branches is None:
             k = self._skey
             return b"S" + k.key() if k.cacheable else None
-        if len(self._branches) == 1:
-            k = self._branches[0].keyer
-            if k is not None and k.cacheable:
-                return (b"P1" if self.calls else b"P0") + k.key() + self._entry_key
+        k = self._pkey  # type: ignore[assignment]
+        if k is not None and k.cacheable:
+            return (b"P1" if self.calls else b"P0") + k.key() + self._entry_key
         return None
 
     def is_terminated(self) -> bool:
@@ -488,7 +528,8 @@ class ComposedMatcher:
         rest (JSON arguments force the end once they close), or a rest of the end that the call's
         last bytes started (raw arguments, which the end ends wherever it appears)."""
         end = self._end
-        candidates = {end[j:] for j in range(1, len(end)) if self._tail.endswith(end[:j])}
+        tail = bytes(self._call[-self._keep :])  # the call's last bytes
+        candidates = {end[j:] for j in range(1, len(end)) if tail.endswith(end[:j])}
         try:
             forced = m.find_jump_forward_string().encode()
             if forced and end.endswith(forced):
@@ -510,7 +551,7 @@ class ComposedMatcher:
 
     def _after_call(self) -> xgr.GrammarMatcher:
         s = self._scaffold.fork()
-        if not s.accept_string(self._head[self._entry :] + self._stand_in.encode()):
+        if not s.accept_string(self._head[self._entry :] + self._stand_in):
             raise ComposedMismatch("the scaffold refused the stand-in call")
         return s
 
@@ -525,7 +566,7 @@ class ComposedMatcher:
         else:
             for m, n in steps:
                 m.rollback(n)
-            self._restore(state)
+            self._restore(state, keyers=False)  # keyers are fed only once a token is taken
         return ok
 
     def _accept(self, token: int, steps: list[tuple[xgr.GrammarMatcher, int]]) -> bool:
@@ -540,8 +581,18 @@ class ComposedMatcher:
         data = self._vocab.token_bytes[token] if 0 <= token < len(self._vocab.token_bytes) else b""
         if not data or token in self._stops:
             return False
-        if len(self._branches) == 1 and self._branches[0].matcher is not None and self._in_piece(token, data, steps):
+        if self._pkey is not None and self._in_piece(token, data, steps):
             return True
+        lits = self.grammar.literal_steps
+        literal = self._pkey is None and all(b.matcher is None for b in self._branches)
+        if literal:
+            known = lits.get((bytes(self._call), token))
+            if known is not None:
+                self._branches = known
+                self._pos += len(data)
+                self._call += data
+                self._settle()
+                return True
         alive: list[_Branch] = []
         rest: bytes | None = None  # the token's bytes after a completed call
         for b in self._branches:
@@ -558,16 +609,14 @@ class ComposedMatcher:
                 tail = data[len(left) :]
                 if tail and not m.accept_string(tail):
                     continue
-                keyer = self.grammar.piece_plan(b.tool).keyer()
-                keyer.accept(0, tool.begin + tail)
-                alive.append(_Branch(b.tool, m, keyer))
+                alive.append(_Branch(b.tool, m))
                 if m.is_completed():
                     rest = b""
                 continue
             m = b.matcher
             if m.accept_token(token):
                 steps.append((m, 1))
-                alive.append(_Branch(b.tool, m, _fed(b.keyer, token, data)))
+                alive.append(b)
                 if m.is_completed():
                     rest = b""
                 continue
@@ -580,9 +629,11 @@ class ComposedMatcher:
                     break
         if not alive:
             return False
+        if literal and rest is None and all(b.matcher is None for b in alive):
+            lits[(bytes(self._call), token)] = alive  # _Branch objects without a matcher never change
         self._branches = alive
         self._pos += len(data)
-        self._tail = (self._tail + data)[-self._keep :]
+        self._call += data
         if rest is not None:
             self._close_call(rest, steps)
         else:
@@ -596,33 +647,30 @@ class ComposedMatcher:
         if len(self._branches) == 1 and self._branches[0].matcher is None:
             tool = self._branches[0].tool
             m = xgr.GrammarMatcher(self.grammar.piece(tool))
-            begin = self.grammar.tools[tool].begin[: self._pos]
-            if not m.accept_string(begin):
+            if not m.accept_string(self.grammar.tools[tool].begin[: self._pos]):
                 raise ComposedMismatch("a tool's piece refused its own begin")
-            keyer = self.grammar.piece_plan(tool).keyer()
-            keyer.accept(0, begin)
-            self._branches = [_Branch(tool, m, keyer)]
+            self._branches = [_Branch(tool, m)]
+        self._sync_piece_keyer()
 
     def _in_piece(self, token: int, data: bytes, steps: list[tuple[xgr.GrammarMatcher, int]]) -> bool:
         """The common step: one tool's piece takes the token (False: it does not, or only with
         the run-on past its end, which the general path judges)."""
-        b = self._branches[0]  # type: ignore[index]
-        m = b.matcher
+        m = self._branches[0].matcher  # type: ignore[index]
         if not m.accept_token(token):  # type: ignore[union-attr]
             return False
         steps.append((m, 1))  # type: ignore[arg-type]
-        self._branches = [_Branch(b.tool, m, _fed(b.keyer, token, data))]
+        self._pkey.accept(token, data)  # type: ignore[union-attr]
         self._pos += len(data)
-        tail = self._tail + data
-        self._tail = tail[-self._keep :]
-        if (not self._end or tail.endswith(self._end)) and m.is_completed():  # type: ignore[union-attr]
+        call = self._call
+        call += data
+        if (not self._end or call.endswith(self._end)) and m.is_completed():  # type: ignore[union-attr]
             self._close_call(b"", steps)
         return True
 
     def _close_call(self, rest: bytes, steps: list[tuple[xgr.GrammarMatcher, int]]) -> None:
         s = self._scaffold
         n = 0
-        call = self._head[self._entry :] + self._stand_in.encode()
+        call = self._head[self._entry :] + self._stand_in
         if not s.accept_string(call):
             raise ComposedMismatch("the scaffold refused the stand-in call")
         n += 1
@@ -633,6 +681,7 @@ class ComposedMatcher:
         steps.append((s, n))
         self._feed_scaffold(0, call + rest)
         self._branches = None
+        self._pkey = None
         self.calls += 1
         self._enter_call()
 
@@ -652,20 +701,22 @@ class ComposedMatcher:
             return  # forced text before the begin (a section's begin): still the scaffold's
         self._entry = len(head[: len(head) - at].encode())
         self._pos = self._entry
-        self._tail = self._head[: self._entry][-self._keep :]
+        self._call = bytearray(self._head[: self._entry])
         self._entry_key = self._skey.key()
-        self._branches = [_Branch(i) for i in range(len(self.grammar.tools))]
+        self._branches = self.grammar.entry_branches()
         self._settle()
 
     def rollback(self, n: int = 1) -> None:
         """Undo the last ``n`` accepted tokens."""
         if n < 0 or n > len(self._history):
             raise ToolwireError(f"cannot roll back {n} tokens ({len(self._history)} accepted)")
+        if not n:
+            return
         for _ in range(n):
             state, steps = self._history.pop()
             for m, k in reversed(steps):
                 m.rollback(k)
-            self._restore(state)
+        self._restore(state, keyers=True)
 
     def find_jump_forward_string(self) -> str:
         if self._branches is None:
@@ -692,15 +743,6 @@ class ComposedMatcher:
         while common and not all(r.startswith(common) for r in rests):
             common = common[:-1]
         return common.decode("utf-8", "ignore")
-
-
-def _fed(keyer: StateKeyer | None, token: int, data: bytes) -> StateKeyer | None:
-    """A copy of ``keyer`` that read ``data`` too."""
-    if keyer is None:
-        return None
-    keyer = keyer.__copy__()
-    keyer.accept(token, data)
-    return keyer
 
 
 def _torch_row(row: np.ndarray) -> Any:

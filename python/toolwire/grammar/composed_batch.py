@@ -37,7 +37,7 @@ _WHOLE_PLANS = _Lru(64)
 
 class WholeTagRequest:
     """A fallback request: xgrammar's matcher on the whole tag, with its state keyer (fed every
-    accepted token, rolled back with the matcher)."""
+    accepted token in place; a rollback builds it again from the text)."""
 
     def __init__(self, grammar: ComposedGrammar) -> None:
         text = grammar.whole_tag_json()
@@ -46,8 +46,10 @@ class WholeTagRequest:
             plan = _key_plan(text)
             _WHOLE_PLANS.put(text, plan)
         self.matcher = xgr.GrammarMatcher(grammar.whole())
+        self._plan = plan
         self._keyer = plan.keyer()
-        self._keyers: list[Any] = []
+        self._text = bytearray()  # what the keyer read
+        self._lengths: list[int] = []  # the text's length before each accepted token
         self._bytes = _vocab(grammar.tokenizer_info).token_bytes
         self._stops = frozenset(self.matcher.stop_token_ids)
         self.in_call = False
@@ -61,19 +63,23 @@ class WholeTagRequest:
     def accept_token(self, token: int) -> bool:
         if not self.matcher.accept_token(token):
             return False
-        self._keyers.append(self._keyer)
+        self._lengths.append(len(self._text))
         if token not in self._stops:
-            self._keyer = self._keyer.__copy__()
-            self._keyer.accept(token, self._bytes[token])
+            data = self._bytes[token]
+            self._text += data
+            self._keyer.accept(token, data)
         return True
 
     def rollback(self, n: int = 1) -> None:
-        if n < 0 or n > len(self._keyers):
-            raise ToolwireError(f"cannot roll back {n} tokens ({len(self._keyers)} accepted)")
+        if n < 0 or n > len(self._lengths):
+            raise ToolwireError(f"cannot roll back {n} tokens ({len(self._lengths)} accepted)")
         if n:
             self.matcher.rollback(n)
-            self._keyer = self._keyers[-n]
-            del self._keyers[-n:]
+            del self._text[self._lengths[-n] :]
+            del self._lengths[-n:]
+            self._keyer = self._plan.keyer()
+            if self._text:
+                self._keyer.accept(0, bytes(self._text))
 
     def is_terminated(self) -> bool:
         return self.matcher.is_terminated()
