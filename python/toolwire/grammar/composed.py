@@ -156,7 +156,8 @@ class ComposedGrammar:
     #: (call text, token) -> the tools whose begins still agree, where all are in their begins.
     literal_steps: dict[Any, list[_Branch]] = field(default_factory=dict)
     _entry: list[_Branch] | None = None
-    _literal_rows: dict[Any, np.ndarray] = field(default_factory=dict)
+    #: call text -> the row where all tools agreeing with it are in their begins.
+    _literal_rows: dict[bytes, np.ndarray] = field(default_factory=dict)
     _extras: dict[Any, np.ndarray] = field(default_factory=dict)
 
     def piece(self, i: int) -> xgr.CompiledGrammar:
@@ -221,13 +222,9 @@ class ComposedGrammar:
     def literal_mask(self, branches: tuple[int, ...], pos: int) -> np.ndarray:
         """Tokens that continue the begins of ``branches`` (tool indices) from byte ``pos``:
         prefixes of the rest, and texts running past a begin that its piece accepts."""
-        mine = self._literal_rows.get((branches, pos))
-        if mine is not None:
-            return mine
         key = (id(self.tokenizer_info), tuple(self.tools[i].key for i in branches), pos)
         row = _LITERAL_MASKS.get(key)
         if row is not None:
-            self._literal_rows[(branches, pos)] = row
             return row  # type: ignore[no-any-return]
         vocab = _vocab(self.tokenizer_info)
         row = np.zeros(vocab.words, dtype=np.uint32)
@@ -246,7 +243,6 @@ class ComposedGrammar:
                         probe.rollback(1)
                         _set_bits(row, vocab.by_bytes[text])
         _LITERAL_MASKS.put(key, row)
-        self._literal_rows[(branches, pos)] = row
         return row
 
     def extras(self, after_call: Callable[[], xgr.GrammarMatcher], forced: bytes, calls: int) -> np.ndarray:
@@ -460,14 +456,15 @@ class ComposedMatcher:
     def cache_key(self) -> bytes | None:
         """The mask cache's key of this state's row, None where it is not cached: the scaffold's
         state key; in one tool's piece, the piece's state key with the scaffold's key where the
-        call began (the tokens that run on past the call's end are the scaffold's there), and
-        whether a call came before."""
+        call began (the tokens that run on past the call's end are the scaffold's there; that
+        key holds the scaffold's state, so a first and a later call share rows wherever the
+        scaffold's keyer says what follows them is the same)."""
         if self._branches is None:
             k = self._skey
             return b"S" + k.key() if k.cacheable else None
         k = self._pkey  # type: ignore[assignment]
         if k is not None and k.cacheable:
-            return (b"P1" if self.calls else b"P0") + k.key() + self._entry_key
+            return b"P" + k.key() + self._entry_key
         return None
 
     def is_terminated(self) -> bool:
@@ -511,8 +508,17 @@ class ComposedMatcher:
         return row
 
     def _mask(self) -> np.ndarray:
+        """The row where several tools' begins are followed (read-only)."""
         assert self._branches is not None
+        rows = self.grammar._literal_rows
+        text = bytes(self._call)
+        row = rows.get(text) if self._pkey is None else None
+        if row is not None:
+            return row
         literal = tuple(b.tool for b in self._branches if b.matcher is None)
+        if len(literal) == len(self._branches):  # all in their begins: the text decides which
+            row = rows[text] = self.grammar.literal_mask(literal, self._pos)
+            return row
         row = self.grammar.literal_mask(literal, self._pos).copy() if literal else np.zeros(self._vocab.words, dtype=np.uint32)
         for b in self._branches:
             if b.matcher is None:
