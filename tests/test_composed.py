@@ -206,3 +206,28 @@ def test_seen_tools_compile_nothing_and_the_piece_cache_is_byte_bounded():
         compose("hermes", [tool], qwen_info(), "required", True, "strict", pieces=small).prefetch()
         assert small.nbytes <= small.max_bytes
     assert small.evictions >= 4 and len(small) <= 4
+
+
+def _refusal(call):
+    with pytest.raises(toolwire.ToolwireError) as e:
+        call()
+    return type(e.value), str(e.value)
+
+
+def test_a_new_list_of_seen_tools_is_refused_and_read_as_the_whole_tag_reads_it():
+    """Tools read before are not read again (the core checks stand-ins with their names): the
+    same requests are refused, with the same errors, as by ``structural_tag``."""
+    compose("hermes", TOOLS, qwen_info(), "auto", True, "strict")
+    weather = TOOLS[0]["function"]["name"]
+    cases = [
+        (TOOLS + TOOLS[:1], "auto"),  # a repeated name
+        (TOOLS[1:], {"type": "function", "function": {"name": weather}}),  # named, not listed
+        (TOOLS, {"type": "allowed_tools", "allowed_tools": {"mode": "auto", "tools": [{"type": "function", "function": {"name": "nope"}}]}}),
+    ]
+    for tools, choice in cases:
+        want = _refusal(lambda: toolwire.grammar.structural_tag("hermes", tools, choice, True, "always", "strict"))
+        assert _refusal(lambda: compose("hermes", tools, qwen_info(), choice, True, "strict")) == want
+    again = compose("hermes", list(reversed(TOOLS)), qwen_info(), {"type": "function", "function": {"name": weather}}, True, "strict")
+    assert [t.name for t in again.tools] == [weather]
+    first = compose("hermes", TOOLS, qwen_info(), "required", True, "strict")
+    assert [t.key for t in again.tools] == [t.key for t in first.tools if t.name == weather]

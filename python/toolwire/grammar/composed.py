@@ -36,6 +36,7 @@ a grammar on the whole tag (``ComposedGrammar.fallback`` says why), with the sam
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,7 +54,7 @@ from .calls import _call_tag, _ToolTags
 from .format_view import _format, _turn_channels
 from .pieces import PieceCache, _Lru, _set_bits, _vocab, default_pieces
 from .tags import _build, structural_tag
-from .tools import _read
+from .tools import _read, _Request
 
 #: The stand-in call's arguments in the scaffold: no tool name or argument text holds it.
 SENTINEL = "\x01\x02\x03"
@@ -296,11 +297,12 @@ def compose(
         ToolwireError: what :func:`toolwire.grammar.structural_tag` raises.
     """
     pieces = pieces if pieces is not None else default_pieces
-    key = (id(tokenizer_info), id(pieces), repr((format, tools, tool_choice, parallel_tool_calls, schema, reasoning, constrained_tools)))
+    texts = None if tools is None else tuple(map(_identity, tools))
+    key = (id(tokenizer_info), id(pieces), texts, repr((format, tool_choice, parallel_tool_calls, schema, reasoning, constrained_tools)))
     hit = _COMPOSED.get(key)
     if hit is not None and hit.tokenizer_info is tokenizer_info and hit.pieces is pieces:
         return hit  # type: ignore[no-any-return]
-    grammar = _compose(format, tools, tokenizer_info, tool_choice, parallel_tool_calls, schema, reasoning, constrained_tools, pieces)
+    grammar = _compose(format, tools, texts, tokenizer_info, tool_choice, parallel_tool_calls, schema, reasoning, constrained_tools, pieces)
     _COMPOSED.put(key, grammar)
     return grammar
 
@@ -313,6 +315,7 @@ _COMPOSED = _Lru(256)
 def _compose(
     format: str,
     tools: Sequence[Mapping[str, Any]] | None,
+    texts: tuple[bytes | str, ...] | None,
     tokenizer_info: xgr.TokenizerInfo,
     tool_choice: Any,
     parallel_tool_calls: bool | None,
@@ -337,7 +340,7 @@ def _compose(
     if fmt.name not in COMPOSED_FORMATS:
         grammar.fallback = f"format {fmt.name!r} is not checked against the whole tag by the differential suite yet"
         return grammar
-    read = _read(fmt.name, tools, tool_choice, reasoning=reasoning, schema=schema)
+    read = _read_seen(fmt.name, tools, texts, tool_choice, reasoning, schema)
     allowed = read.allowed_of(read.tools)
     if read.mode == "none" or not allowed:
         grammar.fallback = "no calls: the exclusion tag is compiled whole (it has no tools)"
@@ -354,20 +357,51 @@ def _compose(
         whole()  # checks the names
     constrained = frozenset(constrained_tools) if constrained_tools is not None else None
     tags = _ToolTags(fmt, read.schema, None)
+    text_of = dict(zip((t.name for t in read.tools), texts or ()))
     for t in allowed:
         free = constrained is not None and t.name not in constrained
-        grammar.tools.append(_tool_entry(tokenizer_info, fmt, read.schema, t, free, tags))
+        grammar.tools.append(_tool_entry(tokenizer_info, fmt, read.schema, t, text_of[t.name], free, tags))
     grammar.scaffold = scaffold
     return grammar
+
+
+def _identity(tool: Any) -> bytes | str:
+    """A tool's value as a key: its ``marshal`` bytes (plain dicts, lists and scalars, fast),
+    else its ``repr``."""
+    try:
+        return marshal.dumps(tool)
+    except ValueError:
+        return repr(tool)
+
+
+#: Tools as the core read them, by (format, the tool's text as given).
+_READ_TOOLS = _Lru(65536)
+
+
+def _read_seen(format: str, tools: Sequence[Mapping[str, Any]] | None, texts: tuple[bytes | str, ...] | None, tool_choice: Any, reasoning: Any, schema: str) -> _Request:
+    """:func:`toolwire.grammar.tools._read`, without reading again the tools read before: each
+    of those passed the core's checks of one tool, so the core reads the list as stand-ins that
+    carry their names (which it checks for repeats and the choice against)."""
+    if texts:
+        seen = [_READ_TOOLS.get((format, t)) for t in texts]
+        if all(s is not None and not s.custom for s in seen):
+            names = [{"type": "function", "function": {"name": s.name}} for s in seen]  # type: ignore[union-attr]
+            read = _read(format, names, tool_choice, reasoning=reasoning, schema=schema)
+            return _Request(seen, read.mode, read.allowed, read.schema)  # type: ignore[arg-type]
+    read = _read(format, tools, tool_choice, reasoning=reasoning, schema=schema)
+    if texts and len(read.tools) == len(texts):
+        for text, tool in zip(texts, read.tools):
+            _READ_TOOLS.put((format, text), tool)
+    return read
 
 
 _TOOL_ENTRIES = _Lru(65536)
 
 
-def _tool_entry(info: xgr.TokenizerInfo, fmt: Any, schema_mode: str, tool: Any, free: bool, tags: _ToolTags) -> _Tool:
-    """A tool's call tag and cache key, kept per (format, schema mode, tool) so a request whose
-    tools were seen builds no tag."""
-    key = (id(info), fmt.name, schema_mode, free, tool.name, tool.strict, tool.custom, repr(tool.parameters))
+def _tool_entry(info: xgr.TokenizerInfo, fmt: Any, schema_mode: str, tool: Any, text: bytes | str, free: bool, tags: _ToolTags) -> _Tool:
+    """A tool's call tag and cache key, kept per (format, schema mode, the tool's text) so a
+    request whose tools were seen builds no tag."""
+    key = (id(info), fmt.name, schema_mode, free, text)
     hit = _TOOL_ENTRIES.get(key)
     if hit is not None:
         return hit  # type: ignore[no-any-return]
