@@ -225,7 +225,7 @@ SERIES = [("whole_ms", "whole tag (xgrammar compile)", "#c0392b"), ("builtin_ms"
 
 def svg(rows: list[dict]) -> str:
     """The first-mask rows as a log-log line plot: tools (x) against milliseconds (y)."""
-    w, h, left, right, top, bottom = 640, 400, 60, 220, 20, 44
+    w, h, left, right, top, bottom = 720, 400, 60, 270, 20, 44
     xs = sorted({r["tools"] for r in rows})
     ys = [r[k] for r in rows for k, _, _ in SERIES if r.get(k)]
     lo, hi = math.floor(math.log10(min(ys))), math.ceil(math.log10(max(ys)))
