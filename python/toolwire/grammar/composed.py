@@ -564,24 +564,20 @@ class ComposedMatcher:
         return row
 
     def _forced_ends(self, m: xgr.GrammarMatcher) -> list[bytes]:
-        """The texts that complete the call from here when it is inside its end text: the forced
-        rest (JSON arguments force the end once they close), or a rest of the end that the call's
-        last bytes started (raw arguments, which the end ends wherever it appears)."""
+        """The texts that complete the call from here when it is inside its end text: the rests
+        of the end that the call's last bytes started. (A rest the grammar forces, JSON's end
+        once the arguments close, is one of them too; the whole end is not, as no token runs on
+        past a whole end: :func:`compose` refuses such a vocabulary.)"""
         end = self._end
         tail = bytes(self._call[-self._keep :])  # the call's last bytes
-        candidates = {end[j:] for j in range(1, len(end)) if tail.endswith(end[:j])}
-        try:
-            forced = m.find_jump_forward_string().encode()
-            if forced and end.endswith(forced):
-                candidates.add(forced)
-        except UnicodeDecodeError:  # stopped inside a character: the tail covers it
-            pass
         out = []
-        for rest in sorted(candidates, key=len):
-            if m.accept_string(rest):
-                if m.is_completed():
-                    out.append(rest)
-                m.rollback(1)
+        for j in range(len(end) - 1, 0, -1):  # shortest rest first
+            if tail.endswith(end[:j]):
+                rest = end[j:]
+                if m.accept_string(rest):
+                    if m.is_completed():
+                        out.append(rest)
+                    m.rollback(1)
         return out
 
     def _runs_on(self, rest: bytes) -> bool:
