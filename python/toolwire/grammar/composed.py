@@ -125,7 +125,7 @@ def _key_plan(tag_text: str) -> StateKeyPlan:
 
 
 #: Key plans of tools' pieces, by the piece's key.
-_PIECE_PLANS = _Lru(65536)
+_PIECE_PLANS = _Lru(4096)
 
 
 #: Masks over several tools' begins, by (tokenizer, the tools, bytes read): shared by requests.
@@ -375,7 +375,7 @@ def _identity(tool: Any) -> bytes | str:
 
 
 #: Tools as the core read them, by (format, the tool's text as given).
-_READ_TOOLS = _Lru(65536)
+_READ_TOOLS = _Lru(4096)
 
 
 def _read_seen(format: str, tools: Sequence[Mapping[str, Any]] | None, texts: tuple[bytes | str, ...] | None, tool_choice: Any, reasoning: Any, schema: str) -> _Request:
@@ -395,7 +395,7 @@ def _read_seen(format: str, tools: Sequence[Mapping[str, Any]] | None, texts: tu
     return read
 
 
-_TOOL_ENTRIES = _Lru(65536)
+_TOOL_ENTRIES = _Lru(4096)
 
 
 def _tool_entry(info: xgr.TokenizerInfo, fmt: Any, schema_mode: str, tool: Any, text: bytes | str, free: bool, tags: _ToolTags) -> _Tool:
@@ -459,9 +459,10 @@ class ComposedMatcher:
 
     # state -----------------------------------------------------------------
 
+    # Branch lists are replaced, never changed in place, so a state holds them as they are.
+
     def _state(self) -> Any:
-        branches = None if self._branches is None else list(self._branches)
-        return (branches, self._pos, self._entry, self.calls, len(self._stext), self._call, len(self._call), self._entry_key)
+        return (self._branches, self._pos, self._entry, self.calls, len(self._stext), self._call, len(self._call), self._entry_key)
 
     def _restore(self, state: Any, keyers: bool) -> None:
         self._branches, self._pos, self._entry, self.calls, stext, self._call, call, self._entry_key = state
