@@ -28,7 +28,8 @@ import xgrammar as xgr
 from toolwire import ToolwireError
 from toolwire._core import MaskCache, StateKeyPlan
 
-from .composed import ComposedGrammar, ComposedMatcher, _key_plan, _torch_row
+from .composed import ComposedGrammar, _key_plan
+from .composed_matcher import ComposedMatcher, _torch_row
 from .pieces import _Lru, _vocab
 
 #: Whole-tag key plans of fallback grammars, by the tag's JSON.
