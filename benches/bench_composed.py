@@ -11,17 +11,26 @@ and an array of objects). Three parts, each a ratio within one run:
   first fill, cold (scaffold, tool tags and pieces all new; the tokenizer's byte index is built
   beforehand, once per tokenizer, and reported) and warm (all tools seen). Composed grammars
   compile a tool's piece when its call starts: "first call" is that compile for one tool;
-* mask production CPU (``time.process_time``) over a trace of replies calling random tools out of
+* mask production CPU (``time.process_time``) over traces of replies calling random tools out of
   128, per batch size: ``BatchGrammarMatcher`` fills + ``accept_token`` on the whole tag, against
-  :class:`ComposedMasker` fill + accept (pieces compiled beforehand);
+  :class:`toolwire.masks.BatchMasker` on the whole tag and :class:`ComposedMasker` (pieces
+  compiled beforehand), interleaved trace by trace. The maskers' caches start empty ("cold": the
+  first trace) and keep what they stored over ``--rounds`` traces of new replies ("warm": the
+  last one, as a server's cache is after serving earlier requests);
 * memory: ``--memory-tools`` distinct tools through a :class:`PieceCache` of 16 MiB: its reported
   bytes and the process's peak RSS.
+
+The rows also go to ``composed.json`` beside the report, and the first-mask table is drawn from
+it as ``composed.svg`` (a log-log plot, written by hand: no plotting library needed).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import json
+import math
+import os
 import random
 import resource
 import shlex
@@ -38,7 +47,7 @@ from toolwire.grammar.composed_batch import ComposedMasker
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from _decode_support import QWEN_VOCAB_SIZE, qwen_encoder, qwen_info, qwen_vocab  # noqa: E402
-from toolwire.masks import _index  # noqa: E402
+from toolwire.masks import BatchMasker, _index  # noqa: E402
 
 
 def tools(n: int, salt: str) -> list[dict]:
@@ -152,12 +161,11 @@ def first_mask(n: int, fmt: str, salt: str) -> dict:
     return row
 
 
-def mask_cpu(fmt: str, batch: int, tl: list[dict], whole_compiled, g: comp.ComposedGrammar, seed: int) -> dict:
-    seqs = trace(fmt, tl, batch, seed)
-    steps = max(map(len, seqs))
+def mask_cpu(fmt: str, batch: int, tl: list[dict], whole_compiled, whole_json: str, g: comp.ComposedGrammar, seed: int, rounds: int) -> dict:
     bitmask = xgr.allocate_token_bitmask(batch, QWEN_VOCAB_SIZE)
 
-    def run(make, fill, accept) -> float:
+    def run(seqs, make, fill, accept) -> float:
+        steps = max(map(len, seqs))
         reqs = [make() for _ in range(batch)]
         gc.collect()
         t0 = time.process_time()
@@ -173,11 +181,20 @@ def mask_cpu(fmt: str, batch: int, tl: list[dict], whole_compiled, g: comp.Compo
         for m, t in zip(ms, toks):
             assert m.accept_token(t)
 
-    x = run(lambda: xgr.GrammarMatcher(whole_compiled), lambda ms, rows: batcher.batch_fill_next_token_bitmask(ms, bitmask, rows), x_accept)
+    whole = BatchMasker(qwen_info(), vocab=qwen_vocab())
     masker = ComposedMasker(qwen_info())
-    c = run(lambda: masker.new_request(g), lambda ms, rows: masker.fill(ms, bitmask, rows), lambda ms, toks: masker.accept(ms, toks))
-    rows = sum(map(len, seqs))
-    return {"format": fmt, "batch": batch, "rows": rows, "xgrammar_us": x / rows * 1e6, "composed_us": c / rows * 1e6, "ratio": x / c}
+    out: dict = {"format": fmt, "batch": batch, "fallback": g.fallback}
+    for k in range(rounds):
+        seqs = trace(fmt, tl, batch, seed * 1000 + k)
+        rows = sum(map(len, seqs))
+        x = run(seqs, lambda: xgr.GrammarMatcher(whole_compiled), lambda ms, r: batcher.batch_fill_next_token_bitmask(ms, bitmask, r), x_accept)
+        w = run(seqs, lambda: whole.new_request(whole_compiled, whole_json), lambda ms, r: whole.fill(ms, bitmask, r), lambda ms, t: whole.accept(ms, t))
+        c = run(seqs, lambda: masker.new_request(g), lambda ms, r: masker.fill(ms, bitmask, r), lambda ms, t: masker.accept(ms, t))
+        if k in (0, rounds - 1):
+            label = "cold" if k == 0 else "warm"
+            out[label] = {"rows": rows, "xgrammar_us": x / rows * 1e6, "batch_masker_us": w / rows * 1e6, "composed_us": c / rows * 1e6, "ratio": x / c, "batch_masker_ratio": x / w}
+    out["composed_hits"], out["composed_misses"] = masker.hits, masker.misses
+    return out
 
 
 def _rss_mb() -> float:
@@ -203,48 +220,99 @@ def memory(n: int, budget: int) -> dict:
     return {"tools": n, "budget": budget, "peak_cache_bytes": peak, "entries": len(pieces), "evictions": pieces.evictions, "rss_growth_mb": max(peak_rss, _rss_mb()) - rss0, "seconds": time.perf_counter() - t0}
 
 
+SERIES = [("whole_ms", "whole tag (xgrammar compile)", "#c0392b"), ("builtin_ms", "builtin qwen_3 tag", "#e67e22"), ("cold_ms", "composed, cold", "#2471a3"), ("warm_new_list_ms", "composed, warm (new list of seen tools)", "#17a589"), ("warm_ms", "composed, warm (same list)", "#7d3c98")]
+
+
+def svg(rows: list[dict]) -> str:
+    """The first-mask rows as a log-log line plot: tools (x) against milliseconds (y)."""
+    w, h, left, right, top, bottom = 720, 400, 60, 270, 20, 44
+    xs = sorted({r["tools"] for r in rows})
+    ys = [r[k] for r in rows for k, _, _ in SERIES if r.get(k)]
+    lo, hi = math.floor(math.log10(min(ys))), math.ceil(math.log10(max(ys)))
+    x0, x1 = math.log10(xs[0]), math.log10(xs[-1]) if len(xs) > 1 else math.log10(xs[0]) + 1
+
+    def px(n: float) -> float:
+        return left + (math.log10(n) - x0) / ((x1 - x0) or 1) * (w - left - right)
+
+    def py(ms: float) -> float:
+        return top + (hi - math.log10(ms)) / ((hi - lo) or 1) * (h - top - bottom)
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="11">', f'<rect width="{w}" height="{h}" fill="white"/>']
+    for e in range(lo, hi + 1):
+        y = py(10.0**e)
+        out.append(f'<line x1="{left}" y1="{y:.1f}" x2="{w - right}" y2="{y:.1f}" stroke="#ddd"/><text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{10.0**e:g}</text>')
+    for n in xs:
+        x = px(n)
+        out.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{h - bottom}" stroke="#eee"/><text x="{x:.1f}" y="{h - bottom + 16}" text-anchor="middle">{n}</text>')
+    out.append(f'<text x="{(left + w - right) / 2}" y="{h - 8}" text-anchor="middle">tools in the request</text>')
+    out.append(f'<text transform="translate(14 {(top + h - bottom) / 2}) rotate(-90)" text-anchor="middle">ms, request to first mask</text>')
+    for k, (key, label, colour) in enumerate(SERIES):
+        points = [(px(r["tools"]), py(r[key])) for r in sorted(rows, key=lambda r: r["tools"]) if r.get(key)]
+        if not points:
+            continue
+        out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in points)}"/>')
+        out += [f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{colour}"/>' for x, y in points]
+        ly = top + 14 + 18 * k
+        out.append(f'<line x1="{w - right + 12}" y1="{ly - 4}" x2="{w - right + 32}" y2="{ly - 4}" stroke="{colour}" stroke-width="2"/><text x="{w - right + 38}" y="{ly}">{label}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--tools", default="1,16,128,512")
     ap.add_argument("--batches", default="16,64,256")
-    ap.add_argument("--formats", default="hermes,qwen3_coder,deepseek_v3_2,kimi_k2")
+    ap.add_argument("--formats", default="hermes,qwen3_coder,glm47,deepseek_v3_2,kimi_k2")
+    ap.add_argument("--rounds", type=int, default=4, help="traces per batch size (the first with empty caches)")
     ap.add_argument("--first-formats", default="hermes")
     ap.add_argument("--memory-tools", type=int, default=600)
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "report" / "composed.md"))
     a = ap.parse_args(argv)
+    out = Path(a.out)
     t0 = time.perf_counter()
     comp._vocab(qwen_info())
     vocab_s = time.perf_counter() - t0
-    lines = ["# Composed grammars vs the whole structural tag", "", f"Command: `python benches/bench_composed.py {shlex.join(argv if argv is not None else sys.argv[1:])}`", "", f"Tokenizer byte index (once per tokenizer): {vocab_s * 1000:.0f} ms.", ""]
+    load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else ["?"]
+    command = f"python benches/bench_composed.py {shlex.join(argv if argv is not None else sys.argv[1:])}"
+    lines = ["# Composed grammars vs the whole structural tag", "", f"Command: `{command}` (load average at start: {' '.join(load)}; {len(os.sched_getaffinity(0))} cores).", "", f"Tokenizer byte index (once per tokenizer): {vocab_s * 1000:.0f} ms.", ""]
+    data: dict = {"command": command, "first_mask": [], "mask_cpu": [], "memory": None}
     if a.tools:
-        lines += ["## Request to first mask (ms)", "", "| format | tools | whole tag | builtin qwen_3 | composed cold | whole / cold | cold, scaffold too | first call (one piece) | warm, same list | warm, new list of seen tools |", "|---|---|---|---|---|---|---|---|---|---|"]
+        lines += ["## Request to first mask (ms)", "", f"Plotted: [{out.with_suffix('.svg').name}]({out.with_suffix('.svg').name}).", "", "| format | tools | whole tag | builtin qwen_3 | composed cold | whole / cold | cold, scaffold too | first call (one piece) | warm, same list | warm, new list of seen tools |", "|---|---|---|---|---|---|---|---|---|---|"]
     for fmt in a.first_formats.split(",") if a.tools else []:
         for n in map(int, a.tools.split(",")):
             r = first_mask(n, fmt, f"{fmt}{n}")
             print(r, flush=True)
+            data["first_mask"].append(r)
             b = f"{r['builtin_ms']:.0f}" if "builtin_ms" in r else "–"
             lines.append(f"| {fmt} | {n} | {r['whole_ms']:.0f} | {b} | {r['cold_ms']:.1f} | {r['whole_ms'] / r['cold_ms']:.1f}x | {r['cold_start_ms']:.0f} | {r['first_call_ms']:.0f} | {r['warm_ms']:.2f} | {r['warm_new_list_ms']:.2f} |")
     if a.batches:
-        lines += ["", "## Mask production CPU, 128 tools (µs per request-step: fill + accept)", "", "| format | batch | steps | BatchGrammarMatcher, whole tag | ComposedMasker | whole / composed |", "|---|---|---|---|---|---|"]
+        lines += ["", f"## Mask production CPU, 128 tools (µs per request-step: fill + accept; {a.rounds} traces per row, caches empty at the first)", "",
+                  "Ratios are `BatchGrammarMatcher`'s CPU over the other's on the same trace: above 1, less CPU than xgrammar.", "",
+                  "| format | batch | steps | cache | BatchGrammarMatcher, whole tag | BatchMasker, whole tag | ComposedMasker | xgrammar / BatchMasker | xgrammar / composed |", "|---|---|---|---|---|---|---|---|---|"]
     tl = tools(128, "trace")
     info = qwen_info()
     for fmt in a.formats.split(",") if a.batches else []:
-        tag = grammar.structural_tag(fmt, tl, "auto", True, "always", "strict")
+        tag = grammar.tag_json(grammar.structural_tag(fmt, tl, "auto", True, "always", "strict"))
         whole_compiled = xgr.GrammarCompiler(info, max_threads=1, cache_enabled=False).compile_structural_tag(tag)
         g = comp.compose(fmt, tl, info, "auto", True, "strict")
-        if g.fallback:
-            lines.append(f"| {fmt} | – | – | – | fallback: {g.fallback} | – |")
-            continue
         g.prefetch()
+        name = f"{fmt} (fallback: whole tag)" if g.fallback else fmt
         for batch in map(int, a.batches.split(",")):
-            r = mask_cpu(fmt, batch, tl, whole_compiled, g, seed=batch)
+            r = mask_cpu(fmt, batch, tl, whole_compiled, tag, g, seed=batch, rounds=a.rounds)
             print(r, flush=True)
-            lines.append(f"| {fmt} | {batch} | {r['rows']} | {r['xgrammar_us']:.1f} | {r['composed_us']:.1f} | {r['ratio']:.2f}x |")
+            data["mask_cpu"].append(r)
+            for label in ("cold", "warm"):
+                c = r[label]
+                lines.append(f"| {name} | {batch} | {c['rows']} | {label} | {c['xgrammar_us']:.1f} | {c['batch_masker_us']:.1f} | {c['composed_us']:.1f} | {c['batch_masker_ratio']:.2f}x | {c['ratio']:.2f}x |")
     if a.memory_tools:
         m = memory(a.memory_tools, 16 << 20)
         print(m, flush=True)
+        data["memory"] = m
         lines += ["", "## Memory", "", f"{m['tools']} distinct tools through a PieceCache of {m['budget'] >> 20} MiB: peak reported size {m['peak_cache_bytes'] / 2**20:.1f} MiB, {m['entries']} entries kept, {m['evictions']} evicted, resident memory grew by at most {m['rss_growth_mb']:.0f} MiB (sampled every 50 tools) ({m['seconds']:.0f} s)."]
-    Path(a.out).write_text("\n".join(lines) + "\n")
+    out.write_text("\n".join(lines) + "\n")
+    out.with_suffix(".json").write_text(json.dumps(data, indent=1) + "\n")
+    if data["first_mask"]:
+        out.with_suffix(".svg").write_text(svg(data["first_mask"]))
     print("\n".join(lines))
     return 0
 

@@ -68,13 +68,14 @@ def _sample(rng: random.Random, row: torch.Tensor, preferred: int | None) -> int
     return int(allowed[rng.randrange(len(allowed))])
 
 
-def _walk(grammar, fmt, batch, seed, *, forced, reasoning, steps=70) -> int:
-    """Walk ``batch`` requests; returns the number of compared steps."""
+def _walk(grammar, fmt, batch, seed, *, forced, reasoning, steps=70, reply=_reply, masker=None, whole=None) -> int:
+    """Walk ``batch`` requests; returns the number of compared steps. ``masker`` (default: a new
+    one) keeps its mask cache across walks."""
     rng = random.Random(seed)
-    whole = qwen_compiler().compile_structural_tag(grammar.whole_tag)
+    whole = whole or qwen_compiler().compile_structural_tag(grammar.whole_tag)
     index, enc = _index(qwen_vocab()), qwen_encoder()
-    refs = [index.encode(_reply(rng, fmt, forced, reasoning), enc.encode) + [151645] for _ in range(batch)]
-    masker = ComposedMasker(qwen_info())
+    refs = [index.encode(reply(rng, fmt, forced, reasoning), enc.encode) + [151645] for _ in range(batch)]
+    masker = masker or ComposedMasker(qwen_info())
     requests = [masker.new_request(grammar) for _ in range(batch)]
     shadows = [xgr.GrammarMatcher(whole) for _ in range(batch)]
     at = [0] * batch
@@ -130,15 +131,72 @@ def test_composed_masks_equal_the_whole_tag(fmt, choice, parallel, reasoning, co
     print(f"composed-differential {fmt} {choice} parallel={parallel} reasoning={reasoning} constrained={constrained}: {compared} steps, 0 differences")
 
 
+def _many_tools(n: int) -> list[dict]:
+    """Strict tools with optional members, enums, numbers, a nested object and an array of
+    objects, whose names share long prefixes (the begins are followed together for a while)."""
+    out = []
+    for i in range(n):
+        props: dict = {"query": {"type": "string"}, "mode": {"type": "string", "enum": ["fast", f"m{i}"]}, "limit": {"type": "integer"}}
+        for k in range(i % 4):
+            props[f"opt_{k}"] = [{"type": "boolean"}, {"type": "number"}, {"type": "string"}][k % 3]
+        if i % 3 == 0:
+            props["where"] = {"type": "object", "properties": {"lat": {"type": "number"}}, "required": ["lat"], "additionalProperties": False}
+            props["items"] = {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"], "additionalProperties": False}}
+        out.append({"type": "function", "function": {"name": f"tool_{i}", "strict": True, "parameters": {"type": "object", "properties": props, "required": ["query"], "additionalProperties": False}}})
+    return out
+
+
+MANY = _many_tools(24)
+
+
+def _many_reply(rng: random.Random, fmt: str, forced: bool, reasoning: str | None) -> str:
+    calls = []
+    for tool in rng.sample(MANY, rng.choice([1, 2])):
+        props = tool["function"]["parameters"]["properties"]
+        args: dict = {}
+        for name, schema in props.items():
+            if name != "query" and rng.random() < 0.5:
+                continue
+            kind = schema.get("type")
+            args[name] = (
+                rng.choice(schema["enum"]) if "enum" in schema
+                else rng.choice(CITIES) if kind == "string"
+                else rng.randrange(1, 300) if kind == "integer"
+                else round(rng.uniform(-9, 9), 2) if kind == "number"
+                else rng.random() < 0.5 if kind == "boolean"
+                else {"lat": 1.5} if kind == "object"
+                else [{"id": rng.randrange(9)} for _ in range(rng.randrange(1, 3))]
+            )
+        calls.append({"name": tool["function"]["name"], "arguments": args})
+    return rng.choice(["Sure.", "Let me check."]) + "\n" + toolwire.render(fmt, calls)
+
+
 @pytest.mark.parametrize("fmt", ["hermes", "qwen3_coder"])
-def test_rollback_after_speculative_tokens_matches_the_whole_tag(fmt):
+def test_composed_masks_equal_the_whole_tag_with_many_tools_and_a_warm_mask_cache(fmt):
+    """24 tools, replies with random members: rows served from the mask cache (stored by earlier
+    walks of other replies) equal xgrammar's too."""
+    grammar = compose(fmt, MANY, qwen_info(), "auto", True, "strict")
+    assert grammar.fallback is None, grammar.fallback
+    whole = qwen_compiler().compile_structural_tag(grammar.whole_tag)
+    masker = ComposedMasker(qwen_info())
+    compared = sum(_walk(grammar, fmt, 16, seed, forced=False, reasoning=None, steps=120, reply=_many_reply, masker=masker, whole=whole) for seed in range(3 * ROUNDS))
+    assert masker.hits > masker.misses // 5 > 0, masker.stats()  # the walks drift at random: many misses
+    print(f"composed-differential {fmt} 24 tools, warm cache: {compared} steps, 0 differences ({masker.hits} rows from the cache)")
+
+
+@pytest.mark.parametrize("fmt,via", [("hermes", "matcher"), ("qwen3_coder", "matcher"), ("hermes", "masker"), ("qwen3_coder", "masker"), ("glm47", "masker")])
+def test_rollback_after_speculative_tokens_matches_the_whole_tag(fmt, via):
     """Accept k drafted tokens, roll back j of them, on both paths: the masks agree after each.
     Drafts follow a reference reply, with a random token now and then that the rollback always
-    undoes (as a verifier rejects a bad draft), so the walk crosses calls' begins and ends."""
+    undoes (as a verifier rejects a bad draft), so the walk crosses calls' begins and ends.
+    Through a :class:`ComposedMasker`, rows come from its mask cache under the keys of the
+    rolled-back state (glm47: a fallback, the whole tag's keys)."""
     rng = random.Random(5)
     grammar = compose(fmt, TOOLS, qwen_info(), "auto", True, "strict")
     whole = xgr.GrammarMatcher(qwen_compiler().compile_structural_tag(grammar.whole_tag))
-    composed = grammar.matcher()
+    masker = ComposedMasker(qwen_info())
+    composed = grammar.matcher() if via == "matcher" else masker.new_request(grammar)
+    fill = composed.fill_next_token_bitmask if via == "matcher" else lambda bitmask, _row: masker.fill([composed], bitmask)
     index, enc = _index(qwen_vocab()), qwen_encoder()
     ref = index.encode(_reply(rng, fmt, True, None) + "\n" + _reply(rng, fmt, True, None), enc.encode)
     got, want = xgr.allocate_token_bitmask(1, QWEN_VOCAB_SIZE), xgr.allocate_token_bitmask(1, QWEN_VOCAB_SIZE)
@@ -150,7 +208,7 @@ def test_rollback_after_speculative_tokens_matches_the_whole_tag(fmt):
         drafted, wrong = 0, None
         for _ in range(rng.randrange(1, 6)):
             whole.fill_next_token_bitmask(want, 0)
-            composed.fill_next_token_bitmask(got, 0)
+            fill(got, 0)
             assert torch.equal(got, want), f"step {len(positions) - 1}"
             preferred = ref[positions[-1]] if positions[-1] < len(ref) else None
             good = preferred is not None and _ok(want[0], preferred) and rng.random() >= 0.1
@@ -173,9 +231,10 @@ def test_rollback_after_speculative_tokens_matches_the_whole_tag(fmt):
         assert whole.is_terminated() == composed.is_terminated()
         if not whole.is_terminated():
             whole.fill_next_token_bitmask(want, 0)
-            composed.fill_next_token_bitmask(got, 0)
+            fill(got, 0)
             assert torch.equal(got, want), "after a rollback"
-    assert rollbacks >= 5 and crossed >= 1, (rollbacks, crossed)
+    assert rollbacks >= 5 and (crossed >= 1 or grammar.fallback), (rollbacks, crossed)
+    assert via == "matcher" or masker.hits > 0
 
 
 def test_a_format_that_cannot_be_composed_falls_back_to_the_whole_tag(monkeypatch):
@@ -206,3 +265,28 @@ def test_seen_tools_compile_nothing_and_the_piece_cache_is_byte_bounded():
         compose("hermes", [tool], qwen_info(), "required", True, "strict", pieces=small).prefetch()
         assert small.nbytes <= small.max_bytes
     assert small.evictions >= 4 and len(small) <= 4
+
+
+def _refusal(call):
+    with pytest.raises(toolwire.ToolwireError) as e:
+        call()
+    return type(e.value), str(e.value)
+
+
+def test_a_new_list_of_seen_tools_is_refused_and_read_as_the_whole_tag_reads_it():
+    """Tools read before are not read again (the core checks stand-ins with their names): the
+    same requests are refused, with the same errors, as by ``structural_tag``."""
+    compose("hermes", TOOLS, qwen_info(), "auto", True, "strict")
+    weather = TOOLS[0]["function"]["name"]
+    cases = [
+        (TOOLS + TOOLS[:1], "auto"),  # a repeated name
+        (TOOLS[1:], {"type": "function", "function": {"name": weather}}),  # named, not listed
+        (TOOLS, {"type": "allowed_tools", "allowed_tools": {"mode": "auto", "tools": [{"type": "function", "function": {"name": "nope"}}]}}),
+    ]
+    for tools, choice in cases:
+        want = _refusal(lambda: toolwire.grammar.structural_tag("hermes", tools, choice, True, "always", "strict"))
+        assert _refusal(lambda: compose("hermes", tools, qwen_info(), choice, True, "strict")) == want
+    again = compose("hermes", list(reversed(TOOLS)), qwen_info(), {"type": "function", "function": {"name": weather}}, True, "strict")
+    assert [t.name for t in again.tools] == [weather]
+    first = compose("hermes", TOOLS, qwen_info(), "required", True, "strict")
+    assert [t.key for t in again.tools] == [t.key for t in first.tools if t.name == weather]

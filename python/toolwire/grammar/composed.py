@@ -36,6 +36,7 @@ a grammar on the whole tag (``ComposedGrammar.fallback`` says why), with the sam
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,27 +45,22 @@ import numpy as np
 import xgrammar as xgr
 from xgrammar.structural_tag import ConstStringFormat, StructuralTag, TagFormat
 
-from toolwire import ToolwireError
+from toolwire._core import StateKeyPlan
+from toolwire.masks import _digest
 
 from .cache import tag_json
 from .calls import _call_tag, _ToolTags
+from .composed_matcher import SENTINEL, ComposedMatcher, ComposedMismatch, _Branch
 from .format_view import _format, _turn_channels
 from .pieces import PieceCache, _Lru, _set_bits, _vocab, default_pieces
 from .tags import _build, structural_tag
-from .tools import _read
-
-#: The stand-in call's arguments in the scaffold: no tool name or argument text holds it.
-SENTINEL = "\x01\x02\x03"
+from .tools import _read, _Request
 
 #: Formats composed; the differential suite (``tests/test_composed.py``) checks each one against
 #: the whole tag. Others get the whole tag until it does.
 COMPOSED_FORMATS = frozenset(
     {"hermes", "qwen3_coder", "deepseek_v3_2", "kimi_k2", "deepseek_v3", "deepseek_v4", "dots", "ernie45", "functiongemma", "gemma4", "harmony", "internlm", "longcat", "minimax_m2", "minimax_m3", "seed_oss", "step3"}
 )
-
-
-class ComposedMismatch(ToolwireError):
-    """A part of the composed grammar refused text another part allowed (a bug, never input)."""
 
 
 def _lcp(a: str, b: str) -> int:
@@ -84,6 +80,8 @@ class _Scaffold:
     head: str  # the call begin before the name
     end: str
     refusal: str | None  # why this tokenizer's vocabulary cannot be composed for it
+    plan: StateKeyPlan  # the mask cache's keys for the scaffold's states
+    stops: frozenset[int]
 
 
 _SCAFFOLDS = _Lru(64)
@@ -108,9 +106,19 @@ def _scaffold(info: xgr.TokenizerInfo, fmt: Any, mode: str, parallel: bool, reas
         refusal = f"tokens cross the name-free call begin into a name ({crossing[0]!r})"
     elif fmt.end and vocab.containing(fmt.end.encode()):
         refusal = f"tokens cross the call end {fmt.end!r} into what follows"
-    built = _Scaffold(info, compiler.compile_structural_tag(tag), tag, head, fmt.end, refusal)
+    plan = _key_plan(tag_json(tag))
+    built = _Scaffold(info, compiler.compile_structural_tag(tag), tag, head, fmt.end, refusal, plan, frozenset(info.stop_token_ids))
     _SCAFFOLDS.put(key, built)
     return built
+
+
+def _key_plan(tag_text: str) -> StateKeyPlan:
+    """The state keys of a tag's grammar (``toolwire.masks.BatchMasker``'s, named by the tag)."""
+    return StateKeyPlan.from_tag(_digest(b"tag:" + tag_text.encode()), tag_text)
+
+
+#: Key plans of tools' pieces, by the piece's key.
+_PIECE_PLANS = _Lru(4096)
 
 
 #: Masks over several tools' begins, by (tokenizer, the tools, bytes read): shared by requests.
@@ -138,6 +146,12 @@ class ComposedGrammar:
     pieces: PieceCache = field(default_factory=lambda: default_pieces)
     compiler: xgr.GrammarCompiler | None = None
     _whole: xgr.CompiledGrammar | None = None
+    _whole_json: str | None = None
+    #: (call text, token) -> the tools whose begins still agree, where all are in their begins.
+    literal_steps: dict[Any, list[_Branch]] = field(default_factory=dict)
+    _entry: list[_Branch] | None = None
+    #: call text -> the row where all tools agreeing with it are in their begins.
+    _literal_rows: dict[bytes, np.ndarray] = field(default_factory=dict)
     _extras: dict[Any, np.ndarray] = field(default_factory=dict)
 
     def piece(self, i: int) -> xgr.CompiledGrammar:
@@ -146,6 +160,24 @@ class ComposedGrammar:
         compiler = self.compiler
         assert compiler is not None
         return self.pieces.get(tool.key, lambda: compiler.compile_structural_tag(StructuralTag(format=tool.tag)))
+
+    def entry_branches(self) -> list[_Branch]:
+        """Every tool, at the start of its begin."""
+        if self._entry is None:
+            self._entry = [_Branch(i) for i in range(len(self.tools))]
+        return self._entry
+
+    def piece_plan(self, i: int) -> StateKeyPlan:
+        """The mask cache's keys for tool ``i``'s piece."""
+        key = self.tools[i].key
+        plan = _PIECE_PLANS.get(key)
+        if plan is None:
+            # The keyer follows a tag inside a section of calls; the piece is such a section of
+            # one call, and keys are only asked for before its end.
+            call = self.tools[i].tag.model_dump_json()
+            plan = _key_plan('{"type": "tags_with_separator", "tags": [' + call + '], "separator": ""}')
+            _PIECE_PLANS.put(key, plan)
+        return plan  # type: ignore[no-any-return]
 
     def prefetch(self, executor: Any = None) -> Any:
         """Compile every tool's piece now (on ``executor``, a ``concurrent.futures`` executor,
@@ -160,6 +192,12 @@ class ComposedGrammar:
     def whole_tag(self) -> StructuralTag | None:
         """The request's whole structural tag (built on first use: composing needs none)."""
         return self._whole_tag()
+
+    def whole_tag_json(self) -> str:
+        """The whole tag's JSON text (:func:`toolwire.grammar.tag_json`), kept."""
+        if self._whole_json is None:
+            self._whole_json = tag_json(self.whole_tag)  # type: ignore[arg-type]
+        return self._whole_json
 
     def whole(self) -> xgr.CompiledGrammar:
         """The whole structural tag, compiled (the fallback and the reference)."""
@@ -252,11 +290,12 @@ def compose(
         ToolwireError: what :func:`toolwire.grammar.structural_tag` raises.
     """
     pieces = pieces if pieces is not None else default_pieces
-    key = (id(tokenizer_info), id(pieces), repr((format, tools, tool_choice, parallel_tool_calls, schema, reasoning, constrained_tools)))
+    texts = None if tools is None else tuple(map(_identity, tools))
+    key = (id(tokenizer_info), id(pieces), texts, repr((format, tool_choice, parallel_tool_calls, schema, reasoning, constrained_tools)))
     hit = _COMPOSED.get(key)
     if hit is not None and hit.tokenizer_info is tokenizer_info and hit.pieces is pieces:
         return hit  # type: ignore[no-any-return]
-    grammar = _compose(format, tools, tokenizer_info, tool_choice, parallel_tool_calls, schema, reasoning, constrained_tools, pieces)
+    grammar = _compose(format, tools, texts, tokenizer_info, tool_choice, parallel_tool_calls, schema, reasoning, constrained_tools, pieces)
     _COMPOSED.put(key, grammar)
     return grammar
 
@@ -269,6 +308,7 @@ _COMPOSED = _Lru(256)
 def _compose(
     format: str,
     tools: Sequence[Mapping[str, Any]] | None,
+    texts: tuple[bytes | str, ...] | None,
     tokenizer_info: xgr.TokenizerInfo,
     tool_choice: Any,
     parallel_tool_calls: bool | None,
@@ -293,7 +333,7 @@ def _compose(
     if fmt.name not in COMPOSED_FORMATS:
         grammar.fallback = f"format {fmt.name!r} is not checked against the whole tag by the differential suite yet"
         return grammar
-    read = _read(fmt.name, tools, tool_choice, reasoning=reasoning, schema=schema)
+    read = _read_seen(fmt.name, tools, texts, tool_choice, reasoning, schema)
     allowed = read.allowed_of(read.tools)
     if read.mode == "none" or not allowed:
         grammar.fallback = "no calls: the exclusion tag is compiled whole (it has no tools)"
@@ -310,20 +350,51 @@ def _compose(
         whole()  # checks the names
     constrained = frozenset(constrained_tools) if constrained_tools is not None else None
     tags = _ToolTags(fmt, read.schema, None)
+    text_of = dict(zip((t.name for t in read.tools), texts or ()))
     for t in allowed:
         free = constrained is not None and t.name not in constrained
-        grammar.tools.append(_tool_entry(tokenizer_info, fmt, read.schema, t, free, tags))
+        grammar.tools.append(_tool_entry(tokenizer_info, fmt, read.schema, t, text_of[t.name], free, tags))
     grammar.scaffold = scaffold
     return grammar
 
 
-_TOOL_ENTRIES = _Lru(65536)
+def _identity(tool: Any) -> bytes | str:
+    """A tool's value as a key: its ``marshal`` bytes (plain dicts, lists and scalars, fast),
+    else its ``repr``."""
+    try:
+        return marshal.dumps(tool)
+    except ValueError:
+        return repr(tool)
 
 
-def _tool_entry(info: xgr.TokenizerInfo, fmt: Any, schema_mode: str, tool: Any, free: bool, tags: _ToolTags) -> _Tool:
-    """A tool's call tag and cache key, kept per (format, schema mode, tool) so a request whose
-    tools were seen builds no tag."""
-    key = (id(info), fmt.name, schema_mode, free, tool.name, tool.strict, tool.custom, repr(tool.parameters))
+#: Tools as the core read them, by (format, the tool's text as given).
+_READ_TOOLS = _Lru(4096)
+
+
+def _read_seen(format: str, tools: Sequence[Mapping[str, Any]] | None, texts: tuple[bytes | str, ...] | None, tool_choice: Any, reasoning: Any, schema: str) -> _Request:
+    """:func:`toolwire.grammar.tools._read`, without reading again the tools read before: each
+    of those passed the core's checks of one tool, so the core reads the list as stand-ins that
+    carry their names (which it checks for repeats and the choice against)."""
+    if texts:
+        seen = [_READ_TOOLS.get((format, t)) for t in texts]
+        if all(s is not None and not s.custom for s in seen):
+            names = [{"type": "function", "function": {"name": s.name}} for s in seen]  # type: ignore[union-attr]
+            read = _read(format, names, tool_choice, reasoning=reasoning, schema=schema)
+            return _Request(seen, read.mode, read.allowed, read.schema)  # type: ignore[arg-type]
+    read = _read(format, tools, tool_choice, reasoning=reasoning, schema=schema)
+    if texts and len(read.tools) == len(texts):
+        for text, tool in zip(texts, read.tools):
+            _READ_TOOLS.put((format, text), tool)
+    return read
+
+
+_TOOL_ENTRIES = _Lru(4096)
+
+
+def _tool_entry(info: xgr.TokenizerInfo, fmt: Any, schema_mode: str, tool: Any, text: bytes | str, free: bool, tags: _ToolTags) -> _Tool:
+    """A tool's call tag and cache key, kept per (format, schema mode, the tool's text) so a
+    request whose tools were seen builds no tag."""
+    key = (id(info), fmt.name, schema_mode, free, text)
     hit = _TOOL_ENTRIES.get(key)
     if hit is not None:
         return hit  # type: ignore[no-any-return]
@@ -334,283 +405,4 @@ def _tool_entry(info: xgr.TokenizerInfo, fmt: Any, schema_mode: str, tool: Any, 
     return entry
 
 
-@dataclass
-class _Branch:
-    tool: int
-    matcher: xgr.GrammarMatcher | None = None  # None: still in the begin's literal text
-
-
-class ComposedMatcher:
-    """A request's matcher over a :class:`ComposedGrammar`: ``accept_token``,
-    ``fill_next_token_bitmask``, ``find_jump_forward_string``, ``rollback``, ``fork``,
-    ``is_terminated``, ``is_completed``, as xgrammar's ``GrammarMatcher``."""
-
-    def __init__(self, grammar: ComposedGrammar, *, _copy: ComposedMatcher | None = None) -> None:
-        assert grammar.scaffold is not None
-        self.grammar = grammar
-        self._vocab = _vocab(grammar.tokenizer_info)
-        self._head = grammar.scaffold.head.encode()
-        self._stand_in = SENTINEL + grammar.scaffold.end
-        self._end = grammar.scaffold.end.encode()
-        if _copy is None:
-            self._scaffold = xgr.GrammarMatcher(grammar.scaffold.compiled)
-            self._branches: list[_Branch] | None = None  # None: in the scaffold
-            self._pos = 0  # bytes of the call begin read (all branches agree)
-            self._entry = 0  # bytes of the name-free head the scaffold had read
-            self.calls = 0
-            self._tail = b""  # the call's last bytes, as long as its end less one
-        else:
-            self._scaffold = _copy._scaffold.fork()
-            self._branches = None if _copy._branches is None else [_Branch(b.tool, b.matcher.fork() if b.matcher else None) for b in _copy._branches]
-            self._pos, self._entry, self.calls, self._tail = _copy._pos, _copy._entry, _copy.calls, _copy._tail
-        self._history: list[tuple[Any, list[tuple[xgr.GrammarMatcher, int]]]] = []
-        self._scratch = xgr.allocate_token_bitmask(1, grammar.tokenizer_info.vocab_size)
-
-    # state -----------------------------------------------------------------
-
-    def _state(self) -> Any:
-        return (None if self._branches is None else list(self._branches), self._pos, self._entry, self.calls, self._tail)
-
-    def _restore(self, state: Any) -> None:
-        self._branches, self._pos, self._entry, self.calls, self._tail = state
-
-    def is_terminated(self) -> bool:
-        return self._branches is None and self._scaffold.is_terminated()
-
-    def is_completed(self) -> bool:
-        return self._branches is None and self._scaffold.is_completed()
-
-    @property
-    def in_call(self) -> bool:
-        """True from inside a call's begin to its end."""
-        return self._branches is not None
-
-    def fork(self) -> ComposedMatcher:
-        return ComposedMatcher(self.grammar, _copy=self)
-
-    # masks -----------------------------------------------------------------
-
-    def fill_next_token_bitmask(self, bitmask: Any, index: int = 0) -> bool:
-        if self._branches is None:
-            return self._scaffold.fill_next_token_bitmask(bitmask, index)
-        bitmask[index].copy_(_torch_row(self._mask()))
-        return True
-
-    def _one_matcher(self) -> xgr.GrammarMatcher | None:
-        """The xgrammar matcher whose mask is this state's (the extras of a call's end aside):
-        the scaffold's, or the one tool's piece; None where several begins are followed."""
-        if self._branches is None:
-            return self._scaffold
-        if len(self._branches) == 1:
-            return self._branches[0].matcher
-        return None
-
-    def _end_extras(self) -> np.ndarray | None:
-        """In a single piece's end text: the tokens that run on past the call."""
-        assert self._branches is not None and self._branches[0].matcher is not None
-        row = None
-        for forced in self._forced_ends(self._branches[0].matcher):
-            extra = self.grammar.extras(self._after_call, forced, self.calls)
-            row = extra if row is None else row | extra
-        return row
-
-    def _mask(self) -> np.ndarray:
-        assert self._branches is not None
-        literal = tuple(b.tool for b in self._branches if b.matcher is None)
-        row = self.grammar.literal_mask(literal, self._pos).copy() if literal else np.zeros(self._vocab.words, dtype=np.uint32)
-        for b in self._branches:
-            if b.matcher is None:
-                continue
-            b.matcher.fill_next_token_bitmask(self._scratch, 0)
-            row |= self._scratch[0].numpy().view(np.uint32)
-            for forced in self._forced_ends(b.matcher):
-                row |= self.grammar.extras(self._after_call, forced, self.calls)
-        return row
-
-    def _forced_ends(self, m: xgr.GrammarMatcher) -> list[bytes]:
-        """The texts that complete the call from here when it is inside its end text: the forced
-        rest (JSON arguments force the end once they close), or a rest of the end that the call's
-        last bytes started (raw arguments, which the end ends wherever it appears)."""
-        end = self._end
-        candidates = {end[j:] for j in range(1, len(end)) if self._tail.endswith(end[:j])}
-        try:
-            forced = m.find_jump_forward_string().encode()
-            if forced and end.endswith(forced):
-                candidates.add(forced)
-        except UnicodeDecodeError:  # stopped inside a character: the tail covers it
-            pass
-        out = []
-        for rest in sorted(candidates, key=len):
-            if m.accept_string(rest):
-                if m.is_completed():
-                    out.append(rest)
-                m.rollback(1)
-        return out
-
-    def _runs_on(self, rest: bytes) -> bool:
-        """Whether the scaffold takes ``rest`` after the call."""
-        s = self._after_call()
-        return bool(s.accept_string(rest))
-
-    def _after_call(self) -> xgr.GrammarMatcher:
-        s = self._scaffold.fork()
-        if not s.accept_string(self._head[self._entry :] + self._stand_in.encode()):
-            raise ComposedMismatch("the scaffold refused the stand-in call")
-        return s
-
-    # tokens ----------------------------------------------------------------
-
-    def accept_token(self, token: int) -> bool:
-        state = self._state()
-        steps: list[tuple[xgr.GrammarMatcher, int]] = []
-        ok = self._accept(token, steps)
-        if ok:
-            self._history.append((state, steps))
-        else:
-            for m, n in steps:
-                m.rollback(n)
-            self._restore(state)
-        return ok
-
-    def _accept(self, token: int, steps: list[tuple[xgr.GrammarMatcher, int]]) -> bool:
-        if self._branches is None:
-            if not self._scaffold.accept_token(token):
-                return False
-            steps.append((self._scaffold, 1))
-            self._enter_call()
-            return True
-        data = self._vocab.token_bytes[token] if 0 <= token < len(self._vocab.token_bytes) else b""
-        if not data or token in self._scaffold.stop_token_ids:
-            return False
-        alive: list[_Branch] = []
-        rest: bytes | None = None  # the token's bytes after a completed call
-        for b in self._branches:
-            tool = self.grammar.tools[b.tool]
-            if b.matcher is None:
-                left = tool.begin[self._pos :]
-                if left.startswith(data) and len(data) < len(left):
-                    alive.append(b)
-                    continue
-                if not data.startswith(left):
-                    continue
-                m = xgr.GrammarMatcher(self.grammar.piece(b.tool))
-                m.accept_string(tool.begin)
-                tail = data[len(left) :]
-                if tail and not m.accept_string(tail):
-                    continue
-                alive.append(_Branch(b.tool, m))
-                if m.is_completed():
-                    rest = b""
-                continue
-            m = b.matcher
-            if m.accept_token(token):
-                steps.append((m, 1))
-                alive.append(b)
-                if m.is_completed():
-                    rest = b""
-                continue
-            for forced in self._forced_ends(m):
-                if data.startswith(forced) and len(data) > len(forced) and self._runs_on(data[len(forced) :]):
-                    m.accept_string(forced)
-                    steps.append((m, 1))
-                    alive.append(b)
-                    rest = data[len(forced) :]
-                    break
-        if not alive:
-            return False
-        self._branches = alive
-        self._pos += len(data)
-        self._tail = (self._tail + data)[-max(len(self._end) - 1, 1) :]
-        if rest is not None:
-            self._close_call(rest, steps)
-        else:
-            self._settle()
-        return True
-
-    def _settle(self) -> None:
-        """Once one tool is left, its piece follows the rest of the begin (and judges the tokens
-        that run on into the arguments)."""
-        assert self._branches is not None
-        if len(self._branches) == 1 and self._branches[0].matcher is None:
-            tool = self._branches[0].tool
-            m = xgr.GrammarMatcher(self.grammar.piece(tool))
-            if not m.accept_string(self.grammar.tools[tool].begin[: self._pos]):
-                raise ComposedMismatch("a tool's piece refused its own begin")
-            self._branches = [_Branch(tool, m)]
-
-    def _close_call(self, rest: bytes, steps: list[tuple[xgr.GrammarMatcher, int]]) -> None:
-        s = self._scaffold
-        n = 0
-        if not s.accept_string(self._head[self._entry :] + self._stand_in.encode()):
-            raise ComposedMismatch("the scaffold refused the stand-in call")
-        n += 1
-        if rest:
-            if not s.accept_string(rest):
-                raise ComposedMismatch(f"the scaffold refused {rest!r} after a call that the mask allowed")
-            n += 1
-        steps.append((s, n))
-        self._branches = None
-        self.calls += 1
-        self._enter_call()
-
-    def _enter_call(self) -> None:
-        """Switch to the tools' begins when the scaffold's forced text reaches the stand-in."""
-        if self._scaffold.is_terminated():
-            return
-        try:
-            forced = self._scaffold.find_jump_forward_string()
-        except UnicodeDecodeError:  # the scaffold stopped inside a character of the begin
-            return
-        at = forced.find(SENTINEL)
-        if at < 0:
-            return
-        head = self._head.decode()
-        if not head.endswith(forced[:at]):
-            return  # forced text before the begin (a section's begin): still the scaffold's
-        self._entry = len(head[: len(head) - at].encode())
-        self._pos = self._entry
-        self._tail = self._head[: self._entry][-max(len(self._end) - 1, 1) :]
-        self._branches = [_Branch(i) for i in range(len(self.grammar.tools))]
-        self._settle()
-
-    def rollback(self, n: int = 1) -> None:
-        """Undo the last ``n`` accepted tokens."""
-        if n < 0 or n > len(self._history):
-            raise ToolwireError(f"cannot roll back {n} tokens ({len(self._history)} accepted)")
-        for _ in range(n):
-            state, steps = self._history.pop()
-            for m, k in reversed(steps):
-                m.rollback(k)
-            self._restore(state)
-
-    def find_jump_forward_string(self) -> str:
-        if self._branches is None:
-            if self._scaffold.is_terminated():
-                return ""
-            try:
-                forced = self._scaffold.find_jump_forward_string()
-            except UnicodeDecodeError:
-                return ""
-            at = forced.find(SENTINEL)
-            return forced if at < 0 else forced[:at]
-        if len(self._branches) == 1:
-            b = self._branches[0]
-            if b.matcher is not None:
-                try:
-                    return b.matcher.find_jump_forward_string()
-                except UnicodeDecodeError:
-                    return ""
-            return self.grammar.tools[b.tool].begin[self._pos :].decode("utf-8", "ignore")
-        rests = [self.grammar.tools[b.tool].begin[self._pos :] for b in self._branches if b.matcher is None]
-        if len(rests) != len(self._branches):
-            return ""
-        common = rests[0][: min(map(len, rests))]
-        while common and not all(r.startswith(common) for r in rests):
-            common = common[:-1]
-        return common.decode("utf-8", "ignore")
-
-
-def _torch_row(row: np.ndarray) -> Any:
-    import torch
-
-    return torch.from_numpy(row.view(np.int32))
+__all__ = ["COMPOSED_FORMATS", "SENTINEL", "ComposedGrammar", "ComposedMatcher", "ComposedMismatch", "PieceCache", "compose"]

@@ -1,14 +1,24 @@
 """A batch of :class:`~toolwire.grammar.composed.ComposedMatcher` requests, as
-:class:`toolwire.masks.BatchMasker` serves whole-tag ones: one bitmask row per request per step.
+:class:`toolwire.masks.BatchMasker` serves whole-tag ones: one bitmask row per request per step,
+through a :class:`toolwire.MaskCache`.
 
-Per step, :meth:`ComposedMasker.fill` hands every request whose mask is one xgrammar matcher's
-(the scaffold's, or one tool's piece) to one ``BatchGrammarMatcher`` fill, ORs the run-on tokens
-of a call's end into the rows of requests inside one, and computes the rest (several tools'
-begins followed at once) from the tools' begin texts.
+Each request names its state with toolwire's state keyer (``toolwire._core.StateKeyer``, the
+one ``BatchMasker`` uses): in the scaffold, the scaffold's key; in one tool's piece, the piece's
+key with the scaffold's key where the call began (which decides the tokens that run on past the
+call's end). Scaffold and pieces are shared by every request with the same format settings or
+the same tool, so their masks are computed once for all requests and tool lists. Per step,
+:meth:`ComposedMasker.fill` copies the cached rows, hands the misses whose mask is one xgrammar
+matcher's (the scaffold's, or one tool's piece) to one ``BatchGrammarMatcher`` fill, ORs the
+run-on tokens of a call's end into the rows of requests inside one, computes the rest (several
+tools' begins followed at once) from the tools' begin texts, and stores the misses.
+
+A grammar that falls back to the whole tag gets a :class:`WholeTagRequest`: xgrammar's matcher
+with the whole tag's state keys, cached the same way.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -16,8 +26,73 @@ import numpy as np
 import xgrammar as xgr
 
 from toolwire import ToolwireError
+from toolwire._core import MaskCache, StateKeyPlan
 
-from .composed import ComposedGrammar, ComposedMatcher, _torch_row
+from .composed import ComposedGrammar, _key_plan
+from .composed_matcher import ComposedMatcher, _torch_row
+from .pieces import _Lru, _vocab
+
+#: Whole-tag key plans of fallback grammars, by the tag's JSON.
+_WHOLE_PLANS = _Lru(64)
+
+
+class WholeTagRequest:
+    """A fallback request: xgrammar's matcher on the whole tag, with its state keyer (fed every
+    accepted token in place; a rollback builds it again from the text)."""
+
+    def __init__(self, grammar: ComposedGrammar) -> None:
+        text = grammar.whole_tag_json()
+        plan: StateKeyPlan | None = _WHOLE_PLANS.get(text)
+        if plan is None:
+            plan = _key_plan(text)
+            _WHOLE_PLANS.put(text, plan)
+        self.matcher = xgr.GrammarMatcher(grammar.whole())
+        self._plan = plan
+        self._keyer = plan.keyer()
+        self._text = bytearray()  # what the keyer read
+        self._lengths: list[int] = []  # the text's length before each accepted token
+        self._bytes = _vocab(grammar.tokenizer_info).token_bytes
+        self._stops = frozenset(self.matcher.stop_token_ids)
+        self.in_call = False
+
+    def cache_key(self) -> bytes | None:
+        return b"W" + self._keyer.key() if self._keyer.cacheable else None
+
+    def _one_matcher(self) -> xgr.GrammarMatcher:
+        return self.matcher
+
+    def accept_token(self, token: int) -> bool:
+        if not self.matcher.accept_token(token):
+            return False
+        self._lengths.append(len(self._text))
+        if token not in self._stops:
+            data = self._bytes[token]
+            self._text += data
+            self._keyer.accept(token, data)
+        return True
+
+    def rollback(self, n: int = 1) -> None:
+        if n < 0 or n > len(self._lengths):
+            raise ToolwireError(f"cannot roll back {n} tokens ({len(self._lengths)} accepted)")
+        if n:
+            self.matcher.rollback(n)
+            del self._text[self._lengths[-n] :]
+            del self._lengths[-n:]
+            self._keyer = self._plan.keyer()
+            if self._text:
+                self._keyer.accept(0, bytes(self._text))
+
+    def is_terminated(self) -> bool:
+        return self.matcher.is_terminated()
+
+    def is_completed(self) -> bool:
+        return self.matcher.is_completed()
+
+    def fill_next_token_bitmask(self, bitmask: Any, index: int = 0) -> bool:
+        return self.matcher.fill_next_token_bitmask(bitmask, index)
+
+    def find_jump_forward_string(self) -> str:
+        return self.matcher.find_jump_forward_string()
 
 
 class ComposedMasker:
@@ -25,45 +100,72 @@ class ComposedMasker:
 
     Arguments:
         tokenizer_info: the xgrammar ``TokenizerInfo`` the composed grammars were made with.
-        batch_threads: ``max_threads`` of the ``BatchGrammarMatcher`` of each step's fill.
+        cache: a :class:`toolwire.MaskCache`; default: a new one of 64 MiB. Maskers that share
+            one must share a tokenizer and a namespace.
+        namespace: bytes prefixed to every key (default: random).
+        batch_threads: ``max_threads`` of the ``BatchGrammarMatcher`` of each step's misses.
     """
 
-    def __init__(self, tokenizer_info: xgr.TokenizerInfo, *, batch_threads: int | Literal["auto"] = "auto") -> None:
+    def __init__(
+        self,
+        tokenizer_info: xgr.TokenizerInfo,
+        *,
+        cache: MaskCache | None = None,
+        namespace: bytes | None = None,
+        batch_threads: int | Literal["auto"] = "auto",
+    ) -> None:
         self.tokenizer_info = tokenizer_info
         self.vocab_size: int = tokenizer_info.vocab_size
         self.words = (self.vocab_size + 31) // 32
+        self.cache = cache if cache is not None else MaskCache(64 << 20)
+        self.namespace = namespace if namespace is not None else os.urandom(8)
         self._batch = xgr.BatchGrammarMatcher(batch_threads)
+        self.hits = self.misses = 0
 
-    def new_request(self, grammar: ComposedGrammar) -> Any:
-        """A matcher for ``grammar``: a :class:`ComposedMatcher`, or xgrammar's on the whole tag
+    def new_request(self, grammar: ComposedGrammar) -> ComposedMatcher | WholeTagRequest:
+        """A matcher for ``grammar``: a :class:`ComposedMatcher`, or a :class:`WholeTagRequest`
         where the grammar is a fallback."""
         if grammar.tokenizer_info.vocab_size != self.vocab_size:
             raise ToolwireError("the grammar was made for another vocabulary size")
-        return grammar.matcher()
+        if grammar.fallback is not None:
+            return WholeTagRequest(grammar)
+        return ComposedMatcher(grammar)
 
     def fill(self, requests: Sequence[Any], bitmask: Any = None, indices: Sequence[int] | None = None) -> Any:
         """Fill row ``indices[i]`` (default ``i``) for ``requests[i]``; a ``None`` or terminated
         request gets an all-allowed row. Returns the bitmask (allocated when not given)."""
         if bitmask is None:
             bitmask = xgr.allocate_token_bitmask(len(requests), self.vocab_size)
-        if tuple(bitmask.shape[1:]) != (self.words,):
-            raise ToolwireError(f"the bitmask must be [B, {self.words}], got {tuple(bitmask.shape)}")
+        if tuple(bitmask.shape[1:]) != (self.words,) or not bitmask.is_contiguous() or bitmask.device.type != "cpu":
+            raise ToolwireError(f"the bitmask must be a contiguous CPU [B, {self.words}] int32 tensor, got {tuple(bitmask.shape)}")
         rows = list(range(len(requests))) if indices is None else [int(i) for i in indices]
-        if len(rows) != len(requests):
-            raise ToolwireError("indices must give one bitmask row per request")
-        matchers, matcher_rows, ends = [], [], []
+        if len(rows) != len(requests) or (rows and (min(rows) < 0 or max(rows) >= bitmask.shape[0])):
+            raise ToolwireError("indices must give one in-range bitmask row per request")
+        ptr, stride, words = bitmask.data_ptr(), self.words * 4, self.words
+        cache, namespace = self.cache, self.namespace
+        matchers, matcher_rows, ends, stores = [], [], [], []
+        missed = 0
         for request, row in zip(requests, rows):
             if request is None or request.is_terminated():
                 bitmask[row].fill_(-1)
                 continue
-            one = request._one_matcher() if isinstance(request, ComposedMatcher) else request
+            key = request.cache_key()
+            if key is not None:
+                key = namespace + key
+                if cache.unsafe_get_into(key, ptr + row * stride, words):
+                    self.hits += 1
+                    continue
+                stores.append((key, row))
+            missed += 1
+            one = request._one_matcher()
             if one is None:
                 bitmask[row].copy_(_torch_row(request._mask()))
                 continue
             matchers.append(one)
             matcher_rows.append(row)
-            if isinstance(request, ComposedMatcher) and request.in_call:
+            if request.in_call:
                 ends.append((request, row))
+        self.misses += missed
         if len(matchers) == 1:
             matchers[0].fill_next_token_bitmask(bitmask, matcher_rows[0])
         elif matchers:
@@ -71,8 +173,9 @@ class ComposedMasker:
         for request, row in ends:
             extra = request._end_extras()
             if extra is not None:
-                words = bitmask[row].numpy().view(np.uint32)
-                words |= extra
+                bitmask[row].numpy().view(np.uint32)[:] |= extra
+        for key, row in stores:
+            cache.unsafe_insert_from(key, ptr + row * stride, words)
         return bitmask
 
     def accept(self, requests: Sequence[Any], token_ids: Sequence[int]) -> list[bool]:
@@ -89,3 +192,6 @@ class ComposedMasker:
             if r is not None:
                 r.rollback(n)
 
+    def stats(self) -> dict[str, Any]:
+        """Rows served from the cache and computed, and the cache's own counters."""
+        return {"hits": self.hits, "misses": self.misses, "cache": self.cache.stats()}

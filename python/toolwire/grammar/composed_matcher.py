@@ -1,0 +1,403 @@
+"""The matcher of a :class:`~toolwire.grammar.composed.ComposedGrammar`: one request's walk
+through the scaffold, the tools' begins and one tool's piece (the argument for its masks is in
+:mod:`toolwire.grammar.composed`'s docs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import xgrammar as xgr
+
+from toolwire import ToolwireError
+from toolwire._core import StateKeyer
+
+from .pieces import _vocab
+
+if TYPE_CHECKING:
+    from .composed import ComposedGrammar
+
+#: The stand-in call's arguments in the scaffold: no tool name or argument text holds it.
+SENTINEL = "\x01\x02\x03"
+
+
+class ComposedMismatch(ToolwireError):
+    """A part of the composed grammar refused text another part allowed (a bug, never input)."""
+
+
+@dataclass
+class _Branch:
+    tool: int
+    matcher: xgr.GrammarMatcher | None = None  # None: still in the begin's literal text
+
+
+class ComposedMatcher:
+    """A request's matcher over a :class:`ComposedGrammar`: ``accept_token``,
+    ``fill_next_token_bitmask``, ``find_jump_forward_string``, ``rollback``, ``fork``,
+    ``is_terminated``, ``is_completed``, as xgrammar's ``GrammarMatcher``.
+
+    It also names its state for the mask cache (:meth:`cache_key`): a state keyer follows the
+    text the scaffold read, another the current call's text while one tool is left. Keyers are
+    fed in place; a rollback builds them again from the texts (kept as bytes)."""
+
+    def __init__(self, grammar: ComposedGrammar, *, _copy: ComposedMatcher | None = None) -> None:
+        assert grammar.scaffold is not None
+        self.grammar = grammar
+        self._vocab = _vocab(grammar.tokenizer_info)
+        self._head = grammar.scaffold.head.encode()
+        self._stand_in = (SENTINEL + grammar.scaffold.end).encode()
+        self._end = grammar.scaffold.end.encode()
+        self._keep = max(len(self._end) - 1, 1)
+        self._stops = grammar.scaffold.stops
+        if _copy is None:
+            self._scaffold = xgr.GrammarMatcher(grammar.scaffold.compiled)
+            self._branches: list[_Branch] | None = None  # None: in the scaffold
+            self._pos = 0  # bytes of the call begin read (all branches agree)
+            self._entry = 0  # bytes of the name-free head the scaffold had read
+            self.calls = 0
+            self._stext = bytearray()  # what the scaffold read (its keyer's text)
+            self._call = bytearray()  # the current call's text, from the head's start
+            self._skey = grammar.scaffold.plan.keyer()
+            self._pkey: StateKeyer | None = None  # the piece's keyer, while one tool is left
+            self._entry_key = b""  # the scaffold's key where the current call began
+        else:
+            self._scaffold = _copy._scaffold.fork()
+            self._branches = None if _copy._branches is None else [_Branch(b.tool, b.matcher.fork() if b.matcher else None) for b in _copy._branches]
+            self._pos, self._entry, self.calls = _copy._pos, _copy._entry, _copy.calls
+            self._stext, self._call = bytearray(_copy._stext), bytearray(_copy._call)
+            self._skey, self._entry_key = _copy._skey.__copy__(), _copy._entry_key
+            self._pkey = None if _copy._pkey is None else _copy._pkey.__copy__()
+        self._history: list[tuple[Any, list[tuple[xgr.GrammarMatcher, int]]]] = []
+        self._scratch = xgr.allocate_token_bitmask(1, grammar.tokenizer_info.vocab_size)
+
+    # state -----------------------------------------------------------------
+
+    # Branch lists are replaced, never changed in place, so a state holds them as they are.
+
+    def _state(self) -> Any:
+        return (self._branches, self._pos, self._entry, self.calls, len(self._stext), self._call, len(self._call), self._entry_key)
+
+    def _restore(self, state: Any, keyers: bool) -> None:
+        self._branches, self._pos, self._entry, self.calls, stext, self._call, call, self._entry_key = state
+        del self._stext[stext:]
+        del self._call[call:]
+        if keyers:
+            self._skey = self.grammar.scaffold.plan.keyer()  # type: ignore[union-attr]
+            if self._stext:
+                self._skey.accept(0, bytes(self._stext))
+            self._pkey = None
+            self._sync_piece_keyer()
+
+    def _feed_scaffold(self, token: int, data: bytes) -> None:
+        self._stext += data
+        self._skey.accept(token, data)
+
+    def _sync_piece_keyer(self) -> None:
+        """A keyer for the one tool left (fed the call so far), none otherwise."""
+        one = self._branches is not None and len(self._branches) == 1 and self._branches[0].matcher is not None
+        if not one:
+            self._pkey = None
+        elif self._pkey is None:
+            self._pkey = self.grammar.piece_plan(self._branches[0].tool).keyer()  # type: ignore[index]
+            self._pkey.accept(0, bytes(self._call))
+
+    def cache_key(self) -> bytes | None:
+        """The mask cache's key of this state's row, None where it is not cached: the scaffold's
+        state key; in one tool's piece, the piece's state key with the scaffold's key where the
+        call began (the tokens that run on past the call's end are the scaffold's there; that
+        key holds the scaffold's state, so a first and a later call share rows wherever the
+        scaffold's keyer says what follows them is the same)."""
+        if self._branches is None:
+            k = self._skey
+            return b"S" + k.key() if k.cacheable else None
+        k = self._pkey  # type: ignore[assignment]
+        if k is not None and k.cacheable:
+            return b"P" + k.key() + self._entry_key
+        return None
+
+    def is_terminated(self) -> bool:
+        return self._branches is None and self._scaffold.is_terminated()
+
+    def is_completed(self) -> bool:
+        return self._branches is None and self._scaffold.is_completed()
+
+    @property
+    def in_call(self) -> bool:
+        """True from inside a call's begin to its end."""
+        return self._branches is not None
+
+    def fork(self) -> ComposedMatcher:
+        return ComposedMatcher(self.grammar, _copy=self)
+
+    # masks -----------------------------------------------------------------
+
+    def fill_next_token_bitmask(self, bitmask: Any, index: int = 0) -> bool:
+        if self._branches is None:
+            return self._scaffold.fill_next_token_bitmask(bitmask, index)
+        bitmask[index].copy_(_torch_row(self._mask()))
+        return True
+
+    def _one_matcher(self) -> xgr.GrammarMatcher | None:
+        """The xgrammar matcher whose mask is this state's (the extras of a call's end aside):
+        the scaffold's, or the one tool's piece; None where several begins are followed."""
+        if self._branches is None:
+            return self._scaffold
+        if len(self._branches) == 1:
+            return self._branches[0].matcher
+        return None
+
+    def _end_extras(self) -> np.ndarray | None:
+        """In a single piece's end text: the tokens that run on past the call."""
+        assert self._branches is not None and self._branches[0].matcher is not None
+        row = None
+        for forced in self._forced_ends(self._branches[0].matcher):
+            extra = self.grammar.extras(self._after_call, forced, self.calls)
+            row = extra if row is None else row | extra
+        return row
+
+    def _mask(self) -> np.ndarray:
+        """The row where several tools' begins are followed (read-only)."""
+        assert self._branches is not None
+        rows = self.grammar._literal_rows
+        text = bytes(self._call)
+        row = rows.get(text) if self._pkey is None else None
+        if row is not None:
+            return row
+        literal = tuple(b.tool for b in self._branches if b.matcher is None)
+        if len(literal) == len(self._branches):  # all in their begins: the text decides which
+            row = rows[text] = self.grammar.literal_mask(literal, self._pos)
+            return row
+        row = self.grammar.literal_mask(literal, self._pos).copy() if literal else np.zeros(self._vocab.words, dtype=np.uint32)
+        for b in self._branches:
+            if b.matcher is None:
+                continue
+            b.matcher.fill_next_token_bitmask(self._scratch, 0)
+            row |= self._scratch[0].numpy().view(np.uint32)
+            for forced in self._forced_ends(b.matcher):
+                row |= self.grammar.extras(self._after_call, forced, self.calls)
+        return row
+
+    def _forced_ends(self, m: xgr.GrammarMatcher) -> list[bytes]:
+        """The texts that complete the call from here when it is inside its end text: the rests
+        of the end that the call's last bytes started. (A rest the grammar forces, JSON's end
+        once the arguments close, is one of them too; the whole end is not, as no token runs on
+        past a whole end: :func:`compose` refuses such a vocabulary.)"""
+        end = self._end
+        tail = bytes(self._call[-self._keep :])  # the call's last bytes
+        out = []
+        for j in range(len(end) - 1, 0, -1):  # shortest rest first
+            if tail.endswith(end[:j]):
+                rest = end[j:]
+                if m.accept_string(rest):
+                    if m.is_completed():
+                        out.append(rest)
+                    m.rollback(1)
+        return out
+
+    def _runs_on(self, rest: bytes) -> bool:
+        """Whether the scaffold takes ``rest`` after the call."""
+        s = self._after_call()
+        return bool(s.accept_string(rest))
+
+    def _after_call(self) -> xgr.GrammarMatcher:
+        s = self._scaffold.fork()
+        if not s.accept_string(self._head[self._entry :] + self._stand_in):
+            raise ComposedMismatch("the scaffold refused the stand-in call")
+        return s
+
+    # tokens ----------------------------------------------------------------
+
+    def accept_token(self, token: int) -> bool:
+        state = self._state()
+        steps: list[tuple[xgr.GrammarMatcher, int]] = []
+        ok = self._accept(token, steps)
+        if ok:
+            self._history.append((state, steps))
+        else:
+            for m, n in steps:
+                m.rollback(n)
+            self._restore(state, keyers=False)  # keyers are fed only once a token is taken
+        return ok
+
+    def _accept(self, token: int, steps: list[tuple[xgr.GrammarMatcher, int]]) -> bool:
+        if self._branches is None:
+            if not self._scaffold.accept_token(token):
+                return False
+            steps.append((self._scaffold, 1))
+            if token not in self._stops:
+                self._feed_scaffold(token, self._vocab.token_bytes[token])
+            self._enter_call()
+            return True
+        data = self._vocab.token_bytes[token] if 0 <= token < len(self._vocab.token_bytes) else b""
+        if not data or token in self._stops:
+            return False
+        if self._pkey is not None and self._in_piece(token, data, steps):
+            return True
+        lits = self.grammar.literal_steps
+        literal = self._pkey is None and all(b.matcher is None for b in self._branches)
+        if literal:
+            known = lits.get((bytes(self._call), token))
+            if known is not None:
+                self._branches = known
+                self._pos += len(data)
+                self._call += data
+                self._settle()
+                return True
+        alive: list[_Branch] = []
+        rest: bytes | None = None  # the token's bytes after a completed call
+        for b in self._branches:
+            tool = self.grammar.tools[b.tool]
+            if b.matcher is None:
+                left = tool.begin[self._pos :]
+                if left.startswith(data) and len(data) < len(left):
+                    alive.append(b)
+                    continue
+                if not data.startswith(left):
+                    continue
+                m = xgr.GrammarMatcher(self.grammar.piece(b.tool))
+                m.accept_string(tool.begin)
+                tail = data[len(left) :]
+                if tail and not m.accept_string(tail):
+                    continue
+                alive.append(_Branch(b.tool, m))
+                if m.is_completed():
+                    rest = b""
+                continue
+            m = b.matcher
+            if m.accept_token(token):
+                steps.append((m, 1))
+                alive.append(b)
+                if m.is_completed():
+                    rest = b""
+                continue
+            for forced in self._forced_ends(m):
+                if data.startswith(forced) and len(data) > len(forced) and self._runs_on(data[len(forced) :]):
+                    m.accept_string(forced)
+                    steps.append((m, 1))
+                    alive.append(b)
+                    rest = data[len(forced) :]
+                    break
+        if not alive:
+            return False
+        if literal and rest is None and all(b.matcher is None for b in alive):
+            lits[(bytes(self._call), token)] = alive  # _Branch objects without a matcher never change
+        self._branches = alive
+        self._pos += len(data)
+        self._call += data
+        if rest is not None:
+            self._close_call(rest, steps)
+        else:
+            self._settle()
+        return True
+
+    def _settle(self) -> None:
+        """Once one tool is left, its piece follows the rest of the begin (and judges the tokens
+        that run on into the arguments)."""
+        assert self._branches is not None
+        if len(self._branches) == 1 and self._branches[0].matcher is None:
+            tool = self._branches[0].tool
+            m = xgr.GrammarMatcher(self.grammar.piece(tool))
+            if not m.accept_string(self.grammar.tools[tool].begin[: self._pos]):
+                raise ComposedMismatch("a tool's piece refused its own begin")
+            self._branches = [_Branch(tool, m)]
+        self._sync_piece_keyer()
+
+    def _in_piece(self, token: int, data: bytes, steps: list[tuple[xgr.GrammarMatcher, int]]) -> bool:
+        """The common step: one tool's piece takes the token (False: it does not, or only with
+        the run-on past its end, which the general path judges)."""
+        m = self._branches[0].matcher  # type: ignore[index]
+        if not m.accept_token(token):  # type: ignore[union-attr]
+            return False
+        steps.append((m, 1))  # type: ignore[arg-type]
+        self._pkey.accept(token, data)  # type: ignore[union-attr]
+        self._pos += len(data)
+        call = self._call
+        call += data
+        if (not self._end or call.endswith(self._end)) and m.is_completed():  # type: ignore[union-attr]
+            self._close_call(b"", steps)
+        return True
+
+    def _close_call(self, rest: bytes, steps: list[tuple[xgr.GrammarMatcher, int]]) -> None:
+        s = self._scaffold
+        n = 0
+        call = self._head[self._entry :] + self._stand_in
+        if not s.accept_string(call):
+            raise ComposedMismatch("the scaffold refused the stand-in call")
+        n += 1
+        if rest:
+            if not s.accept_string(rest):
+                raise ComposedMismatch(f"the scaffold refused {rest!r} after a call that the mask allowed")
+            n += 1
+        steps.append((s, n))
+        self._feed_scaffold(0, call + rest)
+        self._branches = None
+        self._pkey = None
+        self.calls += 1
+        self._enter_call()
+
+    def _enter_call(self) -> None:
+        """Switch to the tools' begins when the scaffold's forced text reaches the stand-in."""
+        if self._scaffold.is_terminated():
+            return
+        try:
+            forced = self._scaffold.find_jump_forward_string()
+        except UnicodeDecodeError:  # the scaffold stopped inside a character of the begin
+            return
+        at = forced.find(SENTINEL)
+        if at < 0:
+            return
+        head = self._head.decode()
+        if not head.endswith(forced[:at]):
+            return  # forced text before the begin (a section's begin): still the scaffold's
+        self._entry = len(head[: len(head) - at].encode())
+        self._pos = self._entry
+        self._call = bytearray(self._head[: self._entry])
+        self._entry_key = self._skey.key()
+        self._branches = self.grammar.entry_branches()
+        self._settle()
+
+    def rollback(self, n: int = 1) -> None:
+        """Undo the last ``n`` accepted tokens."""
+        if n < 0 or n > len(self._history):
+            raise ToolwireError(f"cannot roll back {n} tokens ({len(self._history)} accepted)")
+        if not n:
+            return
+        for _ in range(n):
+            state, steps = self._history.pop()
+            for m, k in reversed(steps):
+                m.rollback(k)
+        self._restore(state, keyers=True)
+
+    def find_jump_forward_string(self) -> str:
+        if self._branches is None:
+            if self._scaffold.is_terminated():
+                return ""
+            try:
+                forced = self._scaffold.find_jump_forward_string()
+            except UnicodeDecodeError:
+                return ""
+            at = forced.find(SENTINEL)
+            return forced if at < 0 else forced[:at]
+        if len(self._branches) == 1:
+            b = self._branches[0]
+            if b.matcher is not None:
+                try:
+                    return b.matcher.find_jump_forward_string()
+                except UnicodeDecodeError:
+                    return ""
+            return self.grammar.tools[b.tool].begin[self._pos :].decode("utf-8", "ignore")
+        rests = [self.grammar.tools[b.tool].begin[self._pos :] for b in self._branches if b.matcher is None]
+        if len(rests) != len(self._branches):
+            return ""
+        common = rests[0][: min(map(len, rests))]
+        while common and not all(r.startswith(common) for r in rests):
+            common = common[:-1]
+        return common.decode("utf-8", "ignore")
+
+
+def _torch_row(row: np.ndarray) -> Any:
+    import torch
+
+    return torch.from_numpy(row.view(np.int32))
