@@ -11,7 +11,7 @@ format needs no row.
 
 Followed: JSON calls (also after a call id and a constant, Kimi K2), XML calls with declared
 parameters whose values cannot hold their close, and sections of calls. Not followed (``lost``):
-harmony's and Beam's channels; the gemma4, functiongemma, pythonic and LFM2 call bodies; Cohere's
+the messages of harmony, Beam and Muse (a content block, or calls); the gemma4, functiongemma, pythonic and LFM2 call bodies; Cohere's
 calls where two tools share the call's begin (the name comes after the id); any-name XML
 parameters (a non-strict tool's); a MiniMax M3 value that is text or a number (it might hold its
 close); the ``auto`` shapes that allow prose before the calls (llama3_json, mistral, granite,
@@ -86,8 +86,9 @@ def calls(fmt: str) -> tuple[set[str], bool, bool]:
     return content, info["section"] is not None, not at_start
 
 
-#: Formats whose turns are channels the keyer does not follow: whole-output keys in every mode.
-CHANNELS = {"harmony", "beam"}
+#: Formats whose turns are messages (a content block, or calls: harmony, beam, muse), which the
+#: keyer does not follow: whole-output keys in every mode.
+CHANNELS = {fmt for fmt in toolwire.formats() if toolwire.format_info(fmt)["content_block"] is not None}
 #: `required` and named shapes with an optional marker after the calls: whole-output keys.
 OPTIONAL_END = {"gemma4", "gigachat3"}
 #: The content of the named choice's one get_weather call, where it differs from the table's.

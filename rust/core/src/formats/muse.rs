@@ -86,7 +86,7 @@ pub static SPEC: Format = Format {
         arguments: ArgSyntax::XmlParams(PARAMS),
         layout: Layout {
             section: None,
-            content_block: None,
+            content_block: Some(("to=user<|message|>", EOT)),
             reasoning_block: Some(("to=self<|message|>", "<|eom|><|start|>assistant ")),
             content_after_calls: false,
         },
