@@ -677,10 +677,12 @@ def parse_batch(
     *,
     threads: int | None = None,
     finish_reason: str | None = None,
-) -> list[ParsedMessage]:
-    """Parse every completion (a str, or token ids for a parser built with a vocab); returns one
-    `ParsedMessage` per completion, in order. Call ids are random (an `id_factory` needs the GIL
-    and is refused). `threads`: how many threads share the work (default: the machine's cores).
+    strip_ids: Sequence[int] = ...,
+) -> tuple[list[ParsedMessage], list[int], list[int]]:
+    """Parse every completion (a str, or token ids for a parser built with a vocab); returns
+    `(messages, call_counts, issue_counts)`, one of each per completion, in order. Call ids are
+    random (an `id_factory` needs the GIL and is refused). `threads`: how many threads share the
+    work (default: the machine's cores). `strip_ids`: a last id among them is dropped first.
     """
 
 def parse_batch_counts(
@@ -689,8 +691,9 @@ def parse_batch_counts(
     *,
     threads: int | None = None,
     finish_reason: str | None = None,
+    strip_ids: Sequence[int] = ...,
 ) -> tuple[list[int], list[int], dict[str, list[int]]]:
     """`parse_batch` as columns, with no Python object per message: `(call_counts, issue_counts,
     issue_kinds)`, where `issue_kinds` maps each issue kind found in the batch to its count per
-    completion. The parse is the same; only the messages are not handed back.
+    completion. The parse is the same; only the messages are not built.
     """

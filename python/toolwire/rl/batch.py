@@ -53,8 +53,9 @@ def score_batch(
     first, as a serving engine does before its parser sees the output (the format's own are
     dropped by the parser).
     """
-    messages = parse_batch(parser, _stripped(completions, strip_ids), threads=threads, finish_reason=finish_reason)
-    return Scores(messages, [len(m.issues) for m in messages], [len(m.tool_calls) for m in messages])
+    messages, calls, issues = parse_batch(parser, completions, threads=threads, finish_reason=finish_reason,
+                                          strip_ids=list(strip_ids))
+    return Scores(messages, issues, calls)
 
 
 @dataclass
@@ -81,16 +82,9 @@ def count_batch(
 ) -> Counts:
     """:func:`score_batch` without the messages: the same parse on ``threads`` threads, the GIL
     released, handing back only counts."""
-    calls, issues, kinds = parse_batch_counts(parser, _stripped(completions, strip_ids), threads=threads,
-                                              finish_reason=finish_reason)
+    calls, issues, kinds = parse_batch_counts(parser, completions, threads=threads, finish_reason=finish_reason,
+                                              strip_ids=list(strip_ids))
     return Counts(calls, issues, kinds)
-
-
-def _stripped(completions: Sequence[str | Sequence[int]], strip_ids: Iterable[int]) -> Sequence[str | Sequence[int]]:
-    stops = frozenset(strip_ids)
-    if not stops:
-        return completions
-    return [c[:-1] if not isinstance(c, str) and len(c) and c[-1] in stops else c for c in completions]
 
 
 class BatchScorer:

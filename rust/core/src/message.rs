@@ -288,4 +288,8 @@ impl DeltaBuffer {
     pub fn take(&mut self) -> Vec<Delta> {
         std::mem::take(&mut self.deltas)
     }
+
+    pub fn clear(&mut self) {
+        self.deltas.clear();
+    }
 }

@@ -553,16 +553,54 @@ impl Sink {
         message
     }
 
-    /// The message, without copying it: for one-shot parsing, when the sink is done.
-    pub fn into_message(self) -> Message {
-        let mut message = self.message;
+    /// The message, moved out without a copy: for one-shot parsing, when the sink is done.
+    pub fn take_message(&mut self) -> Message {
+        let mut message = std::mem::take(&mut self.message);
         message.tool_calls = self
             .calls
-            .into_iter()
+            .drain(..)
             .filter(|c| c.state == CallState::Complete)
             .map(|c| c.call)
             .collect();
         message
+    }
+
+    pub fn issues(&self) -> &[Issue] {
+        &self.message.issues
+    }
+
+    /// How many calls the message holds.
+    pub fn call_count(&self) -> usize {
+        self.calls
+            .iter()
+            .filter(|c| c.state == CallState::Complete)
+            .count()
+    }
+
+    /// Empty, for a new output: the tools, markers, policy and id source stay.
+    pub(crate) fn reset(&mut self) {
+        self.deltas.clear();
+        let Message {
+            content,
+            reasoning,
+            tool_calls,
+            issues,
+            finish_reason,
+        } = &mut self.message;
+        content.clear();
+        reasoning.clear();
+        tool_calls.clear();
+        issues.clear();
+        *finish_reason = None;
+        self.calls.clear();
+        self.open = None;
+        self.complete_ids.clear();
+        self.ids_indexed = false;
+        self.completed = 0;
+        self.events = 0;
+        self.cut = None;
+        self.cut_issue = None;
+        self.missing_marker = None;
     }
 
     /// Keep only the message: no deltas are built (one-shot parsing never reads them).

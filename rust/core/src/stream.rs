@@ -13,7 +13,7 @@ use crate::formats;
 use crate::formats::json_calls::{stripped_opener, unwrapped_region};
 use crate::formats::Format;
 use crate::ids::{IdSource, RandomIds};
-use crate::message::{Delta, Message};
+use crate::message::{Delta, Issue, Message};
 use crate::region::{MarkerTable, RegionCtx, RegionParser, Sink, Status};
 use crate::request::{ReasoningMode, ToolChoice};
 use crate::spec::{Role, Syntax};
@@ -197,6 +197,12 @@ impl Pending {
         self.text.push_str(s);
     }
 
+    fn clear(&mut self) {
+        self.text.clear();
+        self.start = 0;
+        self.leading_ws = 0;
+    }
+
     fn consume(&mut self, n: usize) {
         self.start = (self.start + n).min(self.text.len());
         self.leading_ws = self.leading_ws.saturating_sub(n);
@@ -259,16 +265,10 @@ impl StreamParser {
 
     pub fn with_ids(config: ParserConfig, ids: Box<dyn IdSource>) -> Self {
         let markers = Arc::new(MarkerTable::text());
-        let state = match config.reasoning {
-            Reasoning::Off => State::Content,
-            Reasoning::Paired { .. } | Reasoning::ClosingOnly { .. } => State::Start,
-        };
+        let state = initial_state(&config);
         let mut sink = Sink::new(ids, config.tools.clone(), markers.clone());
         sink.set_policy(config.tool_choice.clone(), config.parallel_tool_calls);
-        let label_pending = match config.reasoning {
-            Reasoning::ClosingOnly { .. } => reasoning_label(&config, None),
-            _ => None,
-        };
+        let label_pending = initial_label(&config);
         let mut parser = Self {
             config,
             input: Input::Unset,
@@ -290,6 +290,24 @@ impl StreamParser {
         };
         parser.refresh_trigger_lits();
         parser
+    }
+
+    /// Start a new output, as a fresh stream with the same configuration and id source would,
+    /// from any point of the last one (finished or not): what it read is dropped. What set-up
+    /// built is kept (the marker table, the literals, the input mode: text, or token ids of the
+    /// same vocabulary), so that one stream parses many outputs without a set-up for each.
+    pub fn reset(&mut self) {
+        self.pending.clear();
+        self.state = initial_state(&self.config);
+        self.at_output_start = true;
+        self.sink.reset();
+        self.finished = false;
+        self.label_pending = initial_label(&self.config);
+        self.budget = None;
+        self.stop_tail = text::StopTail::default();
+        if let Input::Tokens(decoder) = &mut self.input {
+            *decoder = TokenDecoder::new(decoder.vocab().clone());
+        }
     }
 
     /// Switch to token-id input: the listed markers now match only when they arrive as special
@@ -499,8 +517,23 @@ impl StreamParser {
     }
 
     /// The message, without copying it, once the stream is done.
-    pub fn into_message(self) -> Message {
-        self.sink.into_message()
+    pub fn into_message(mut self) -> Message {
+        self.take_message()
+    }
+
+    /// [`Self::into_message`] for a stream that parses on after a [`Self::reset`].
+    pub fn take_message(&mut self) -> Message {
+        self.sink.take_message()
+    }
+
+    /// The message's issues so far, without building the message.
+    pub fn issues(&self) -> &[Issue] {
+        self.sink.issues()
+    }
+
+    /// How many calls the message holds so far, without building it.
+    pub fn call_count(&self) -> usize {
+        self.sink.call_count()
     }
 
     fn pump(&mut self, eof: bool) {
@@ -875,6 +908,22 @@ impl StreamParser {
                 true
             }
         }
+    }
+}
+
+/// Where a new output starts: at its reasoning opener when the output may open with one.
+fn initial_state(config: &ParserConfig) -> State {
+    match config.reasoning {
+        Reasoning::Off => State::Content,
+        Reasoning::Paired { .. } | Reasoning::ClosingOnly { .. } => State::Start,
+    }
+}
+
+/// The label still to strip at the output start: reasoning the prompt opened starts with it.
+fn initial_label(config: &ParserConfig) -> Option<&'static str> {
+    match config.reasoning {
+        Reasoning::ClosingOnly { .. } => reasoning_label(config, None),
+        _ => None,
     }
 }
 

@@ -15,7 +15,9 @@
 //!    deterministic source, so the whole message is compared, model-written ids included);
 //! 3. the streamed deltas add up to the message (content, reasoning, each returned call's name
 //!    and arguments), and every returned call's arguments are valid JSON;
-//! 4. accounting: every input byte ends up somewhere (see [`check_accounting`]).
+//! 4. accounting: every input byte ends up somewhere (see [`check_accounting`]);
+//! 5. reset: a stream reset after a finished output and again partway through one (the batch
+//!    scorer reuses one stream per thread) streams the same message and deltas as a fresh one.
 
 #![allow(dead_code)]
 
@@ -482,6 +484,30 @@ pub fn run_text(config: &ParserConfig, chunks: &[&str]) -> Run {
     }
 }
 
+/// [`run_text`] on a stream that parsed the same chunks to the end, was reset, read the first
+/// half of them, and was reset again: property 5.
+pub fn run_text_reused(config: &ParserConfig, chunks: &[&str]) -> Run {
+    let mut stream = StreamParser::with_ids(config.clone(), Box::new(SeqIds));
+    for chunk in chunks {
+        stream.feed(chunk).expect("feed");
+    }
+    stream.finish(None).expect("finish");
+    stream.reset();
+    for chunk in &chunks[..chunks.len() / 2] {
+        stream.feed(chunk).expect("feed");
+    }
+    stream.reset();
+    let mut deltas = Vec::new();
+    for chunk in chunks {
+        deltas.extend(stream.feed(chunk).expect("feed"));
+    }
+    deltas.extend(stream.finish(None).expect("finish"));
+    Run {
+        message: stream.take_message(),
+        deltas,
+    }
+}
+
 fn chunks<'t>(text: &'t str, cuts: &[usize]) -> Vec<&'t str> {
     let mut out = Vec::with_capacity(cuts.len() + 1);
     let mut at = 0;
@@ -836,6 +862,13 @@ pub fn check(case: &Case) -> Result<Accounted, String> {
             case.cuts, whole.message, split.message
         ));
     }
+    let reused = run_text_reused(&config, &chunks(&case.text, &case.cuts));
+    if (&reused.message, &reused.deltas) != (&split.message, &split.deltas) {
+        return Err(format!(
+            "reset: a reused stream and a fresh one differ\n  fresh:  {:?} {:?}\n  reused: {:?} {:?}",
+            split.message, split.deltas, reused.message, reused.deltas
+        ));
+    }
     check_deltas(&whole).map_err(|e| format!("one-shot: {e}"))?;
     check_deltas(&split).map_err(|e| format!("split: {e}"))?;
     if case.tools == Tools::Unknown {
@@ -945,6 +978,26 @@ pub fn check_tokens(case: &Case, data: &[u8]) -> Result<Accounted, String> {
     if whole != split {
         return Err(format!(
             "token chunk-split: one-shot and split differ\n  one-shot: {whole:?}\n  split:    {split:?}"
+        ));
+    }
+    let mut stream = StreamParser::with_ids(config.clone(), Box::new(SeqIds));
+    for g in &groups {
+        stream.feed_tokens(&vocab, g).map_err(|e| e.to_string())?;
+    }
+    stream.finish(None).map_err(|e| e.to_string())?;
+    stream.reset();
+    for g in &groups[..groups.len() / 2] {
+        stream.feed_tokens(&vocab, g).map_err(|e| e.to_string())?;
+    }
+    stream.reset();
+    for g in &groups {
+        stream.feed_tokens(&vocab, g).map_err(|e| e.to_string())?;
+    }
+    stream.finish(None).map_err(|e| e.to_string())?;
+    let reused = stream.take_message();
+    if reused != split {
+        return Err(format!(
+            "token reset: a reused stream and a fresh one differ\n  fresh:  {split:?}\n  reused: {reused:?}"
         ));
     }
     if case.tools == Tools::Unknown {
