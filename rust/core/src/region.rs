@@ -444,14 +444,33 @@ impl Sink {
     }
 
     fn check_against_tools(&mut self, index: usize, raw: &str) {
-        let tools = self.tools.clone();
-        let call = &self.calls[index].call;
+        // Fields borrowed apart rather than the tool set's `Arc` cloned: threads parsing with
+        // the same tools would all write its count, once per call.
+        let Self {
+            tools,
+            calls,
+            message,
+            markers,
+            ..
+        } = self;
+        let call = &calls[index].call;
         if tools.is_empty() {
             return;
         }
+        let mut push = |kind, detail, violation: Option<(String, String)>| {
+            let (pointer, keyword) = violation.unzip();
+            message.issues.push(Issue {
+                index: Some(index),
+                kind,
+                detail,
+                raw: markers.restore(raw).into_owned(),
+                pointer,
+                keyword,
+            });
+        };
         let Some(tool) = tools.get(&call.name) else {
             let detail = format!("tool {:?} is not among the request's tools", call.name);
-            self.push_issue(Some(index), IssueKind::UnknownTool, detail, raw);
+            push(IssueKind::UnknownTool, detail, None);
             return;
         };
         if tool.kind != ToolKind::Function {
@@ -463,7 +482,7 @@ impl Sink {
                     "arguments not checked: the schema of tool {:?} is invalid: {error}",
                     call.name
                 );
-                self.push_issue(Some(index), IssueKind::UncheckedArguments, detail, raw);
+                push(IssueKind::UncheckedArguments, detail, None);
             }
             return;
         };
@@ -471,15 +490,9 @@ impl Sink {
             return;
         };
         for violation in violations.into_iter().take(MAX_VIOLATIONS) {
-            let raw = self.markers.restore(raw).into_owned();
-            self.message.issues.push(Issue {
-                index: Some(index),
-                kind: IssueKind::SchemaViolation,
-                detail: violation.to_string(),
-                raw,
-                pointer: Some(violation.pointer),
-                keyword: Some(violation.keyword),
-            });
+            let detail = violation.to_string();
+            let at = (violation.pointer, violation.keyword);
+            push(IssueKind::SchemaViolation, detail, Some(at));
         }
     }
 

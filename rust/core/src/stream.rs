@@ -672,7 +672,10 @@ impl StreamParser {
                 return true;
             }
             let bare = rest.chars().next().filter(|c| matches!(c, '[' | '{'));
-            if let (Some(first), Some(opener), None) = (bare, stripped_opener(spec), best) {
+            let opener = bare
+                .filter(|_| best.is_none())
+                .and_then(|_| stripped_opener(spec));
+            if let (Some(first), Some(opener)) = (bare, opener) {
                 self.sink.content(&self.pending[..ws]);
                 self.consume(ws);
                 let region = unwrapped_region(&self.config.tools, &self.markers, opener, first);

@@ -6,6 +6,7 @@
 //! text while it arrives (buffered only when it precedes the name, or when it is a JSON-encoded
 //! string that must be decoded first).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::json::{ScanResult, StringReader, ValueScanner};
@@ -465,8 +466,8 @@ enum RegionState {
 pub struct JsonRegion {
     spec: JsonRegionSpec,
     id_keys: &'static [&'static str],
-    trigger_lit: String,
-    end_lit: Option<String>,
+    trigger_lit: Cow<'static, str>,
+    end_lit: Option<Cow<'static, str>>,
     soft: bool,
     state: RegionState,
     object: JsonCallObject,
@@ -485,8 +486,8 @@ impl JsonRegion {
         Self {
             spec,
             id_keys: &[],
-            trigger_lit: ctx.trigger_lit(),
-            end_lit: spec.end.map(|e| ctx.lit(e)),
+            trigger_lit: ctx.markers.lit_cow(ctx.syntax.triggers[ctx.trigger].text),
+            end_lit: spec.end.map(|e| ctx.markers.lit_cow(e)),
             soft: ctx.soft(),
             state: RegionState::Trigger,
             object: JsonCallObject::new(spec.keys, ctx.soft()),
@@ -703,7 +704,7 @@ impl JsonRegion {
                         .as_deref()
                         .and_then(|end| rest.find(end).map(|p| (p, p + end.len())));
                     let next = (self.spec.consume_trigger && !self.trigger_lit.is_empty())
-                        .then(|| rest.find(self.trigger_lit.as_str()).map(|p| (p, p)))
+                        .then(|| rest.find(self.trigger_lit.as_ref()).map(|p| (p, p)))
                         .flatten();
                     let found = match (end, next) {
                         (Some(e), Some(n)) => Some(if n.0 < e.0 { n.1 } else { e.1 }),
@@ -724,7 +725,7 @@ impl JsonRegion {
                         }
                         None => {
                             let mut stops: Vec<&str> =
-                                self.end_lit.iter().map(|e| e.as_str()).collect();
+                                self.end_lit.iter().map(|e| e.as_ref()).collect();
                             if self.spec.consume_trigger {
                                 stops.push(&self.trigger_lit);
                             }
