@@ -50,7 +50,7 @@ from toolwire.masks import _digest
 
 from .cache import tag_json
 from .calls import _call_tag, _ToolTags
-from .composed_matcher import SENTINEL, ComposedMatcher, ComposedMismatch, _Branch
+from .composed_matcher import SENTINEL, ComposedMatcher, ComposedMismatch, _Branch, _Literals
 from .format_view import _format, _turn_channels
 from .pieces import PieceCache, _Lru, _set_bits, _vocab, default_pieces
 from .tags import _build, structural_tag
@@ -148,8 +148,8 @@ class ComposedGrammar:
     _whole: xgr.CompiledGrammar | None = None
     _whole_json: str | None = None
     #: (call text, token) -> the tools whose begins still agree, where all are in their begins.
-    literal_steps: dict[Any, list[_Branch]] = field(default_factory=dict)
-    _entry: list[_Branch] | None = None
+    literal_steps: dict[Any, _Literals] = field(default_factory=dict)
+    _entry: _Literals | None = None
     #: call text -> the row where all tools agreeing with it are in their begins.
     _literal_rows: dict[bytes, np.ndarray] = field(default_factory=dict)
     _extras: dict[Any, np.ndarray] = field(default_factory=dict)
@@ -161,10 +161,10 @@ class ComposedGrammar:
         assert compiler is not None
         return self.pieces.get(tool.key, lambda: compiler.compile_structural_tag(StructuralTag(format=tool.tag)))
 
-    def entry_branches(self) -> list[_Branch]:
+    def entry_branches(self) -> _Literals:
         """Every tool, at the start of its begin."""
         if self._entry is None:
-            self._entry = [_Branch(i) for i in range(len(self.tools))]
+            self._entry = _Literals(_Branch(i) for i in range(len(self.tools)))
         return self._entry
 
     def piece_plan(self, i: int) -> StateKeyPlan:

@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 import xgrammar as xgr
 
+from toolwire._core import TokenTable
+
 
 class PieceCache:
     """Compiled grammars by key, least recently used first out, bounded by their bytes
@@ -102,6 +104,13 @@ class _Vocab:
         self.sorted = sorted(self.by_bytes)
         self.longest = max(map(len, self.sorted))
         self._containing: dict[bytes, list[bytes]] = {}
+        self._table: TokenTable | None = None
+
+    def table(self) -> TokenTable:
+        """The token bytes as a :class:`toolwire._core.TokenTable` (built once)."""
+        if self._table is None:
+            self._table = TokenTable(self.token_bytes[: self.size], list(self.info.stop_token_ids))
+        return self._table
 
     def extending(self, prefix: bytes) -> list[bytes]:
         """The token texts that start with ``prefix`` and are longer."""
