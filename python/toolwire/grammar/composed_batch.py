@@ -28,13 +28,9 @@ import xgrammar as xgr
 from toolwire import ToolwireError
 from toolwire._core import MaskCache, StateKeyer, StateKeyPlan
 
-from .composed import ComposedGrammar, _key_plan
+from .composed import _WHOLE_PLANS, ComposedGrammar, _key_plan
 from .composed_matcher import ComposedMatcher, ComposedMismatch, _torch_row
-from .pieces import _Lru, _vocab
-
-#: Whole-tag key plans of fallback grammars, by the tag's JSON.
-_WHOLE_PLANS = _Lru(64)
-
+from .pieces import _vocab
 
 class WholeTagRequest:
     """A fallback request: xgrammar's matcher on the whole tag, with its state keyer (fed every

@@ -14,7 +14,7 @@ import xgrammar as xgr
 from toolwire import ToolwireError
 from toolwire._core import StateKeyer
 
-from .pieces import _vocab
+from .pieces import _Lru, _vocab
 
 if TYPE_CHECKING:
     from .composed import ComposedGrammar
@@ -25,6 +25,14 @@ SENTINEL = "\x01\x02\x03"
 
 class ComposedMismatch(ToolwireError):
     """A part of the composed grammar refused text another part allowed (a bug, never input)."""
+
+
+#: A grammar's rows where several tools' begins are followed, by (grammar, call text so far).
+_LITERAL_ROWS = _Lru(max_bytes=8 << 20)
+
+#: (grammar, call text, token) -> the tools whose begins still agree, where all are in their
+#: begins (lists of shared branches: a pointer each).
+_LITERAL_STEPS = _Lru(max_bytes=2 << 20, size=lambda key, value: 8 * len(value) + 56 + len(key[1]) + 150)
 
 
 @dataclass
@@ -214,14 +222,14 @@ class ComposedMatcher:
     def _mask(self) -> np.ndarray:
         """The row where several tools' begins are followed (read-only)."""
         assert self._branches is not None
-        rows = self.grammar._literal_rows
-        text = bytes(self._call)
-        row = rows.get(text) if self._pkey is None else None
+        key = (self.grammar.serial, bytes(self._call))
+        row = _LITERAL_ROWS.get(key) if self._pkey is None else None
         if row is not None:
-            return row
+            return row  # type: ignore[no-any-return]
         literal = tuple(b.tool for b in self._branches if b.matcher is None)
         if len(literal) == len(self._branches):  # all in their begins: the text decides which
-            row = rows[text] = self.grammar.literal_mask(literal, self._pos)
+            row = self.grammar.literal_mask(literal, self._pos)
+            _LITERAL_ROWS.put(key, row)
             return row
         row = self.grammar.literal_mask(literal, self._pos).copy() if literal else np.zeros(self._vocab.words, dtype=np.uint32)
         for b in self._branches:
@@ -293,10 +301,9 @@ class ComposedMatcher:
             return False
         if self._pkey is not None and self._in_piece(token, data, steps):
             return True
-        lits = self.grammar.literal_steps
         literal = type(self._branches) is _Literals
         if literal:
-            known = lits.get((bytes(self._call), token))
+            known = _LITERAL_STEPS.get((self.grammar.serial, bytes(self._call), token))
             if known is not None:
                 self._branches = known
                 self._pos += len(data)
@@ -342,7 +349,7 @@ class ComposedMatcher:
         if rest is None and all(b.matcher is None for b in alive):
             alive = _Literals(alive)
             if literal:
-                lits[(bytes(self._call), token)] = alive
+                _LITERAL_STEPS.put((self.grammar.serial, bytes(self._call), token), alive)
         self._branches = alive
         self._pos += len(data)
         self._call += data
