@@ -617,7 +617,10 @@ impl StateKeyer {
     /// ``stop_at`` in the text fed from now on (empty: none).
     /// With ``free_text_only``, it leaves any token after which the keyer is not in the free
     /// text of a ``triggered_tags`` format (mode ``free``).
-    #[pyo3(signature = (prefix, suffix = b"".as_slice(), stop_at = b"".as_slice(), free_text_only = false))]
+    #[pyo3(
+        signature = (prefix, suffix = b"".as_slice(), stop_at = b"".as_slice(), free_text_only = false),
+        text_signature = "(self, /, prefix, suffix=b'', stop_at=b'', free_text_only=False)"
+    )]
     fn label(&mut self, prefix: &[u8], suffix: &[u8], stop_at: &[u8], free_text_only: bool) {
         self.label = Label {
             prefix: prefix.to_vec(),
@@ -805,12 +808,14 @@ impl TokenTable {
                         .is_some_and(|row| row.allows(token as usize))
                 };
             let bytes = self.bytes_of(token);
-            let before = (allowed && keyer.label.free_text_only).then(|| keyer.inner.clone());
+            let before = (allowed && keyer.label.free_text_only)
+                .then(|| (keyer.inner.clone(), keyer.label.tail.clone()));
             if allowed {
                 keyer.feed(token, bytes);
             }
-            if let Some(before) = before.filter(|_| keyer.inner.mode().name() != "free") {
-                keyer.inner = before;
+            if let Some((inner, tail)) = before.filter(|_| keyer.inner.mode().name() != "free") {
+                keyer.inner = inner;
+                keyer.label.tail = tail;
                 keyer.tokens -= 1;
                 left.push(i);
             } else if allowed {
