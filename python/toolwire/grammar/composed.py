@@ -376,7 +376,7 @@ def _identity(tool: Any) -> bytes | str:
 
 
 #: Tools as the core read them, by (format, the tool's text as given).
-_READ_TOOLS = _Lru(max_bytes=2 << 20)
+_READ_TOOLS = _Lru(max_bytes=2 << 20, size=lambda key, tool: 12 * len(key[1]) + 256)  # about a read tool's objects (measured)
 
 
 def _read_seen(format: str, tools: Sequence[Mapping[str, Any]] | None, texts: tuple[bytes | str, ...] | None, tool_choice: Any, reasoning: Any, schema: str) -> _Request:
@@ -396,7 +396,7 @@ def _read_seen(format: str, tools: Sequence[Mapping[str, Any]] | None, texts: tu
     return read
 
 
-_TOOL_ENTRIES = _Lru(max_bytes=4 << 20)
+_TOOL_ENTRIES = _Lru(max_bytes=4 << 20, size=lambda key, entry: 10 * len(entry.key[-1]) + 256)  # about a tag's objects (measured)
 
 
 def _tool_entry(info: xgr.TokenizerInfo, fmt: Any, schema_mode: str, tool: Any, text: bytes | str, free: bool, tags: _ToolTags) -> _Tool:
@@ -419,8 +419,9 @@ _METADATA = {
 }
 
 #: The byte budgets of the caches of values derived from tools and requests, together (each is
-#: an LRU bounded by its own share; sizes are estimates from the values' Python objects, and
-#: measured bytes per key plan).
+#: an LRU bounded by its own share; sizes are estimates: per byte of a tool's text, as
+#: ``pieces._footprint`` measured the Python objects and resident memory the key plans; rows by
+#: their bytes).
 METADATA_BUDGET: int = sum(lru.max_bytes or 0 for lru in _METADATA.values())
 
 
