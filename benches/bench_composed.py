@@ -14,11 +14,17 @@ and an array of objects). Three parts, each a ratio within one run:
 * mask production CPU (``time.process_time``) over traces of replies calling random tools out of
   128, per batch size: ``BatchGrammarMatcher`` fills + ``accept_token`` on the whole tag, against
   :class:`toolwire.masks.BatchMasker` on the whole tag and :class:`ComposedMasker` (pieces
-  compiled beforehand), interleaved trace by trace. The maskers' caches start empty ("cold": the
-  first trace) and keep what they stored over ``--rounds`` traces of new replies ("warm": the
-  last one, as a server's cache is after serving earlier requests);
+  compiled beforehand), interleaved trace by trace, each on the same process CPU clock over the
+  same steps. The maskers' caches start empty ("cold": the first trace) and keep what they
+  stored over ``--rounds`` traces of new replies ("warm": the last one), then serve ``--steady``
+  more untimed before one last measured trace ("steady": a server's cache after serving
+  earlier requests). Each row says how many rows the caches served and how many tokens the
+  composed masker took without a matcher. Every reply draws its tools and each optional
+  argument at random, so argument states keep missing (a server whose callers repeat their
+  argument shapes hits more);
 * memory: ``--memory-tools`` distinct tools through a :class:`PieceCache` of 16 MiB: its reported
-  bytes and the process's peak RSS.
+  bytes, those of the caches of derived values (``composed.cache_stats``) and the process's
+  peak RSS, halfway and at the end.
 
 The rows also go to ``composed.json`` beside the report, and the first-mask table is drawn from
 it as ``composed.svg`` (a log-log plot, written by hand: no plotting library needed).
@@ -161,7 +167,7 @@ def first_mask(n: int, fmt: str, salt: str) -> dict:
     return row
 
 
-def mask_cpu(fmt: str, batch: int, tl: list[dict], whole_compiled, whole_json: str, g: comp.ComposedGrammar, seed: int, rounds: int) -> dict:
+def mask_cpu(fmt: str, batch: int, tl: list[dict], whole_compiled, whole_json: str, g: comp.ComposedGrammar, seed: int, rounds: int, steady: int) -> dict:
     bitmask = xgr.allocate_token_bitmask(batch, QWEN_VOCAB_SIZE)
 
     def run(seqs, make, fill, accept) -> float:
@@ -183,17 +189,30 @@ def mask_cpu(fmt: str, batch: int, tl: list[dict], whole_compiled, whole_json: s
 
     whole = BatchMasker(qwen_info(), vocab=qwen_vocab())
     masker = ComposedMasker(qwen_info())
+    def composed_run(seqs):
+        return run(seqs, lambda: masker.new_request(g), lambda ms, r: masker.fill(ms, bitmask, r), lambda ms, t: masker.accept(ms, t))
+
+    def whole_run(seqs):
+        return run(seqs, lambda: whole.new_request(whole_compiled, whole_json), lambda ms, r: whole.fill(ms, bitmask, r), lambda ms, t: whole.accept(ms, t))
+
     out: dict = {"format": fmt, "batch": batch, "fallback": g.fallback}
-    for k in range(rounds):
+    measured = {0: "cold", rounds - 1: "warm"}
+    for k in range(rounds + steady):
         seqs = trace(fmt, tl, batch, seed * 1000 + k)
+        if rounds - 1 < k < rounds + steady - 1:  # serving more replies: the caches only
+            whole_run(seqs), composed_run(seqs)
+            continue
+        label = measured.get(k, "steady")
         rows = sum(map(len, seqs))
+        before = masker.hits, masker.misses, masker.deferred, whole.hits
         x = run(seqs, lambda: xgr.GrammarMatcher(whole_compiled), lambda ms, r: batcher.batch_fill_next_token_bitmask(ms, bitmask, r), x_accept)
-        w = run(seqs, lambda: whole.new_request(whole_compiled, whole_json), lambda ms, r: whole.fill(ms, bitmask, r), lambda ms, t: whole.accept(ms, t))
-        c = run(seqs, lambda: masker.new_request(g), lambda ms, r: masker.fill(ms, bitmask, r), lambda ms, t: masker.accept(ms, t))
-        if k in (0, rounds - 1):
-            label = "cold" if k == 0 else "warm"
-            out[label] = {"rows": rows, "xgrammar_us": x / rows * 1e6, "batch_masker_us": w / rows * 1e6, "composed_us": c / rows * 1e6, "ratio": x / c, "batch_masker_ratio": x / w}
-    out["composed_hits"], out["composed_misses"] = masker.hits, masker.misses
+        w = whole_run(seqs)
+        c = composed_run(seqs)
+        if k in measured or k == rounds + steady - 1:
+            out[label] = {
+                "rows": rows, "traces_before": k, "xgrammar_us": x / rows * 1e6, "batch_masker_us": w / rows * 1e6, "composed_us": c / rows * 1e6, "ratio": x / c, "batch_masker_ratio": x / w,
+                "composed_hits": masker.hits - before[0], "composed_misses": masker.misses - before[1], "composed_deferred": masker.deferred - before[2], "batch_masker_hits": whole.hits - before[3],
+            }
     return out
 
 
@@ -206,18 +225,29 @@ def _rss_mb() -> float:
 
 
 def memory(n: int, budget: int) -> dict:
+    """``n`` distinct tools, one request each (compose, compile the piece, its key plan)."""
     info = qwen_info()
     pieces = comp.PieceCache(budget)
     rss0 = peak_rss = _rss_mb()
-    peak = 0
+    peak = meta_peak = 0
+    half_rss = 0.0
     t0 = time.perf_counter()
     for i in range(n):
         tool = {"type": "function", "function": {"name": f"m{i}", "strict": True, "parameters": {"type": "object", "properties": {f"a{i}": {"type": "string"}, f"b{i}": {"type": "integer"}}, "required": [f"a{i}"], "additionalProperties": False}}}
-        comp.compose("hermes", [tool], info, "required", True, "strict", pieces=pieces).prefetch()
+        g = comp.compose("hermes", [tool], info, "required", True, "strict", pieces=pieces)
+        g.prefetch()
+        g.piece_plan(0)
         peak = max(peak, pieces.nbytes)
         if i % 50 == 0:
+            stats = comp.cache_stats(pieces)
+            meta_peak = max(meta_peak, sum(v["nbytes"] for k, v in stats.items() if k != "pieces"))
             peak_rss = max(peak_rss, _rss_mb())
-    return {"tools": n, "budget": budget, "peak_cache_bytes": peak, "entries": len(pieces), "evictions": pieces.evictions, "rss_growth_mb": max(peak_rss, _rss_mb()) - rss0, "seconds": time.perf_counter() - t0}
+        if i == n // 2:
+            half_rss = peak_rss - rss0
+    return {
+        "tools": n, "budget": budget, "peak_cache_bytes": peak, "entries": len(pieces), "evictions": pieces.evictions, "metadata_budget": comp.METADATA_BUDGET,
+        "peak_metadata_bytes": meta_peak, "rss_growth_half_mb": half_rss, "rss_growth_mb": max(peak_rss, _rss_mb()) - rss0, "seconds": time.perf_counter() - t0,
+    }
 
 
 SERIES = [("whole_ms", "whole tag (xgrammar compile)", "#c0392b"), ("builtin_ms", "builtin qwen_3 tag", "#e67e22"), ("cold_ms", "composed, cold", "#2471a3"), ("warm_new_list_ms", "composed, warm (new list of seen tools)", "#17a589"), ("warm_ms", "composed, warm (same list)", "#7d3c98")]
@@ -264,6 +294,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batches", default="16,64,256")
     ap.add_argument("--formats", default="hermes,qwen3_coder,glm47,deepseek_v3_2,kimi_k2")
     ap.add_argument("--rounds", type=int, default=4, help="traces per batch size (the first with empty caches)")
+    ap.add_argument("--steady", type=int, default=12, help="more traces through the maskers' caches before a last measured one (0: none)")
     ap.add_argument("--first-formats", default="hermes")
     ap.add_argument("--memory-tools", type=int, default=600)
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "report" / "composed.md"))
@@ -286,9 +317,10 @@ def main(argv: list[str] | None = None) -> int:
             b = f"{r['builtin_ms']:.0f}" if "builtin_ms" in r else "–"
             lines.append(f"| {fmt} | {n} | {r['whole_ms']:.0f} | {b} | {r['cold_ms']:.1f} | {r['whole_ms'] / r['cold_ms']:.1f}x | {r['cold_start_ms']:.0f} | {r['first_call_ms']:.0f} | {r['warm_ms']:.2f} | {r['warm_new_list_ms']:.2f} |")
     if a.batches:
-        lines += ["", f"## Mask production CPU, 128 tools (µs per request-step: fill + accept; {a.rounds} traces per row, caches empty at the first)", "",
+        lines += ["", f"## Mask production CPU, 128 tools (µs per request-step: fill + accept; caches empty at the first trace)", "",
                   "Ratios are `BatchGrammarMatcher`'s CPU over the other's on the same trace: above 1, less CPU than xgrammar.", "",
-                  "| format | batch | steps | cache | BatchGrammarMatcher, whole tag | BatchMasker, whole tag | ComposedMasker | xgrammar / BatchMasker | xgrammar / composed |", "|---|---|---|---|---|---|---|---|---|"]
+                  f"Cache: \"cold\" is the first trace, \"warm\" the {a.rounds}th, \"steady\" the {a.rounds + a.steady}th (the caching maskers served the traces between, untimed). Hits: rows copied from the mask cache; deferred: tokens taken by a state keyer alone (the matcher reads them later in one `accept_string`).", "",
+                  "| format | batch | steps | cache | BatchGrammarMatcher, whole tag | BatchMasker, whole tag | ComposedMasker | xgrammar / BatchMasker | xgrammar / composed | BatchMasker hits | composed hits | composed deferred |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     tl = tools(128, "trace")
     info = qwen_info()
     for fmt in a.formats.split(",") if a.batches else []:
@@ -298,17 +330,20 @@ def main(argv: list[str] | None = None) -> int:
         g.prefetch()
         name = f"{fmt} (fallback: whole tag)" if g.fallback else fmt
         for batch in map(int, a.batches.split(",")):
-            r = mask_cpu(fmt, batch, tl, whole_compiled, tag, g, seed=batch, rounds=a.rounds)
+            r = mask_cpu(fmt, batch, tl, whole_compiled, tag, g, seed=batch, rounds=a.rounds, steady=a.steady)
             print(r, flush=True)
             data["mask_cpu"].append(r)
-            for label in ("cold", "warm"):
-                c = r[label]
-                lines.append(f"| {name} | {batch} | {c['rows']} | {label} | {c['xgrammar_us']:.1f} | {c['batch_masker_us']:.1f} | {c['composed_us']:.1f} | {c['batch_masker_ratio']:.2f}x | {c['ratio']:.2f}x |")
+            for label in ("cold", "warm", "steady"):
+                c = r.get(label)
+                if c is None:
+                    continue
+                pct = lambda n: f"{100 * n / c['rows']:.0f}%"  # noqa: E731
+                lines.append(f"| {name} | {batch} | {c['rows']} | {label} | {c['xgrammar_us']:.1f} | {c['batch_masker_us']:.1f} | {c['composed_us']:.1f} | {c['batch_masker_ratio']:.2f}x | {c['ratio']:.2f}x | {pct(c['batch_masker_hits'])} | {pct(c['composed_hits'])} | {pct(c['composed_deferred'])} |")
     if a.memory_tools:
         m = memory(a.memory_tools, 16 << 20)
         print(m, flush=True)
         data["memory"] = m
-        lines += ["", "## Memory", "", f"{m['tools']} distinct tools through a PieceCache of {m['budget'] >> 20} MiB: peak reported size {m['peak_cache_bytes'] / 2**20:.1f} MiB, {m['entries']} entries kept, {m['evictions']} evicted, resident memory grew by at most {m['rss_growth_mb']:.0f} MiB (sampled every 50 tools) ({m['seconds']:.0f} s)."]
+        lines += ["", "## Memory", "", f"{m['tools']} distinct tools, one request each, through a PieceCache of {m['budget'] >> 20} MiB: peak reported size {m['peak_cache_bytes'] / 2**20:.1f} MiB, {m['entries']} entries kept, {m['evictions']} evicted; the caches of derived values (budget {m['metadata_budget'] >> 20} MiB): peak reported size {m['peak_metadata_bytes'] / 2**20:.1f} MiB; resident memory grew by at most {m['rss_growth_half_mb']:.0f} MiB by tool {m['tools'] // 2} and {m['rss_growth_mb']:.0f} MiB by the last, against {(m['budget'] + m['metadata_budget']) >> 20} MiB of budgets (sampled every 50 tools) ({m['seconds']:.0f} s)."]
     out.write_text("\n".join(lines) + "\n")
     out.with_suffix(".json").write_text(json.dumps(data, indent=1) + "\n")
     if data["first_mask"]:

@@ -569,7 +569,14 @@ class StateKeyer:
         """Feed one accepted token (not a stop token): its id and its bytes."""
     def key(self) -> bytes:
         """The key of the current state (34 bytes): grammar id, anchor kind, calls so far (0/1),
-        digest."""
+        digest; with :meth:`label`'s prefix before and suffix after."""
+    def label(self, prefix: bytes, suffix: bytes = b"", stop_at: bytes = b"", free_text_only: bool = False) -> None:
+        """Put ``prefix`` before and ``suffix`` after every key of this keyer (in :meth:`key` and
+        wherever a :class:`MaskCache` or :class:`TokenTable` keys rows by it), and make
+        :meth:`TokenTable.feed_deferred` leave to the caller any token that completes
+        ``stop_at`` in the text fed from now on (empty: none).
+        With ``free_text_only``, it leaves any token after which the keyer is not in the free
+        text of a ``triggered_tags`` format (mode ``free``)."""
     @property
     def mode(self) -> Literal["prefix", "free", "begin", "between", "content", "end", "lost"]:
         """Where the keyer is; ``lost``: no anchors any more (or no plan)."""
@@ -593,6 +600,8 @@ class StateKeyer:
         """Tokens taken by :meth:`TokenTable.feed_deferred` whose bytes the matcher has not read."""
     def take_deferred(self) -> bytes:
         """The deferred bytes, handed over once (the caller gives them to the matcher)."""
+    def take_deferred_run(self) -> tuple[bytes, list[int]]:
+        """The deferred bytes and each deferred token's length in them, handed over once."""
     def __copy__(self) -> StateKeyer: ...
 
 @final

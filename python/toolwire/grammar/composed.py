@@ -36,6 +36,7 @@ a grammar on the whole tag (``ComposedGrammar.fallback`` says why), with the sam
 
 from __future__ import annotations
 
+import itertools
 import marshal
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -50,7 +51,7 @@ from toolwire.masks import _digest
 
 from .cache import tag_json
 from .calls import _call_tag, _ToolTags
-from .composed_matcher import SENTINEL, ComposedMatcher, ComposedMismatch, _Branch
+from .composed_matcher import _LITERAL_ROWS, _LITERAL_STEPS, SENTINEL, ComposedMatcher, ComposedMismatch, _Branch, _Literals
 from .format_view import _format, _turn_channels
 from .pieces import PieceCache, _Lru, _set_bits, _vocab, default_pieces
 from .tags import _build, structural_tag
@@ -118,11 +119,19 @@ def _key_plan(tag_text: str) -> StateKeyPlan:
 
 
 #: Key plans of tools' pieces, by the piece's key.
-_PIECE_PLANS = _Lru(4096)
+_PIECE_PLANS = _Lru(max_bytes=4 << 20, size=lambda key, plan: 5 * len(key[-1]) + 512)  # about a plan's bytes
 
 
 #: Masks over several tools' begins, by (tokenizer, the tools, bytes read): shared by requests.
-_LITERAL_MASKS = _Lru(1024)
+_LITERAL_MASKS = _Lru(max_bytes=8 << 20, size=lambda key, row: row.nbytes + 8 * len(key[1]) + 200)  # tool keys are shared
+
+#: Whole tags (and their JSON) of composed grammars, by the grammar's serial.
+_WHOLE_TAGS = _Lru(max_bytes=4 << 20)
+
+#: Whole-tag key plans of fallback grammars, by the tag's JSON.
+_WHOLE_PLANS = _Lru(max_bytes=4 << 20, size=lambda text, plan: 5 * len(text) + 512)  # about a plan's bytes
+
+_SERIALS = itertools.count()
 
 
 @dataclass
@@ -145,14 +154,10 @@ class ComposedGrammar:
     fallback: str | None = None
     pieces: PieceCache = field(default_factory=lambda: default_pieces)
     compiler: xgr.GrammarCompiler | None = None
-    _whole: xgr.CompiledGrammar | None = None
-    _whole_json: str | None = None
-    #: (call text, token) -> the tools whose begins still agree, where all are in their begins.
-    literal_steps: dict[Any, list[_Branch]] = field(default_factory=dict)
-    _entry: list[_Branch] | None = None
-    #: call text -> the row where all tools agreeing with it are in their begins.
-    _literal_rows: dict[bytes, np.ndarray] = field(default_factory=dict)
-    _extras: dict[Any, np.ndarray] = field(default_factory=dict)
+    #: Names this grammar in the caches of values derived from it.
+    serial: int = field(default_factory=lambda: next(_SERIALS))
+    _entry: _Literals | None = None
+    _extras: dict[Any, np.ndarray] = field(default_factory=dict)  # a few rows: one per rest of the end
 
     def piece(self, i: int) -> xgr.CompiledGrammar:
         """Tool ``i``'s compiled call grammar (from the cache, or compiled now)."""
@@ -161,10 +166,10 @@ class ComposedGrammar:
         assert compiler is not None
         return self.pieces.get(tool.key, lambda: compiler.compile_structural_tag(StructuralTag(format=tool.tag)))
 
-    def entry_branches(self) -> list[_Branch]:
+    def entry_branches(self) -> _Literals:
         """Every tool, at the start of its begin."""
         if self._entry is None:
-            self._entry = [_Branch(i) for i in range(len(self.tools))]
+            self._entry = _Literals(_Branch(i) for i in range(len(self.tools)))
         return self._entry
 
     def piece_plan(self, i: int) -> StateKeyPlan:
@@ -188,24 +193,30 @@ class ComposedGrammar:
             return None
         return [executor.submit(self.piece, i) for i in range(len(self.tools))]
 
+    def _whole_pair(self) -> tuple[StructuralTag | None, str]:
+        pair = _WHOLE_TAGS.get(self.serial)
+        if pair is None:
+            tag = self._whole_tag()
+            pair = (tag, tag_json(tag) if tag is not None else "")
+            _WHOLE_TAGS.put(self.serial, pair)
+        return pair  # type: ignore[no-any-return]
+
     @property
     def whole_tag(self) -> StructuralTag | None:
-        """The request's whole structural tag (built on first use: composing needs none)."""
-        return self._whole_tag()
+        """The request's whole structural tag (built on first use: composing needs none; kept
+        in a byte-bounded cache)."""
+        return self._whole_pair()[0]
 
     def whole_tag_json(self) -> str:
-        """The whole tag's JSON text (:func:`toolwire.grammar.tag_json`), kept."""
-        if self._whole_json is None:
-            self._whole_json = tag_json(self.whole_tag)  # type: ignore[arg-type]
-        return self._whole_json
+        """The whole tag's JSON text (:func:`toolwire.grammar.tag_json`), kept with the tag."""
+        return self._whole_pair()[1]
 
     def whole(self) -> xgr.CompiledGrammar:
-        """The whole structural tag, compiled (the fallback and the reference)."""
-        if self._whole is None:
-            tag = self.whole_tag
-            assert self.compiler is not None and tag is not None
-            self._whole = self.compiler.compile_structural_tag(tag)
-        return self._whole
+        """The whole structural tag, compiled (the fallback and the reference), kept in the
+        piece cache."""
+        compiler = self.compiler
+        assert compiler is not None
+        return self.pieces.get((id(self.tokenizer_info), self.format, "whole", self.whole_tag_json()), lambda: compiler.compile_structural_tag(self.whole_tag))
 
     def matcher(self) -> ComposedMatcher | xgr.GrammarMatcher:
         """A new matcher: composed, or xgrammar's on the whole tag for a fallback."""
@@ -302,7 +313,7 @@ def compose(
 
 #: Composed grammars by request (tokenizer, piece cache, the request's text): a repeated request
 #: reads nothing again.
-_COMPOSED = _Lru(256)
+_COMPOSED = _Lru(256, max_bytes=4 << 20, size=lambda key, g: 4 * sum(map(len, key[2] or ())) + 200 * len(g.tools) + 4096)  # its tools (as given, and their texts); tool entries are shared
 
 
 def _compose(
@@ -319,12 +330,9 @@ def _compose(
 ) -> ComposedGrammar:
     fmt = _format(format)
     compiler = _compiler(tokenizer_info)
-    built: list[StructuralTag | None] = []
 
     def whole() -> StructuralTag | None:
-        if not built:
-            built.append(structural_tag(format, tools, tool_choice, parallel_tool_calls, "always", schema, reasoning, constrained_tools=constrained_tools))  # type: ignore[arg-type]
-        return built[0]
+        return structural_tag(format, tools, tool_choice, parallel_tool_calls, "always", schema, reasoning, constrained_tools=constrained_tools)  # type: ignore[arg-type]
 
     grammar = ComposedGrammar(tokenizer_info, fmt.name, whole, pieces=pieces, compiler=compiler)
     if _turn_channels(fmt):
@@ -368,7 +376,7 @@ def _identity(tool: Any) -> bytes | str:
 
 
 #: Tools as the core read them, by (format, the tool's text as given).
-_READ_TOOLS = _Lru(4096)
+_READ_TOOLS = _Lru(max_bytes=2 << 20, size=lambda key, tool: 12 * len(key[1]) + 256)  # about a read tool's objects (measured)
 
 
 def _read_seen(format: str, tools: Sequence[Mapping[str, Any]] | None, texts: tuple[bytes | str, ...] | None, tool_choice: Any, reasoning: Any, schema: str) -> _Request:
@@ -388,7 +396,7 @@ def _read_seen(format: str, tools: Sequence[Mapping[str, Any]] | None, texts: tu
     return read
 
 
-_TOOL_ENTRIES = _Lru(4096)
+_TOOL_ENTRIES = _Lru(max_bytes=4 << 20, size=lambda key, entry: 10 * len(entry.key[-1]) + 256)  # about a tag's objects (measured)
 
 
 def _tool_entry(info: xgr.TokenizerInfo, fmt: Any, schema_mode: str, tool: Any, text: bytes | str, free: bool, tags: _ToolTags) -> _Tool:
@@ -405,4 +413,25 @@ def _tool_entry(info: xgr.TokenizerInfo, fmt: Any, schema_mode: str, tool: Any, 
     return entry
 
 
-__all__ = ["COMPOSED_FORMATS", "SENTINEL", "ComposedGrammar", "ComposedMatcher", "ComposedMismatch", "PieceCache", "compose"]
+_METADATA = {
+    "read tools": _READ_TOOLS, "tool entries": _TOOL_ENTRIES, "piece key plans": _PIECE_PLANS, "composed grammars": _COMPOSED, "begin masks": _LITERAL_MASKS,
+    "whole tags": _WHOLE_TAGS, "whole-tag key plans": _WHOLE_PLANS, "literal rows": _LITERAL_ROWS, "literal steps": _LITERAL_STEPS,
+}
+
+#: The byte budgets of the caches of values derived from tools and requests, together (each is
+#: an LRU bounded by its own share; sizes are estimates: per byte of a tool's text, as
+#: ``pieces._footprint`` measured the Python objects and resident memory the key plans; rows by
+#: their bytes).
+METADATA_BUDGET: int = sum(lru.max_bytes or 0 for lru in _METADATA.values())
+
+
+def cache_stats(pieces: PieceCache | None = None) -> dict[str, dict[str, int]]:
+    """Entries, bytes and byte budget of the piece cache (``pieces``, default the shared one)
+    and of each cache of derived values (:data:`METADATA_BUDGET`)."""
+    out = {"pieces": (pieces or default_pieces).stats()}
+    for name, lru in _METADATA.items():
+        out[name] = {"entries": len(lru), "nbytes": lru.nbytes, "max_bytes": lru.max_bytes or 0}
+    return out
+
+
+__all__ = ["COMPOSED_FORMATS", "METADATA_BUDGET", "SENTINEL", "cache_stats", "ComposedGrammar", "ComposedMatcher", "ComposedMismatch", "PieceCache", "compose"]

@@ -26,19 +26,17 @@ import numpy as np
 import xgrammar as xgr
 
 from toolwire import ToolwireError
-from toolwire._core import MaskCache, StateKeyPlan
+from toolwire._core import MaskCache, StateKeyer, StateKeyPlan
 
-from .composed import ComposedGrammar, _key_plan
-from .composed_matcher import ComposedMatcher, _torch_row
-from .pieces import _Lru, _vocab
-
-#: Whole-tag key plans of fallback grammars, by the tag's JSON.
-_WHOLE_PLANS = _Lru(64)
-
+from .composed import _WHOLE_PLANS, ComposedGrammar, _key_plan
+from .composed_matcher import ComposedMatcher, ComposedMismatch, _torch_row
+from .pieces import _vocab
 
 class WholeTagRequest:
     """A fallback request: xgrammar's matcher on the whole tag, with its state keyer (fed every
-    accepted token in place; a rollback builds it again from the text)."""
+    accepted token in place; a rollback builds it again from the text). Tokens the keyer took
+    alone (``TokenTable.feed_deferred``) reach the matcher in one ``accept_string`` when it is
+    next asked, as one xgrammar step that a rollback into it splits."""
 
     def __init__(self, grammar: ComposedGrammar) -> None:
         text = grammar.whole_tag_json()
@@ -46,44 +44,91 @@ class WholeTagRequest:
         if plan is None:
             plan = _key_plan(text)
             _WHOLE_PLANS.put(text, plan)
-        self.matcher = xgr.GrammarMatcher(grammar.whole())
+        self._matcher = xgr.GrammarMatcher(grammar.whole())
         self._plan = plan
-        self._keyer = plan.keyer()
+        self._keyer = self._new_keyer()
         self._text = bytearray()  # what the keyer read
         self._lengths: list[int] = []  # the text's length before each accepted token
+        self._runs: list[int] = []  # tokens in each of the matcher's steps
         self._bytes = _vocab(grammar.tokenizer_info).token_bytes
-        self._stops = frozenset(self.matcher.stop_token_ids)
+        self._stops = frozenset(self._matcher.stop_token_ids)
         self.in_call = False
+        self.terminated = False
+
+    @property
+    def matcher(self) -> xgr.GrammarMatcher:
+        """The xgrammar matcher, brought up to date with every accepted token."""
+        self._flush()
+        return self._matcher
+
+    def _new_keyer(self) -> StateKeyer:
+        k = self._plan.keyer()
+        k.label(b"W")
+        return k
+
+    def _flush(self) -> None:
+        if not self._keyer.deferred_tokens:
+            return
+        data, lengths = self._keyer.take_deferred_run()
+        if not self._matcher.accept_string(data):
+            raise ComposedMismatch(f"the whole tag refused {len(lengths)} tokens its cached masks allowed")
+        at = len(self._text)
+        for n in lengths:
+            self._lengths.append(at)
+            at += n
+        self._text += data
+        self._runs.append(len(lengths))
 
     def cache_key(self) -> bytes | None:
-        return b"W" + self._keyer.key() if self._keyer.cacheable else None
+        return self._keyer.key() if self._keyer.cacheable else None
+
+    def _cache_keyer(self) -> StateKeyer:
+        return self._keyer
+
+    _deferrable = _cache_keyer
 
     def _one_matcher(self) -> xgr.GrammarMatcher:
         return self.matcher
 
     def accept_token(self, token: int) -> bool:
-        if not self.matcher.accept_token(token):
+        m = self.matcher
+        if not m.accept_token(token):
             return False
         self._lengths.append(len(self._text))
-        if token not in self._stops:
+        self._runs.append(1)
+        if token in self._stops:
+            self.terminated = m.is_terminated()
+        else:
             data = self._bytes[token]
             self._text += data
             self._keyer.accept(token, data)
         return True
 
     def rollback(self, n: int = 1) -> None:
+        m = self.matcher
         if n < 0 or n > len(self._lengths):
             raise ToolwireError(f"cannot roll back {n} tokens ({len(self._lengths)} accepted)")
-        if n:
-            self.matcher.rollback(n)
-            del self._text[self._lengths[-n] :]
-            del self._lengths[-n:]
-            self._keyer = self._plan.keyer()
-            if self._text:
-                self._keyer.accept(0, bytes(self._text))
+        if not n:
+            return
+        left, top = n, len(self._lengths)
+        while left:
+            size = self._runs.pop()
+            m.rollback(1)
+            top -= size  # the run's first token
+            if size > left:  # keep the run's first tokens, as one shorter run
+                m.accept_string(bytes(self._text[self._lengths[top] : self._lengths[top + size - left]]))
+                self._runs.append(size - left)
+                break
+            left -= size
+        del self._text[self._lengths[-n] :]
+        del self._lengths[-n:]
+        self.terminated = False
+        self._keyer = self._new_keyer()
+        if self._text:
+            self._keyer.accept(0, bytes(self._text))
 
     def is_terminated(self) -> bool:
-        return self.matcher.is_terminated()
+        return self.terminated
 
     def is_completed(self) -> bool:
         return self.matcher.is_completed()
@@ -104,6 +149,10 @@ class ComposedMasker:
             one must share a tokenizer and a namespace.
         namespace: bytes prefixed to every key (default: random).
         batch_threads: ``max_threads`` of the ``BatchGrammarMatcher`` of each step's misses.
+        defer_accept: in :meth:`accept`, let a request inside one tool's piece take a token that
+            the mask cached under its state's key allows without the piece's matcher (which reads
+            the deferred tokens in one ``accept_string`` when next asked); same answers, same
+            rollback.
     """
 
     def __init__(
@@ -113,6 +162,7 @@ class ComposedMasker:
         cache: MaskCache | None = None,
         namespace: bytes | None = None,
         batch_threads: int | Literal["auto"] = "auto",
+        defer_accept: bool = True,
     ) -> None:
         self.tokenizer_info = tokenizer_info
         self.vocab_size: int = tokenizer_info.vocab_size
@@ -120,7 +170,9 @@ class ComposedMasker:
         self.cache = cache if cache is not None else MaskCache(64 << 20)
         self.namespace = namespace if namespace is not None else os.urandom(8)
         self._batch = xgr.BatchGrammarMatcher(batch_threads)
-        self.hits = self.misses = 0
+        self.defer_accept = defer_accept
+        self._table = _vocab(tokenizer_info).table()
+        self.hits = self.misses = self.deferred = 0
 
     def new_request(self, grammar: ComposedGrammar) -> ComposedMatcher | WholeTagRequest:
         """A matcher for ``grammar``: a :class:`ComposedMatcher`, or a :class:`WholeTagRequest`
@@ -141,22 +193,24 @@ class ComposedMasker:
         rows = list(range(len(requests))) if indices is None else [int(i) for i in indices]
         if len(rows) != len(requests) or (rows and (min(rows) < 0 or max(rows) >= bitmask.shape[0])):
             raise ToolwireError("indices must give one in-range bitmask row per request")
-        ptr, stride, words = bitmask.data_ptr(), self.words * 4, self.words
-        cache, namespace = self.cache, self.namespace
-        matchers, matcher_rows, ends, stores = [], [], [], []
-        missed = 0
+        ptr, n_rows, words = bitmask.data_ptr(), bitmask.shape[0], self.words
+        keyed, keyers, keyer_rows, unkeyed = [], [], [], []
         for request, row in zip(requests, rows):
-            if request is None or request.is_terminated():
+            if request is None or request.terminated:
                 bitmask[row].fill_(-1)
                 continue
-            key = request.cache_key()
-            if key is not None:
-                key = namespace + key
-                if cache.unsafe_get_into(key, ptr + row * stride, words):
-                    self.hits += 1
-                    continue
-                stores.append((key, row))
-            missed += 1
+            k = request._cache_keyer()
+            if k is None:
+                unkeyed.append((request, row))
+            else:
+                keyed.append(request)
+                keyers.append(k)
+                keyer_rows.append(row)
+        missed, copies = self.cache.unsafe_fill_rows(self.namespace, keyers, ptr, n_rows, words, keyer_rows)
+        self.hits += len(keyed) - len(missed)
+        self.misses += len(missed) + len(unkeyed)
+        matchers, matcher_rows, ends = [], [], []
+        for request, row in [(keyed[i], keyer_rows[i]) for i in missed] + unkeyed:
             one = request._one_matcher()
             if one is None:
                 bitmask[row].copy_(_torch_row(request._mask()))
@@ -165,7 +219,6 @@ class ComposedMasker:
             matcher_rows.append(row)
             if request.in_call:
                 ends.append((request, row))
-        self.misses += missed
         if len(matchers) == 1:
             matchers[0].fill_next_token_bitmask(bitmask, matcher_rows[0])
         elif matchers:
@@ -174,8 +227,8 @@ class ComposedMasker:
             extra = request._end_extras()
             if extra is not None:
                 bitmask[row].numpy().view(np.uint32)[:] |= extra
-        for key, row in stores:
-            cache.unsafe_insert_from(key, ptr + row * stride, words)
+        if missed:
+            self.cache.unsafe_store_rows(self.namespace, keyers, ptr, n_rows, words, keyer_rows, missed, copies)
         return bitmask
 
     def accept(self, requests: Sequence[Any], token_ids: Sequence[int]) -> list[bool]:
@@ -184,7 +237,25 @@ class ComposedMasker:
             token_ids = token_ids.tolist()
         if len(token_ids) != len(requests):
             raise ToolwireError("accept needs one token per request")
-        return [True if r is None or r.is_terminated() else r.accept_token(int(t)) for r, t in zip(requests, token_ids)]
+        out = [True] * len(requests)
+        keyers, tokens, at, slow = [], [], [], []
+        for i, (r, t) in enumerate(zip(requests, token_ids)):
+            if r is None or r.terminated:
+                continue
+            k = r._deferrable() if self.defer_accept else None
+            if k is None:
+                slow.append(i)
+            else:
+                keyers.append(k)
+                tokens.append(int(t))
+                at.append(i)
+        if keyers:
+            left = self._table.feed_deferred(self.cache, self.namespace, keyers, tokens)
+            self.deferred += len(keyers) - len(left)
+            slow += [at[j] for j in left]
+        for i in slow:
+            out[i] = requests[i].accept_token(int(token_ids[i]))
+        return out
 
     def rollback(self, requests: Sequence[Any], n: int) -> None:
         """Undo the last ``n`` tokens of each request (speculative decoding's rejected drafts)."""
@@ -193,5 +264,6 @@ class ComposedMasker:
                 r.rollback(n)
 
     def stats(self) -> dict[str, Any]:
-        """Rows served from the cache and computed, and the cache's own counters."""
-        return {"hits": self.hits, "misses": self.misses, "cache": self.cache.stats()}
+        """Rows served from the cache and computed, tokens taken without a matcher, and the
+        cache's own counters."""
+        return {"hits": self.hits, "misses": self.misses, "deferred": self.deferred, "cache": self.cache.stats()}

@@ -14,7 +14,7 @@ import xgrammar as xgr
 from toolwire import ToolwireError
 from toolwire._core import StateKeyer
 
-from .pieces import _vocab
+from .pieces import _Lru, _vocab
 
 if TYPE_CHECKING:
     from .composed import ComposedGrammar
@@ -27,10 +27,22 @@ class ComposedMismatch(ToolwireError):
     """A part of the composed grammar refused text another part allowed (a bug, never input)."""
 
 
+#: A grammar's rows where several tools' begins are followed, by (grammar, call text so far).
+_LITERAL_ROWS = _Lru(max_bytes=8 << 20)
+
+#: (grammar, call text, token) -> the tools whose begins still agree, where all are in their
+#: begins (lists of shared branches: a pointer each).
+_LITERAL_STEPS = _Lru(max_bytes=2 << 20, size=lambda key, value: 8 * len(value) + 56 + len(key[1]) + 150)
+
+
 @dataclass
 class _Branch:
     tool: int
     matcher: xgr.GrammarMatcher | None = None  # None: still in the begin's literal text
+
+
+class _Literals(list):  # type: ignore[type-arg]
+    """Branches all still in their begins' literal text: shared by requests, never changed."""
 
 
 class ComposedMatcher:
@@ -40,7 +52,12 @@ class ComposedMatcher:
 
     It also names its state for the mask cache (:meth:`cache_key`): a state keyer follows the
     text the scaffold read, another the current call's text while one tool is left. Keyers are
-    fed in place; a rollback builds them again from the texts (kept as bytes)."""
+    fed in place; a rollback builds them again from the texts (kept as bytes). Inside one
+    tool's piece, :class:`~toolwire.grammar.composed_batch.ComposedMasker` may take tokens
+    the cached mask allows through the piece's keyer alone (``TokenTable.feed_deferred``,
+    never a token that completes the call's end); the piece's matcher reads them in one
+    ``accept_string`` before anything else asks it (:meth:`_flush`), kept as one history
+    entry that a rollback into it splits."""
 
     def __init__(self, grammar: ComposedGrammar, *, _copy: ComposedMatcher | None = None) -> None:
         assert grammar.scaffold is not None
@@ -59,17 +76,21 @@ class ComposedMatcher:
             self.calls = 0
             self._stext = bytearray()  # what the scaffold read (its keyer's text)
             self._call = bytearray()  # the current call's text, from the head's start
-            self._skey = grammar.scaffold.plan.keyer()
+            self._skey = self._scaffold_keyer()
             self._pkey: StateKeyer | None = None  # the piece's keyer, while one tool is left
             self._entry_key = b""  # the scaffold's key where the current call began
         else:
             self._scaffold = _copy._scaffold.fork()
-            self._branches = None if _copy._branches is None else [_Branch(b.tool, b.matcher.fork() if b.matcher else None) for b in _copy._branches]
+            branches = _copy._branches
+            self._branches = branches if branches is None or type(branches) is _Literals else [_Branch(b.tool, b.matcher.fork() if b.matcher else None) for b in branches]
             self._pos, self._entry, self.calls = _copy._pos, _copy._entry, _copy.calls
             self._stext, self._call = bytearray(_copy._stext), bytearray(_copy._call)
             self._skey, self._entry_key = _copy._skey.__copy__(), _copy._entry_key
             self._pkey = None if _copy._pkey is None else _copy._pkey.__copy__()
-        self._history: list[tuple[Any, list[tuple[xgr.GrammarMatcher, int]]]] = []
+        # (state before, matcher steps, the lengths of a deferred run's tokens or None for one)
+        self._history: list[tuple[Any, list[tuple[xgr.GrammarMatcher, int]], list[int] | None]] = []
+        self._accepted = 0
+        self.terminated = _copy is not None and _copy.terminated  # a stop token ended the output
         self._scratch = xgr.allocate_token_bitmask(1, grammar.tokenizer_info.vocab_size)
 
     # state -----------------------------------------------------------------
@@ -84,11 +105,16 @@ class ComposedMatcher:
         del self._stext[stext:]
         del self._call[call:]
         if keyers:
-            self._skey = self.grammar.scaffold.plan.keyer()  # type: ignore[union-attr]
+            self._skey = self._scaffold_keyer()
             if self._stext:
                 self._skey.accept(0, bytes(self._stext))
             self._pkey = None
             self._sync_piece_keyer()
+
+    def _scaffold_keyer(self) -> StateKeyer:
+        k = self.grammar.scaffold.plan.keyer()  # type: ignore[union-attr]
+        k.label(b"S", free_text_only=True)
+        return k
 
     def _feed_scaffold(self, token: int, data: bytes) -> None:
         self._stext += data
@@ -101,6 +127,7 @@ class ComposedMatcher:
             self._pkey = None
         elif self._pkey is None:
             self._pkey = self.grammar.piece_plan(self._branches[0].tool).keyer()  # type: ignore[index]
+            self._pkey.label(b"P", self._entry_key, self._end)
             self._pkey.accept(0, bytes(self._call))
 
     def cache_key(self) -> bytes | None:
@@ -109,18 +136,49 @@ class ComposedMatcher:
         call began (the tokens that run on past the call's end are the scaffold's there; that
         key holds the scaffold's state, so a first and a later call share rows wherever the
         scaffold's keyer says what follows them is the same)."""
+        k = self._cache_keyer()
+        return k.key() if k is not None and k.cacheable else None
+
+    def _cache_keyer(self) -> StateKeyer | None:
+        """The keyer whose (labelled) key is this state's row's: the scaffold's, the piece's."""
+        return self._skey if self._branches is None else self._pkey
+
+    def _deferrable(self) -> StateKeyer | None:
+        """The keyer that may take a token the cached mask allows alone: the scaffold's (in
+        free text, where no call begins), the piece's (short of the call's end)."""
         if self._branches is None:
-            k = self._skey
-            return b"S" + k.key() if k.cacheable else None
-        k = self._pkey  # type: ignore[assignment]
-        if k is not None and k.cacheable:
-            return b"P" + k.key() + self._entry_key
-        return None
+            return self._skey
+        return self._pkey if self._end else None
+
+    def _flush(self) -> None:
+        """Give the matcher the tokens its keyer took alone (see the class docs)."""
+        k = self._skey if self._branches is None else self._pkey
+        if k is None or not k.deferred_tokens:
+            return
+        data, lengths = k.take_deferred_run()
+        state = self._state()
+        m = self._read_run(data)
+        self._history.append((state, [(m, 1)], lengths))
+        self._accepted += len(lengths)
+
+    def _read_run(self, data: bytes) -> xgr.GrammarMatcher:
+        """Give the current part's matcher a run of tokens its keyer has read."""
+        if self._branches is None:
+            m = self._scaffold
+            self._stext += data
+        else:
+            m = self._branches[0].matcher  # type: ignore[assignment]
+            self._pos += len(data)
+            self._call += data
+        if not m.accept_string(data):
+            raise ComposedMismatch(f"a matcher refused {len(data)} bytes its cached masks allowed")
+        return m
 
     def is_terminated(self) -> bool:
-        return self._branches is None and self._scaffold.is_terminated()
+        return self.terminated
 
     def is_completed(self) -> bool:
+        self._flush()
         return self._branches is None and self._scaffold.is_completed()
 
     @property
@@ -129,11 +187,13 @@ class ComposedMatcher:
         return self._branches is not None
 
     def fork(self) -> ComposedMatcher:
+        self._flush()
         return ComposedMatcher(self.grammar, _copy=self)
 
     # masks -----------------------------------------------------------------
 
     def fill_next_token_bitmask(self, bitmask: Any, index: int = 0) -> bool:
+        self._flush()
         if self._branches is None:
             return self._scaffold.fill_next_token_bitmask(bitmask, index)
         bitmask[index].copy_(_torch_row(self._mask()))
@@ -142,6 +202,7 @@ class ComposedMatcher:
     def _one_matcher(self) -> xgr.GrammarMatcher | None:
         """The xgrammar matcher whose mask is this state's (the extras of a call's end aside):
         the scaffold's, or the one tool's piece; None where several begins are followed."""
+        self._flush()
         if self._branches is None:
             return self._scaffold
         if len(self._branches) == 1:
@@ -151,6 +212,7 @@ class ComposedMatcher:
     def _end_extras(self) -> np.ndarray | None:
         """In a single piece's end text: the tokens that run on past the call."""
         assert self._branches is not None and self._branches[0].matcher is not None
+        self._flush()
         row = None
         for forced in self._forced_ends(self._branches[0].matcher):
             extra = self.grammar.extras(self._after_call, forced, self.calls)
@@ -160,14 +222,14 @@ class ComposedMatcher:
     def _mask(self) -> np.ndarray:
         """The row where several tools' begins are followed (read-only)."""
         assert self._branches is not None
-        rows = self.grammar._literal_rows
-        text = bytes(self._call)
-        row = rows.get(text) if self._pkey is None else None
+        key = (self.grammar.serial, bytes(self._call))
+        row = _LITERAL_ROWS.get(key) if self._pkey is None else None
         if row is not None:
-            return row
+            return row  # type: ignore[no-any-return]
         literal = tuple(b.tool for b in self._branches if b.matcher is None)
         if len(literal) == len(self._branches):  # all in their begins: the text decides which
-            row = rows[text] = self.grammar.literal_mask(literal, self._pos)
+            row = self.grammar.literal_mask(literal, self._pos)
+            _LITERAL_ROWS.put(key, row)
             return row
         row = self.grammar.literal_mask(literal, self._pos).copy() if literal else np.zeros(self._vocab.words, dtype=np.uint32)
         for b in self._branches:
@@ -210,11 +272,13 @@ class ComposedMatcher:
     # tokens ----------------------------------------------------------------
 
     def accept_token(self, token: int) -> bool:
+        self._flush()
         state = self._state()
         steps: list[tuple[xgr.GrammarMatcher, int]] = []
         ok = self._accept(token, steps)
         if ok:
-            self._history.append((state, steps))
+            self._history.append((state, steps, None))
+            self._accepted += 1
         else:
             for m, n in steps:
                 m.rollback(n)
@@ -226,7 +290,9 @@ class ComposedMatcher:
             if not self._scaffold.accept_token(token):
                 return False
             steps.append((self._scaffold, 1))
-            if token not in self._stops:
+            if token in self._stops:
+                self.terminated = self._scaffold.is_terminated()
+            else:
                 self._feed_scaffold(token, self._vocab.token_bytes[token])
             self._enter_call()
             return True
@@ -235,10 +301,9 @@ class ComposedMatcher:
             return False
         if self._pkey is not None and self._in_piece(token, data, steps):
             return True
-        lits = self.grammar.literal_steps
-        literal = self._pkey is None and all(b.matcher is None for b in self._branches)
+        literal = type(self._branches) is _Literals
         if literal:
-            known = lits.get((bytes(self._call), token))
+            known = _LITERAL_STEPS.get((self.grammar.serial, bytes(self._call), token))
             if known is not None:
                 self._branches = known
                 self._pos += len(data)
@@ -281,8 +346,10 @@ class ComposedMatcher:
                     break
         if not alive:
             return False
-        if literal and rest is None and all(b.matcher is None for b in alive):
-            lits[(bytes(self._call), token)] = alive  # _Branch objects without a matcher never change
+        if rest is None and all(b.matcher is None for b in alive):
+            alive = _Literals(alive)
+            if literal:
+                _LITERAL_STEPS.put((self.grammar.serial, bytes(self._call), token), alive)
         self._branches = alive
         self._pos += len(data)
         self._call += data
@@ -360,17 +427,33 @@ class ComposedMatcher:
 
     def rollback(self, n: int = 1) -> None:
         """Undo the last ``n`` accepted tokens."""
-        if n < 0 or n > len(self._history):
-            raise ToolwireError(f"cannot roll back {n} tokens ({len(self._history)} accepted)")
+        self._flush()
+        if n < 0 or n > self._accepted:
+            raise ToolwireError(f"cannot roll back {n} tokens ({self._accepted} accepted)")
         if not n:
             return
-        for _ in range(n):
-            state, steps = self._history.pop()
+        self._accepted -= n
+        self.terminated = False  # nothing follows the token that ended the output
+        while n:
+            state, steps, run = self._history.pop()
             for m, k in reversed(steps):
                 m.rollback(k)
+            size = 1 if run is None else len(run)
+            if size > n:  # keep the run's first tokens, as one shorter run
+                assert run is not None
+                keep = run[: size - n]
+                scaffold = state[0] is None
+                start = state[4] if scaffold else state[6]  # the text's length before the run
+                data = bytes((self._stext if scaffold else self._call)[start : start + sum(keep)])
+                self._restore(state, keyers=False)
+                self._history.append((state, [(self._read_run(data), 1)], keep))
+                state = self._state()
+                break
+            n -= size
         self._restore(state, keyers=True)
 
     def find_jump_forward_string(self) -> str:
+        self._flush()
         if self._branches is None:
             if self._scaffold.is_terminated():
                 return ""

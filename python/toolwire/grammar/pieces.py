@@ -6,6 +6,7 @@ literal and prefix lookups the composed matcher makes over the vocabulary.
 from __future__ import annotations
 
 import bisect
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -13,6 +14,8 @@ from typing import Any
 
 import numpy as np
 import xgrammar as xgr
+
+from toolwire._core import TokenTable
 
 
 class PieceCache:
@@ -59,30 +62,73 @@ default_pieces = PieceCache()
 
 
 class _Lru:
-    """A small thread-safe LRU map (the module's caches of derived, immutable values)."""
+    """A small thread-safe LRU map (the module's caches of derived, immutable values), bounded by
+    entries and/or by bytes: ``size(key, value)``, by default both :func:`_footprint`."""
 
-    def __init__(self, maxsize: int) -> None:
+    def __init__(self, maxsize: int | None = None, *, max_bytes: int | None = None, size: Callable[[Any, Any], int] | None = None) -> None:
         self.maxsize = maxsize
+        self.max_bytes = max_bytes
+        self.nbytes = 0
+        self._size = size or (lambda key, value: _footprint(key) + _footprint(value))
         self._lock = threading.Lock()
-        self._d: OrderedDict[Any, Any] = OrderedDict()
+        self._d: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
 
     def get(self, key: Any) -> Any:
         with self._lock:
-            value = self._d.get(key)
-            if value is not None:
-                self._d.move_to_end(key)
-            return value
+            hit = self._d.get(key)
+            if hit is None:
+                return None
+            self._d.move_to_end(key)
+            return hit[0]
 
     def put(self, key: Any, value: Any) -> None:
+        size = self._size(key, value) + 100 if self.max_bytes is not None else 0  # + the map's own entry
         with self._lock:
-            self._d[key] = value
-            self._d.move_to_end(key)
-            while len(self._d) > self.maxsize:
-                self._d.popitem(last=False)
+            old = self._d.pop(key, None)
+            if old is not None:
+                self.nbytes -= old[1]
+            self._d[key] = (value, size)
+            self.nbytes += size
+            while len(self._d) > 1 and ((self.maxsize is not None and len(self._d) > self.maxsize) or (self.max_bytes is not None and self.nbytes > self.max_bytes)):
+                _, (_, gone) = self._d.popitem(last=False)
+                self.nbytes -= gone
+
+    def __len__(self) -> int:
+        return len(self._d)
 
     def clear(self) -> None:
         with self._lock:
             self._d.clear()
+            self.nbytes = 0
+
+
+_OPAQUE = (xgr.TokenizerInfo, xgr.CompiledGrammar, xgr.GrammarCompiler, xgr.GrammarMatcher, PieceCache, type, Callable)
+
+
+def _footprint(value: Any) -> int:
+    """About how many bytes ``value`` holds: ``sys.getsizeof`` over the containers, dataclasses
+    and pydantic models it reaches, each object once (numpy arrays by their data). Shared
+    objects (tokenizers, compiled grammars, caches, callables) are not counted."""
+    seen: set[int] = set()
+    stack = [value]
+    total = 0
+    while stack:
+        o = stack.pop()
+        if id(o) in seen or isinstance(o, _OPAQUE):
+            continue
+        seen.add(id(o))
+        if isinstance(o, np.ndarray):
+            total += o.nbytes + 112
+            continue
+        total += sys.getsizeof(o)
+        if isinstance(o, dict):
+            stack += o.keys()
+            stack += o.values()
+        elif isinstance(o, (list, tuple, set, frozenset)):
+            stack += o
+        elif hasattr(o, "__dict__") and not isinstance(o, (str, bytes, int, float)):
+            stack.append(o.__dict__)
+    return total
 
 
 class _Vocab:
@@ -102,6 +148,13 @@ class _Vocab:
         self.sorted = sorted(self.by_bytes)
         self.longest = max(map(len, self.sorted))
         self._containing: dict[bytes, list[bytes]] = {}
+        self._table: TokenTable | None = None
+
+    def table(self) -> TokenTable:
+        """The token bytes as a :class:`toolwire._core.TokenTable` (built once)."""
+        if self._table is None:
+            self._table = TokenTable(self.token_bytes[: self.size], list(self.info.stop_token_ids))
+        return self._table
 
     def extending(self, prefix: bytes) -> list[bytes]:
         """The token texts that start with ``prefix`` and are longer."""

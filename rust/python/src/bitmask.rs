@@ -308,7 +308,7 @@ impl MaskCache {
                 continue;
             }
             key.truncate(namespace.len());
-            key.extend_from_slice(&keyer.inner.key());
+            keyer.push_key(&mut key);
             if let Some((_, j)) = missed_keys.iter().find(|(k, _)| *k == key) {
                 copies.push((i, *j));
                 continue;
@@ -368,7 +368,7 @@ impl MaskCache {
                 continue;
             }
             key.truncate(namespace.len());
-            key.extend_from_slice(&keyers[i].inner.key());
+            keyers[i].push_key(&mut key);
             // SAFETY: the caller vouched for the extent; the row index was checked.
             stored += usize::from(cache.insert(&key, unsafe { buf.row(r) }));
         }
@@ -396,7 +396,7 @@ impl MaskCache {
         let buf = MaskBuf::new(ptr, rows, words)?;
         buf.check_row(row)?;
         let mut key = namespace.to_vec();
-        key.extend_from_slice(&keyer.inner.key());
+        keyer.push_key(&mut key);
         // SAFETY: as above.
         Ok(self.lock().insert(&key, unsafe { buf.row(row) }))
     }
@@ -530,11 +530,25 @@ impl StateKeyPlan {
 
 /// Follows one request's output and names its grammar state.
 #[pyclass(name = "StateKeyer", module = "toolwire._core")]
+#[derive(Clone)]
 pub struct StateKeyer {
     inner: toolwire_core::bitmask::StateKeyer,
     deferred: Vec<u8>,
-    deferred_tokens: u32,
+    deferred_lengths: Vec<u32>,
     tokens: u64,
+    label: Label,
+}
+
+/// What a composed grammar adds to a keyer: bytes around its key, and where
+/// :meth:`TokenTable.feed_deferred` hands a token back (where the composed matcher may change
+/// parts: a token that completes a call's end, or one after which the keyer is not in free text).
+#[derive(Clone, Default)]
+struct Label {
+    prefix: Vec<u8>,
+    suffix: Vec<u8>,
+    stop_at: Vec<u8>,
+    tail: Vec<u8>, // the last `stop_at.len() - 1` bytes fed
+    free_text_only: bool,
 }
 
 impl StateKeyer {
@@ -542,14 +556,43 @@ impl StateKeyer {
         StateKeyer {
             inner,
             deferred: Vec::new(),
-            deferred_tokens: 0,
+            deferred_lengths: Vec::new(),
             tokens: 0,
+            label: Label::default(),
         }
     }
 
     fn feed(&mut self, token: u32, data: &[u8]) {
         self.inner.accept(token, data);
         self.tokens += 1;
+        let keep = self.label.stop_at.len().saturating_sub(1);
+        if keep > 0 {
+            let tail = &mut self.label.tail;
+            tail.extend_from_slice(data);
+            if tail.len() > keep {
+                tail.drain(..tail.len() - keep);
+            }
+        }
+    }
+
+    /// Append the cache key of the current state (the label's prefix, the key, its suffix).
+    fn push_key(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.label.prefix);
+        out.extend_from_slice(&self.inner.key());
+        out.extend_from_slice(&self.label.suffix);
+    }
+
+    /// Whether `data` would complete the label's `stop_at` text.
+    fn stops_at(&self, data: &[u8]) -> bool {
+        let stop = &self.label.stop_at;
+        if stop.is_empty() {
+            return false;
+        }
+        let tail = &self.label.tail;
+        let mut window = Vec::with_capacity(tail.len() + data.len());
+        window.extend_from_slice(tail);
+        window.extend_from_slice(data);
+        window.windows(stop.len()).any(|w| w == stop.as_slice())
     }
 }
 
@@ -561,9 +604,31 @@ impl StateKeyer {
     }
 
     /// The key of the current state (34 bytes): grammar id, anchor kind, calls so far (0/1),
-    /// digest.
+    /// digest; with :meth:`label`'s prefix before and suffix after.
     fn key<'py>(&self, py: Python<'py>) -> Bound<'py, pyo3::types::PyBytes> {
-        pyo3::types::PyBytes::new(py, &self.inner.key())
+        let mut key = Vec::new();
+        self.push_key(&mut key);
+        pyo3::types::PyBytes::new(py, &key)
+    }
+
+    /// Put ``prefix`` before and ``suffix`` after every key of this keyer (in :meth:`key` and
+    /// wherever a :class:`MaskCache` or :class:`TokenTable` keys rows by it), and make
+    /// :meth:`TokenTable.feed_deferred` leave to the caller any token that completes
+    /// ``stop_at`` in the text fed from now on (empty: none).
+    /// With ``free_text_only``, it leaves any token after which the keyer is not in the free
+    /// text of a ``triggered_tags`` format (mode ``free``).
+    #[pyo3(
+        signature = (prefix, suffix = b"".as_slice(), stop_at = b"".as_slice(), free_text_only = false),
+        text_signature = "(self, /, prefix, suffix=b'', stop_at=b'', free_text_only=False)"
+    )]
+    fn label(&mut self, prefix: &[u8], suffix: &[u8], stop_at: &[u8], free_text_only: bool) {
+        self.label = Label {
+            prefix: prefix.to_vec(),
+            suffix: suffix.to_vec(),
+            stop_at: stop_at.to_vec(),
+            tail: Vec::new(),
+            free_text_only,
+        };
     }
 
     /// Where the keyer is; ``lost``: no anchors any more (or no plan).
@@ -601,25 +666,27 @@ impl StateKeyer {
 
     /// Tokens taken by :meth:`TokenTable.feed_deferred` whose bytes the matcher has not read.
     #[getter]
-    fn deferred_tokens(&self) -> u32 {
-        self.deferred_tokens
+    fn deferred_tokens(&self) -> usize {
+        self.deferred_lengths.len()
     }
 
     /// The deferred bytes, handed over once (the caller gives them to the matcher).
     fn take_deferred<'py>(&mut self, py: Python<'py>) -> Bound<'py, pyo3::types::PyBytes> {
-        self.deferred_tokens = 0;
+        self.take_deferred_run(py).0
+    }
+
+    /// The deferred bytes and each deferred token's length in them, handed over once.
+    fn take_deferred_run<'py>(
+        &mut self,
+        py: Python<'py>,
+    ) -> (Bound<'py, pyo3::types::PyBytes>, Vec<u32>) {
         let out = pyo3::types::PyBytes::new(py, &self.deferred);
         self.deferred.clear();
-        out
+        (out, std::mem::take(&mut self.deferred_lengths))
     }
 
     fn __copy__(&self) -> Self {
-        StateKeyer {
-            inner: self.inner.clone(),
-            deferred: self.deferred.clone(),
-            deferred_tokens: self.deferred_tokens,
-            tokens: self.tokens,
-        }
+        self.clone()
     }
 
     fn __repr__(&self) -> String {
@@ -732,18 +799,28 @@ impl TokenTable {
             let allowed = !self.stops.contains(&token)
                 && keyer.inner.text_level()
                 && keyer.inner.cacheable()
+                && !keyer.stops_at(self.bytes_of(token))
                 && {
                     key.truncate(namespace.len());
-                    key.extend_from_slice(&keyer.inner.key());
+                    keyer.push_key(&mut key);
                     cache
                         .peek(&key)
                         .is_some_and(|row| row.allows(token as usize))
                 };
+            let bytes = self.bytes_of(token);
+            let before = (allowed && keyer.label.free_text_only)
+                .then(|| (keyer.inner.clone(), keyer.label.tail.clone()));
             if allowed {
-                let bytes = self.bytes_of(token);
-                keyer.deferred.extend_from_slice(bytes);
-                keyer.deferred_tokens += 1;
                 keyer.feed(token, bytes);
+            }
+            if let Some((inner, tail)) = before.filter(|_| keyer.inner.mode().name() != "free") {
+                keyer.inner = inner;
+                keyer.label.tail = tail;
+                keyer.tokens -= 1;
+                left.push(i);
+            } else if allowed {
+                keyer.deferred.extend_from_slice(bytes);
+                keyer.deferred_lengths.push(bytes.len() as u32);
             } else {
                 left.push(i);
             }
