@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use std::ops::ControlFlow;
 
-use super::call_text::{CallText, Feed};
+use super::call_text::{CallText, Feed, OffsetReader};
 use super::xml_params::ParamCall;
 use super::Format;
 use crate::message::IssueKind;
@@ -244,15 +244,11 @@ impl GlmRegion {
     }
 }
 
-impl RegionParser for GlmRegion {
-    fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
-        let progress = self.feed_at(Feed { input, eof }, sink);
-        self.call.offset += progress.consumed;
-        progress
+impl OffsetReader for GlmRegion {
+    fn offset_mut(&mut self) -> &mut usize {
+        &mut self.call.offset
     }
-}
 
-impl GlmRegion {
     fn feed_at(&mut self, feed: Feed<'_>, sink: &mut Sink) -> Progress {
         let Feed { input, eof } = feed;
         let l = Arc::clone(&self.lits);

@@ -8,6 +8,7 @@
 
 use std::sync::Arc;
 
+use super::call_text::{Feed, OffsetReader};
 use crate::json::{ScanResult, StringReader, ValueScanner};
 use crate::message::IssueKind;
 use crate::region::{MarkerTable, Progress, RegionCtx, RegionParser, Sink, Status};
@@ -528,16 +529,13 @@ impl JsonRegion {
     }
 }
 
-impl RegionParser for JsonRegion {
-    fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
-        let progress = self.feed_at(input, eof, sink);
-        self.offset += progress.consumed;
-        progress
+impl OffsetReader for JsonRegion {
+    fn offset_mut(&mut self) -> &mut usize {
+        &mut self.offset
     }
-}
 
-impl JsonRegion {
-    fn feed_at(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
+    fn feed_at(&mut self, feed: Feed<'_>, sink: &mut Sink) -> Progress {
+        let Feed { input, eof } = feed;
         let mut i = 0;
         loop {
             let rest = &input[i..];

@@ -33,7 +33,7 @@ use std::sync::Arc;
 use super::json_calls::{JsonCallObject, ObjOutcome, STANDARD_KEYS};
 use std::ops::ControlFlow;
 
-use super::call_text::{CallText, Feed};
+use super::call_text::{CallText, Feed, OffsetReader};
 use super::xml_params::{read_tag_name, ParamCall, TagName};
 use super::Format;
 use crate::message::IssueKind;
@@ -187,15 +187,11 @@ impl QwenRegion {
     }
 }
 
-impl RegionParser for QwenRegion {
-    fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
-        let progress = self.feed_at(Feed { input, eof }, sink);
-        self.call.offset += progress.consumed;
-        progress
+impl OffsetReader for QwenRegion {
+    fn offset_mut(&mut self) -> &mut usize {
+        &mut self.call.offset
     }
-}
 
-impl QwenRegion {
     fn feed_at(&mut self, feed: Feed<'_>, sink: &mut Sink) -> Progress {
         let Feed { input, eof } = feed;
         let l = Arc::clone(&self.lits);
