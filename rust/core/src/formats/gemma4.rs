@@ -57,7 +57,7 @@ pub static SPEC: Format = Format {
     },
     },
     new_region: |ctx| new_region_with(ctx, &TAGS),
-    render,
+    write: render,
 };
 
 /// The tags around a Gemma-style `call:NAME{...}` body: the call block's opening and closing
@@ -787,7 +787,7 @@ fn write_members(out: &mut String, map: &serde_json::Map<String, serde_json::Val
 }
 
 /// As the Gemma 4 chat template writes an assistant turn: the calls, then the content.
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     let mut out = write_calls(calls, &TAGS);
     out.push_str(content.unwrap_or(""));
     out

@@ -55,5 +55,5 @@ pub static SPEC: Format = Format {
         ..Syntax::EMPTY
     },
     new_region: |ctx| Box::new(SectionRegion::new(ctx, SYNTAX)),
-    render: |calls, content| SYNTAX.render(calls, content),
+    write: |_, calls, content| SYNTAX.render(calls, content),
 };

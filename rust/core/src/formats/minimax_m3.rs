@@ -78,7 +78,7 @@ pub static SPEC: Format = Format {
         layout: Layout::section("]<]minimax[>[<tool_call>\n", "\n]<]minimax[>[</tool_call>"),
     },
     new_region,
-    render,
+    write: render,
 };
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
@@ -825,7 +825,7 @@ fn write_value(out: &mut String, value: &Value) {
     }
 }
 
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     let mut out = String::from(content.unwrap_or(""));
     if calls.is_empty() {
         return out;
@@ -869,7 +869,7 @@ mod tests {
         }];
         let n = NS;
         assert_eq!(
-            render(&calls, None),
+            SPEC.render(&calls, None),
             format!(
                 "{n}<tool_call>\n{n}<invoke name=\"f\">\n{n}<a>{n}<b>{n}<item>1{n}</item>{n}<item>x{n}</item>{n}</b>{n}</a>\n\
                  {n}<c>true{n}</c>\n{n}</invoke>\n{n}</tool_call>"

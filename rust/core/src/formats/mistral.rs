@@ -41,7 +41,7 @@ pub static SPEC: Format = Format {
         ..Syntax::EMPTY
     },
     new_region,
-    render,
+    write: render,
 };
 
 /// Pre-v11 calls carry the model's id: `{"name": ..., "arguments": ..., "id": "a1b2c3d4e"}`.
@@ -324,7 +324,7 @@ impl OffsetReader for MistralRegion {
     }
 }
 
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     let mut out = String::from(content.unwrap_or(""));
     for call in calls {
         out.push_str("[TOOL_CALLS]");

@@ -75,5 +75,5 @@ pub static SPEC: Format = Format {
     new_region: |ctx| Box::new(SectionRegion::new(ctx, SYNTAX)),
     // As vLLM's structural tag writes them: compact JSON, as PLaMo outputs quoted by serving
     // clients, after `<|plamo:constrain|>json<|plamo:msg|>`.
-    render: |calls, content| SYNTAX.render(calls, content),
+    write: |_, calls, content| SYNTAX.render(calls, content),
 };

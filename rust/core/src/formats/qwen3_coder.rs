@@ -93,7 +93,7 @@ pub static SPEC: Format = Format {
         ..Syntax::EMPTY
     },
     new_region,
-    render,
+    write: render,
 };
 
 struct Lits {
@@ -494,7 +494,7 @@ impl OffsetReader for QwenRegion {
 
 /// As the Qwen3-Coder / Qwen3.5 chat templates write calls: `\n\n` after content, `\n` between
 /// calls, strings raw and other values as JSON.
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     let mut out = String::from(content.unwrap_or(""));
     for (k, call) in calls.iter().enumerate() {
         if k > 0 {
