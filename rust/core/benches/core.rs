@@ -31,7 +31,7 @@ fn calls(n: usize) -> Vec<RenderCall> {
 
 fn rendered(format: &str, n: usize) -> String {
     let format = formats::lookup(format).expect("a registered format");
-    (format.render)(&calls(n), Some("Let me check."))
+    format.render(&calls(n), Some("Let me check."))
 }
 
 /// `text` in chunks of four characters, as a server streams deltas.

@@ -304,7 +304,7 @@ fn render_writes_a_beam_turn() {
         },
     ];
     assert_eq!(
-        (spec.render)(&calls, None),
+        spec.render(&calls, None),
         "<|channel|>analysis<|message|><|end|>\
          <|start|>assistant to=get_weather<|channel|>analysis <|constrain|>xml<|message|>\
          <rfl:parameter name=\"location\">NYC</rfl:parameter><rfl:parameter name=\"days\">3</rfl:parameter><|call|>\
@@ -312,10 +312,10 @@ fn render_writes_a_beam_turn() {
          <rfl:parameter name=\"query\">\n\nline\n\n</rfl:parameter><rfl:parameter name=\"filters\">{\"a\": [1, \"b\"]}</rfl:parameter><|call|>"
     );
     assert_eq!(
-        (spec.render)(&[], Some("Hi.")),
+        spec.render(&[], Some("Hi.")),
         "<|channel|>analysis<|message|><|end|><|start|>assistant<|channel|>final<|message|>Hi.<|return|>"
     );
-    let message = parse(&config(None), &(spec.render)(&calls, Some("Done.")));
+    let message = parse(&config(None), &spec.render(&calls, Some("Done.")));
     assert_eq!(message.content, "Done.");
     assert_eq!(message.reasoning, "");
     assert_eq!(args(&message, 0), json!({"location": "NYC", "days": 3}));

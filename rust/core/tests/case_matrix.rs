@@ -1,6 +1,6 @@
 //! Runs the shared case matrix for every format: one-shot parsing, every two-way split and random
 //! multi-way splits of each sample (the chunk-split property), and the streamed deltas' agreement
-//! with the final message.
+//! with the final message; and detection of every format from its case file's template.
 
 mod cases;
 #[path = "case_matrix/real_outputs.rs"]
@@ -184,6 +184,44 @@ fn every_format_is_in_the_matrix() {
     for name in toolwire_core::formats::names() {
         assert!(covered.contains(&name), "format {name} has no case matrix");
     }
+}
+
+/// Detection names the case file's format, confidently, from its template alone, and the special
+/// tokens its `expect:` line says; the reasoning mode, which the template's rendered generation
+/// prompt decides, is checked by `tests/test_detect.py`.
+#[test]
+fn every_format_is_detected_from_its_template() {
+    use toolwire_core::detect::{detect, Source, Status};
+    let templates = cases::detect_templates();
+    for (format, template) in &templates {
+        let expect = template
+            .lines()
+            .next()
+            .and_then(|line| line.strip_prefix("{#- expect: reasoning="))
+            .and_then(|rest| rest.split_once(" special_tokens="))
+            .and_then(|(_, tokens)| tokens.strip_suffix(" -#}"));
+        let Some(special) = expect else {
+            panic!("{format}: DETECT_TEMPLATE must start with {{#- expect: reasoning=R special_tokens=yes|no -#}}");
+        };
+        let source = Source {
+            template,
+            generation_prompt: None,
+            vocabulary: None,
+        };
+        let detection = detect(&source);
+        assert_eq!(
+            (detection.status, detection.format),
+            (Status::Confident, Some(*format)),
+            "{format}: {:?}",
+            detection.candidates.first()
+        );
+        assert_eq!(
+            !detection.special_markers.is_empty(),
+            special == "yes",
+            "{format}"
+        );
+    }
+    assert_eq!(templates.len(), cases::all().len());
 }
 
 #[test]

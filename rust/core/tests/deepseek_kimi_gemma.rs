@@ -331,7 +331,7 @@ fn render_matches_the_chat_templates() {
         },
     ];
     let render =
-        |name: &str, content: Option<&str>| (formats::lookup(name).unwrap().render)(&two, content);
+        |name: &str, content: Option<&str>| formats::lookup(name).unwrap().render(&two, content);
     assert_eq!(
         render("deepseek_v3", None),
         "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{\"location\":\"NYC\",\"days\":2}\n```<｜tool▁call▁end｜>\n<｜tool▁call▁begin｜>function<｜tool▁sep｜>get_time\n```json\n{\"timezone\":\"EST\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
@@ -354,7 +354,7 @@ fn render_matches_the_chat_templates() {
         arguments: json!({"q": "a\\b \"c\"", "f": {"z": null, "a": [1, true, "x"]}}),
         id: None,
     }];
-    let text = (formats::lookup("gemma4").unwrap().render)(&nested, None);
+    let text = formats::lookup("gemma4").unwrap().render(&nested, None);
     assert_eq!(text, "<|tool_call>call:search{f:{a:[1,true,<|\"|>x<|\"|>],z:null},q:<|\"|>a\\b \"c\"<|\"|>}<tool_call|>");
     let message = parse(&config("gemma4", None), &text);
     assert_eq!(

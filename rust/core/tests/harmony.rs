@@ -226,20 +226,20 @@ fn render_writes_what_gpt_oss_writes() {
         },
     ];
     assert_eq!(
-        (spec.render)(&calls, None),
+        spec.render(&calls, None),
         "<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{\"location\":\"NYC\"}<|call|>\
          <|start|>assistant<|channel|>commentary to=functions.search <|constrain|>json<|message|>{\"query\":\"x\"}<|call|>"
     );
     assert_eq!(
-        (spec.render)(&calls[..1], Some("Checking.")),
+        spec.render(&calls[..1], Some("Checking.")),
         "<|channel|>commentary<|message|>Checking.<|end|>\
          <|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{\"location\":\"NYC\"}<|call|>"
     );
     assert_eq!(
-        (spec.render)(&[], Some("Hi.")),
+        spec.render(&[], Some("Hi.")),
         "<|channel|>final<|message|>Hi.<|return|>"
     );
-    let message = parse(&config(None), &(spec.render)(&calls, Some("Checking.")));
+    let message = parse(&config(None), &spec.render(&calls, Some("Checking.")));
     assert_eq!(message.content, "Checking.");
     assert_eq!(message.tool_calls.len(), 2);
 }

@@ -303,7 +303,7 @@ fn markers_inside_strings() {
         let mut failing = Vec::new();
         for marker in markers {
             let value = format!("a{marker}b");
-            let text = (spec.render)(
+            let text = spec.render(
                 &[hostile::call("get_weather", json!({ "location": value }))],
                 None,
             );

@@ -314,7 +314,7 @@ fn render_matches_the_chat_templates() {
         },
     ];
     let render = |format: &str, content: Option<&str>| {
-        (formats::lookup(format).unwrap().render)(&calls, content)
+        formats::lookup(format).unwrap().render(&calls, content)
     };
     assert_eq!(
         render("step3", Some("Sure.")),

@@ -52,7 +52,7 @@ fn every_format_parses_what_it_renders() {
         let config = ParserConfig::new(spec.syntax.name, tools.clone(), None).unwrap();
         for calls in call_sets() {
             for content in [None, Some("Let me check that.")] {
-                let text = (spec.render)(&calls, content);
+                let text = spec.render(&calls, content);
                 let message = parse(&config, &text);
                 let got: Vec<(String, Value)> = message
                     .tool_calls

@@ -214,17 +214,19 @@ fn render_matches_the_chat_templates() {
             id: None,
         },
     ];
-    let qwen = (formats::lookup("qwen3_coder").unwrap().render)(&calls, Some("Sure."));
+    let qwen = formats::lookup("qwen3_coder")
+        .unwrap()
+        .render(&calls, Some("Sure."));
     assert_eq!(
         qwen,
         "Sure.\n\n<tool_call>\n<function=write_file>\n<parameter=path>\na.txt\n</parameter>\n<parameter=mode>\n420\n</parameter>\n<parameter=data>\n[1, {\"k\": \"v\"}]\n</parameter>\n</function>\n</tool_call>\n<tool_call>\n<function=ping>\n</function>\n</tool_call>"
     );
-    let glm45 = (formats::lookup("glm45").unwrap().render)(&calls, None);
+    let glm45 = formats::lookup("glm45").unwrap().render(&calls, None);
     assert_eq!(
         glm45,
         "\n<tool_call>write_file\n<arg_key>path</arg_key>\n<arg_value>a.txt</arg_value>\n<arg_key>mode</arg_key>\n<arg_value>420</arg_value>\n<arg_key>data</arg_key>\n<arg_value>[1, {\"k\": \"v\"}]</arg_value>\n</tool_call>\n<tool_call>ping\n</tool_call>"
     );
-    let glm47 = (formats::lookup("glm47").unwrap().render)(&calls, None);
+    let glm47 = formats::lookup("glm47").unwrap().render(&calls, None);
     assert_eq!(
         glm47,
         "<tool_call>write_file<arg_key>path</arg_key><arg_value>a.txt</arg_value><arg_key>mode</arg_key><arg_value>420</arg_value><arg_key>data</arg_key><arg_value>[1, {\"k\": \"v\"}]</arg_value></tool_call><tool_call>ping</tool_call>"

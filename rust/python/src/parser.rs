@@ -798,5 +798,5 @@ pub fn render(
         .enumerate()
         .map(|(position, item)| render_call(position, &item?))
         .collect::<PyResult<Vec<_>>>()?;
-    Ok((spec.render)(&calls, content))
+    Ok(spec.render(&calls, content))
 }

@@ -333,7 +333,7 @@ fn layout_pieces(format: &Format) -> Vec<String> {
         arguments: json!({ PROBE_KEY: PROBE_VALUE }),
         id: None,
     };
-    let text = (format.render)(&[call], None);
+    let text = format.render(&[call], None);
     let holes = [
         format!("{{\"{PROBE_KEY}\":\"{PROBE_VALUE}\"}}"),
         format!("{{\"{PROBE_KEY}\": \"{PROBE_VALUE}\"}}"),

@@ -59,11 +59,11 @@ pub static SPEC: Format = Format {
             },
         ))
     },
-    render,
+    write: render,
 };
 
 /// The block as the parsers' tests write it: `json.dumps` of the list of `{name: arguments}`.
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     render::content_and_calls(calls, content, BLOCK, ", ", |out, _, call| {
         out.push('{');
         out.push_str(&python_json(&Value::String(call.name.clone())));

@@ -121,7 +121,7 @@ pub static SPEC: Format = Format {
         },
     },
     new_region,
-    render,
+    write: render,
 };
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
@@ -383,7 +383,7 @@ fn value_text(value: &Value) -> String {
 
 /// A turn as Beam writes it: the analysis message (empty: a history turn without reasoning), each
 /// call as its own message ending `<|call|>`, and content as the final message.
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     let mut out = String::from(ANALYSIS_OPEN);
     out.push_str(END);
     for call in calls {
@@ -418,11 +418,11 @@ mod tests {
             id: None,
         };
         assert_eq!(
-            render(&[call], None),
+            SPEC.render(&[call], None),
             "<|channel|>analysis<|message|><|end|><|start|>assistant to=get_weather<|channel|>analysis <|constrain|>xml<|message|><rfl:parameter name=\"location\">Paris</rfl:parameter><rfl:parameter name=\"days\">2</rfl:parameter><|call|>"
         );
         assert_eq!(
-            render(&[], Some("Hi.")),
+            SPEC.render(&[], Some("Hi.")),
             "<|channel|>analysis<|message|><|end|><|start|>assistant<|channel|>final<|message|>Hi.<|return|>"
         );
     }

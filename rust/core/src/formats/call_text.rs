@@ -10,7 +10,7 @@
 use std::ops::ControlFlow;
 
 use crate::message::IssueKind;
-use crate::region::{Progress, Sink, Status};
+use crate::region::{Progress, RegionParser, Sink, Status};
 use crate::text::{self, Scan};
 
 /// One feed of a region: its input, and whether the output ends with it.
@@ -18,6 +18,22 @@ use crate::text::{self, Scan};
 pub struct Feed<'a> {
     pub input: &'a str,
     pub eof: bool,
+}
+
+/// A reader that keeps where its current feed starts in the stream (so that a whitespace run split
+/// across feeds, [`text::WsRun`], is counted once): its region's `feed` is its `feed_at`, after
+/// which the offset moves on by what was consumed.
+pub trait OffsetReader: Send + Sync {
+    fn offset_mut(&mut self) -> &mut usize;
+    fn feed_at(&mut self, feed: Feed<'_>, sink: &mut Sink) -> Progress;
+}
+
+impl<R: OffsetReader> RegionParser for R {
+    fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
+        let progress = self.feed_at(Feed { input, eof }, sink);
+        *self.offset_mut() += progress.consumed;
+        progress
+    }
 }
 
 /// What a shared step leaves to the reader: go on (from the offset it advanced), or return.

@@ -71,7 +71,7 @@ pub static SPEC: Format = Format {
         ..Syntax::EMPTY
     },
     new_region,
-    render,
+    write: render,
 };
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
@@ -88,7 +88,7 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
 
 /// The template's layout: content alone as a response block; calls as the action list. The
 /// template never writes both; content with calls is rendered as a response block first.
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     let mut out = String::new();
     if let Some(content) = content {
         out.push_str("<|START_RESPONSE|>");

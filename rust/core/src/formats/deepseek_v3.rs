@@ -62,10 +62,10 @@ pub static SPEC: Format = Format {
         ..FAMILY
     },
     new_region: |ctx| Box::new(SectionRegion::new(ctx, SYNTAX)),
-    render,
+    write: render,
 };
 
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     render_calls(calls, content, "\n", |out, call| {
         let args = call.arguments_json();
         out.push_str(&format!("function{SEP}{}\n```json\n{args}\n```", call.name));

@@ -21,10 +21,10 @@ pub static SPEC: Format = Format {
         ..FAMILY
     },
     new_region: |ctx| Box::new(SectionRegion::new(ctx, SYNTAX)),
-    render,
+    write: render,
 };
 
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     render_calls(calls, content, "", |out, call| {
         out.push_str(&format!("{}{SEP}{}", call.name, call.arguments_json()));
     })

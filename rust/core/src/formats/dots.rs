@@ -55,7 +55,7 @@ pub static SPEC: Format = Format {
             json: JsonRegion::new(ctx, JsonRegionSpec::after_marker(Some(END))),
         })
     },
-    render,
+    write: render,
 };
 
 /// Blank text after the block opener held back before choosing the body's reader; beyond this
@@ -96,7 +96,7 @@ impl RegionParser for DotsRegion {
 
 /// The canonical layout of SGLang's `dots` detector: the block, one invoke per call, one
 /// parameter per line; strings raw, other values as JSON.
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     let open = format!("{START}\n");
     render::content_and_calls(calls, content, (open.as_str(), END), "", |out, _, call| {
         out.push_str(&format!("<invoke name=\"{}\">\n", call.name));

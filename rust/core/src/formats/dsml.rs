@@ -88,7 +88,7 @@ pub static DEEPSEEK_V3_2: Format = Format {
         layout: Layout::section("<｜DSML｜function_calls>\n", "\n</｜DSML｜function_calls>"),
     },
     new_region,
-    render: render_v32,
+    write: render_v32,
 };
 
 pub static DEEPSEEK_V4: Format = Format {
@@ -108,7 +108,7 @@ pub static DEEPSEEK_V4: Format = Format {
         ..DEEPSEEK_V3_2.syntax
     },
     new_region,
-    render: render_v4,
+    write: render_v4,
 };
 
 const MARKERS_V41: &[Marker] = &[Marker::special(Role::Namespace, "｜DSML｜")];
@@ -134,7 +134,7 @@ pub static DEEPSEEK_V4_1: Format = Format {
         layout: Layout::section("<｜DSML｜ calls>\n", "\n</｜DSML｜ calls>"),
     },
     new_region,
-    render: render_v41,
+    write: render_v41,
 };
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
@@ -182,16 +182,16 @@ pub fn render_tags(d: &str, block: &str, calls: &[RenderCall], content: Option<&
     out
 }
 
-fn render_v32(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render_v32(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     render_block("function_calls", calls, content)
 }
 
-fn render_v4(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render_v4(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     render_block("tool_calls", calls, content)
 }
 
 /// The V4.1 encoder's layout (as V4's, with the spaced tag names).
-fn render_v41(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render_v41(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     render_tags("｜DSML｜ ", "calls", calls, content)
 }
 
@@ -209,7 +209,7 @@ mod tests {
             id: None,
         }];
         assert_eq!(
-            render_v32(&calls, Some("Hi")),
+            DEEPSEEK_V3_2.render(&calls, Some("Hi")),
             "Hi\n\n<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n\
              <｜DSML｜parameter name=\"q\" string=\"true\">a b</｜DSML｜parameter>\n\
              <｜DSML｜parameter name=\"n\" string=\"false\">[1, {\"k\": true}]</｜DSML｜parameter>\n\

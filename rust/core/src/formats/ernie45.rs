@@ -40,12 +40,12 @@ pub static SPEC: Format = Format {
         template: Some(CallTemplate::new("<tool_call>\n{\"name\": \"{name}\", \"arguments\": ", "}\n</tool_call>", "\n")),
         ..Syntax::EMPTY
     },
-    new_region: |ctx| markup::calls_or_wrapper(ctx, |ctx| json_calls::after_marker(ctx, Some("</tool_call>"))),
-    render,
+    new_region: |ctx| markup::calls_or_wrapper(ctx, json_calls::after_trigger),
+    write: render,
 };
 
 /// One block per call, each on its own lines, after the content.
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     render::each_on_its_line(calls, content, |out, call| {
         out.push_str("<tool_call>\n");
         out.push_str(&render::call_object(call, "arguments"));

@@ -50,12 +50,12 @@ pub static SPEC: Format = Format {
         ..Syntax::EMPTY
     },
     new_region: |ctx| gemma4::new_region_with(ctx, &TAGS),
-    render,
+    write: render,
 };
 
 /// As the FunctionGemma chat template writes a model turn: the content, then one block per call
 /// (keys sorted, strings between `<escape>`).
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     let mut out = String::from(content.unwrap_or(""));
     out.push_str(&gemma4::write_calls(calls, &TAGS));
     out

@@ -8,6 +8,7 @@
 //! delimiter is seen, numbers kept as written. Nesting is an explicit stack.
 //! Reasoning is `<|channel>thought\n...<channel|>`. Every marker is a Gemma 4 special token.
 
+use super::call_text::CallText;
 use super::Format;
 use crate::json::escape_into;
 use crate::message::IssueKind;
@@ -56,7 +57,7 @@ pub static SPEC: Format = Format {
     },
     },
     new_region: |ctx| new_region_with(ctx, &TAGS),
-    render,
+    write: render,
 };
 
 /// The tags around a Gemma-style `call:NAME{...}` body: the call block's opening and closing
@@ -216,16 +217,44 @@ fn bare_to_json(value: &str) -> String {
     crate::json::quote(value)
 }
 
-impl GemmaRegion {
-    fn fail(&mut self, kind: IssueKind, why: &str, sink: &mut Sink) {
-        let raw = std::mem::take(&mut self.raw);
-        sink.fail_call(kind, why, &raw);
+impl CallText for GemmaRegion {
+    fn raw_mut(&mut self) -> &mut String {
+        &mut self.raw
     }
+}
 
+impl GemmaRegion {
     fn truncated(&mut self, input: &str, i: usize, sink: &mut Sink) -> Progress {
         self.raw.push_str(&input[i..]);
         self.fail(IssueKind::Truncated, "output ended inside a call", sink);
         Progress::done(input.len())
+    }
+
+    /// Reads the whitespace at `*i` (and with `commas` the `,` between members) into the call's
+    /// text and gives the next character, or the progress to return when none has come: the
+    /// output ended inside the call, or more is to come.
+    fn next_char(
+        &mut self,
+        (input, eof): (&str, bool),
+        i: &mut usize,
+        commas: bool,
+        sink: &mut Sink,
+    ) -> Result<char, Progress> {
+        let rest = &input[*i..];
+        let skip = if commas {
+            rest.bytes()
+                .take_while(|b| b.is_ascii_whitespace() || *b == b',')
+                .count()
+        } else {
+            text::skip_ws(rest)
+        };
+        self.raw.push_str(&rest[..skip]);
+        *i += skip;
+        match input[*i..].chars().next() {
+            Some(c) => Ok(c),
+            None if eof => Err(self.truncated(input, *i, sink)),
+            None => Err(Progress::more(*i)),
+        }
     }
 
     fn malformed(&mut self, why: &'static str) {
@@ -308,6 +337,31 @@ impl GemmaRegion {
             Some(false)
         }
     }
+
+    /// A key or a value that is not JSON, starting at `rest` (its first character `c`): the
+    /// string delimiter, read into the call's text (`Some(true)`; the caller opens the quoted
+    /// state), or a bare text in `bare` unless `c` is one of `not_bare` or a marker (malformed,
+    /// `why`); `None` while a delimiter may still be arriving.
+    fn open_text(
+        &mut self,
+        rest: &str,
+        c: char,
+        eof: bool,
+        not_bare: [char; 5],
+        bare: State,
+        why: &'static str,
+    ) -> Option<bool> {
+        let quoted = self.quote_at(rest, eof)?;
+        if quoted {
+            self.raw.push_str(&self.quote);
+        } else if not_bare.contains(&c) || MarkerTable::is_sentinel(c) {
+            self.malformed(why);
+        } else {
+            self.buf.clear();
+            self.state = bare;
+        }
+        Some(quoted)
+    }
 }
 
 impl RegionParser for GemmaRegion {
@@ -377,38 +431,24 @@ impl RegionParser for GemmaRegion {
                         self.malformed("unexpected text in the call name");
                     }
                 }
-                State::Open => {
-                    let ws = text::skip_ws(rest);
-                    self.raw.push_str(&rest[..ws]);
-                    i += ws;
-                    match input[i..].chars().next() {
-                        None if eof => return self.truncated(input, i, sink),
-                        None => return Progress::more(i),
-                        Some('{') => {
-                            self.raw.push('{');
-                            i += 1;
-                            self.stack.clear();
-                            self.stack.push(Frame::Object { members: 0 });
-                            sink.args("{");
-                            self.state = State::Key;
-                        }
-                        Some(_) => self.malformed("the call has no '{' after its name"),
+                State::Open => match self.next_char((input, eof), &mut i, false, sink) {
+                    Err(progress) => return progress,
+                    Ok('{') => {
+                        self.raw.push('{');
+                        i += 1;
+                        self.stack.clear();
+                        self.stack.push(Frame::Object { members: 0 });
+                        sink.args("{");
+                        self.state = State::Key;
                     }
-                }
+                    Ok(_) => self.malformed("the call has no '{' after its name"),
+                },
                 State::Key => {
-                    let skip = rest
-                        .bytes()
-                        .take_while(|b| b.is_ascii_whitespace() || *b == b',')
-                        .count();
-                    self.raw.push_str(&rest[..skip]);
-                    i += skip;
-                    let rest = &input[i..];
-                    let Some(c) = rest.chars().next() else {
-                        if eof {
-                            return self.truncated(input, i, sink);
-                        }
-                        return Progress::more(i);
+                    let c = match self.next_char((input, eof), &mut i, true, sink) {
+                        Ok(c) => c,
+                        Err(progress) => return progress,
                     };
+                    let rest = &input[i..];
                     if c == '}' {
                         self.raw.push('}');
                         i += 1;
@@ -419,24 +459,15 @@ impl RegionParser for GemmaRegion {
                         }
                         continue;
                     }
-                    match self.quote_at(rest, eof) {
+                    let not_bare = ['{', '[', ']', ':', '<'];
+                    match self.open_text(rest, c, eof, not_bare, State::BareKey, "expected a key") {
                         None => return Progress::more(i),
                         Some(true) => {
-                            self.raw.push_str(&self.quote);
                             i += self.quote.len();
                             self.buf.clear();
                             self.state = State::QuotedKey;
                         }
-                        Some(false) => {
-                            if matches!(c, '{' | '[' | ']' | ':' | '<')
-                                || MarkerTable::is_sentinel(c)
-                            {
-                                self.malformed("expected a key");
-                            } else {
-                                self.buf.clear();
-                                self.state = State::BareKey;
-                            }
-                        }
+                        Some(false) => {}
                     }
                 }
                 State::BareKey => {
@@ -480,33 +511,22 @@ impl RegionParser for GemmaRegion {
                         return Progress::more(i + safe);
                     }
                 },
-                State::Colon => {
-                    let ws = text::skip_ws(rest);
-                    self.raw.push_str(&rest[..ws]);
-                    i += ws;
-                    match input[i..].chars().next() {
-                        None if eof => return self.truncated(input, i, sink),
-                        None => return Progress::more(i),
-                        Some(':') => {
-                            self.raw.push(':');
-                            i += 1;
-                            sink.args(":");
-                            self.state = State::Value;
-                        }
-                        Some(_) => self.malformed("expected ':' after a key"),
+                State::Colon => match self.next_char((input, eof), &mut i, false, sink) {
+                    Err(progress) => return progress,
+                    Ok(':') => {
+                        self.raw.push(':');
+                        i += 1;
+                        sink.args(":");
+                        self.state = State::Value;
                     }
-                }
+                    Ok(_) => self.malformed("expected ':' after a key"),
+                },
                 State::Value => {
-                    let ws = text::skip_ws(rest);
-                    self.raw.push_str(&rest[..ws]);
-                    i += ws;
-                    let rest = &input[i..];
-                    let Some(c) = rest.chars().next() else {
-                        if eof {
-                            return self.truncated(input, i, sink);
-                        }
-                        return Progress::more(i);
+                    let c = match self.next_char((input, eof), &mut i, false, sink) {
+                        Ok(c) => c,
+                        Err(progress) => return progress,
                     };
+                    let rest = &input[i..];
                     let in_array = matches!(self.stack.last(), Some(Frame::Array { .. }));
                     match c {
                         ']' if in_array => {
@@ -536,25 +556,19 @@ impl RegionParser for GemmaRegion {
                             self.begin_value("[", sink);
                             self.stack.push(Frame::Array { items: 0 });
                         }
-                        _ => match self.quote_at(rest, eof) {
-                            None => return Progress::more(i),
-                            Some(true) => {
-                                self.raw.push_str(&self.quote);
-                                i += self.quote.len();
-                                self.begin_value("\"", sink);
-                                self.state = State::Str;
-                            }
-                            Some(false) => {
-                                if matches!(c, ',' | '}' | ']' | ':' | '<')
-                                    || MarkerTable::is_sentinel(c)
-                                {
-                                    self.malformed("expected a value");
-                                } else {
-                                    self.buf.clear();
-                                    self.state = State::Bare;
+                        _ => {
+                            let not_bare = [',', '}', ']', ':', '<'];
+                            let why = "expected a value";
+                            match self.open_text(rest, c, eof, not_bare, State::Bare, why) {
+                                None => return Progress::more(i),
+                                Some(true) => {
+                                    i += self.quote.len();
+                                    self.begin_value("\"", sink);
+                                    self.state = State::Str;
                                 }
+                                Some(false) => {}
                             }
-                        },
+                        }
                     }
                 }
                 State::Str => {
@@ -773,7 +787,7 @@ fn write_members(out: &mut String, map: &serde_json::Map<String, serde_json::Val
 }
 
 /// As the Gemma 4 chat template writes an assistant turn: the calls, then the content.
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     let mut out = write_calls(calls, &TAGS);
     out.push_str(content.unwrap_or(""));
     out

@@ -55,7 +55,7 @@ pub static SPEC: Format = Format {
         ..Syntax::EMPTY
     },
     new_region,
-    render,
+    write: render,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -178,7 +178,7 @@ impl RegionParser for GigaRegion {
 
 /// As the GigaChat 3 chat template writes an assistant turn: the content message, then one
 /// `function call` message per call.
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     let mut out = String::from(content.unwrap_or(""));
     for call in calls {
         out.push_str(MESSAGE_SEP);

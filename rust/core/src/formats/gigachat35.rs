@@ -54,11 +54,11 @@ pub static SPEC: Format = Format {
         layout: Layout::section("<｜GCML｜tool_calls>\n", "\n</｜GCML｜tool_calls>"),
     },
     new_region: |ctx| Box::new(InvokeRegion::new(ctx, InvokeRegionSpec::of(ctx, "GCML"))),
-    render,
+    write: render,
 };
 
 /// As the GigaChat 3.5 template writes calls (the DeepSeek encoder's layout): `\n\n`, the block,
 /// invokes and parameters one per line; strings raw with `string="true"`, other values as JSON.
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     dsml::render_tags(GCML, "tool_calls", calls, content)
 }

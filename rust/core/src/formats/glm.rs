@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use std::ops::ControlFlow;
 
-use super::call_text::{CallText, Feed};
+use super::call_text::{CallText, Feed, OffsetReader};
 use super::xml_params::ParamCall;
 use super::Format;
 use crate::message::IssueKind;
@@ -55,7 +55,7 @@ pub static GLM45: Format = Format {
         ..Syntax::EMPTY
     },
     new_region,
-    render: render_glm45,
+    write: render_glm45,
 };
 
 const GLM47_TEMPLATE: CallTemplate = CallTemplate::new("<tool_call>{name}", "</tool_call>", "");
@@ -75,7 +75,7 @@ pub static GLM47: Format = Format {
         ..Syntax::EMPTY
     },
     new_region,
-    render: render_glm47,
+    write: render_glm47,
 };
 
 /// The tags of a GLM-style call: `CALL_START NAME [NAME_SEP] (KEY_START K KEY_END VALUE_START V
@@ -244,15 +244,11 @@ impl GlmRegion {
     }
 }
 
-impl RegionParser for GlmRegion {
-    fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
-        let progress = self.feed_at(Feed { input, eof }, sink);
-        self.call.offset += progress.consumed;
-        progress
+impl OffsetReader for GlmRegion {
+    fn offset_mut(&mut self) -> &mut usize {
+        &mut self.call.offset
     }
-}
 
-impl GlmRegion {
     fn feed_at(&mut self, feed: Feed<'_>, sink: &mut Sink) -> Progress {
         let Feed { input, eof } = feed;
         let l = Arc::clone(&self.lits);
@@ -613,11 +609,11 @@ pub fn render_tags(
 
 /// As the GLM-4.5 / 4.6 chat templates write calls: `\n<tool_call>NAME\n`, then
 /// `<arg_key>K</arg_key>\n<arg_value>V</arg_value>\n` per argument, then `</tool_call>`.
-fn render_glm45(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render_glm45(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     render_tags(&GLM45.syntax, calls, content, "\n")
 }
 
 /// As the GLM-4.7 chat template writes calls: the same tags with no newlines.
-fn render_glm47(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render_glm47(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     render_tags(&GLM47.syntax, calls, content, "")
 }

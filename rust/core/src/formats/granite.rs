@@ -42,7 +42,7 @@ pub static SPEC: Format = Format {
         ..Syntax::EMPTY
     },
     new_region,
-    render: |calls, content| render::content_and_array(calls, content, "<|tool_call|>", ""),
+    write: render::with_template,
 };
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {

@@ -36,12 +36,12 @@ pub static SPEC: Format = Format {
         stops: &["<|endoftext|>"],
         ..Syntax::EMPTY
     },
-    new_region: |ctx| json_calls::after_marker(ctx, None),
-    render,
+    new_region: json_calls::after_trigger,
+    write: render,
 };
 
 /// As vLLM's samples write calls: each on its own line after the content.
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     render::each_on_its_line(calls, content, |out, call| {
         out.push_str(START);
         out.push(' ');

@@ -102,7 +102,7 @@ pub static SPEC: Format = Format {
             },
         )
     },
-    render,
+    write: render,
 };
 
 /// Triggers that open a message header without its `<|start|>`, at the output start: at its
@@ -735,7 +735,7 @@ impl RegionParser for HarmonyRegion {
 /// content alone as a `final` message; each call as
 /// `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{args}<|call|>`, every
 /// message after the first opened by `<|start|>assistant`.
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     let mut out = String::new();
     let open = |out: &mut String| {
         if !out.is_empty() {

@@ -48,7 +48,7 @@ pub static HUNYUAN: Format = Format {
         layout: Layout::section("<tool_calls>\n", "\n</tool_calls>"),
     },
     new_region: glm::new_region,
-    render: render_hy3,
+    write: render_hy3,
 };
 
 pub static HY_V4: Format = Format {
@@ -76,16 +76,16 @@ pub static HY_V4: Format = Format {
         layout: Layout::section("<tool_calls:opensource>", "</tool_calls:opensource>"),
     },
     new_region: glm::new_region,
-    render: render_hy4,
+    write: render_hy4,
 };
 
 /// The layout of the HY3 parsers' docs and tests: the section, each call and each tag on its own
 /// line; strings raw, other values as JSON.
-fn render_hy3(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render_hy3(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     glm::render_tags(&HUNYUAN.syntax, calls, content, "\n")
 }
 
 /// As vLLM's `hy_v4` tests write calls: no whitespace between tags.
-fn render_hy4(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render_hy4(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     glm::render_tags(&HY_V4.syntax, calls, content, "")
 }

@@ -37,12 +37,6 @@ pub static SPEC: Format = Format {
         layout: Layout::section("<tool_calls>[", "]</tool_calls>"),
         ..Syntax::EMPTY
     },
-    new_region: |ctx| {
-        markup::calls_or_wrapper(ctx, |ctx| {
-            json_calls::after_marker(ctx, Some("</tool_calls>"))
-        })
-    },
-    render: |calls, content| {
-        render::content_and_array(calls, content, "<tool_calls>", "</tool_calls>")
-    },
+    new_region: |ctx| markup::calls_or_wrapper(ctx, json_calls::after_trigger),
+    write: render::with_template,
 };

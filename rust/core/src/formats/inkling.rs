@@ -90,7 +90,7 @@ pub static SPEC: Format = Format {
         ..Syntax::EMPTY
     },
     new_region,
-    render,
+    write: render,
 };
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
@@ -247,7 +247,7 @@ fn is_author_name(name: &str) -> bool {
 }
 
 /// As the TML renderer writes a turn: the text block, then one message per call.
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     let mut out = String::new();
     if let Some(content) = content {
         out.push_str(&format!(

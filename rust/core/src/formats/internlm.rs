@@ -30,7 +30,7 @@ pub static SPEC: Format = Format {
         ..Syntax::EMPTY
     },
     new_region: |ctx| Box::new(ActionRegion { start_lit: ctx.trigger_lit(), plugin_lit: ctx.lit(PLUGIN), end_lit: ctx.lit(ACTION_END), header: String::new(), in_body: false, passthrough: false, inner: JsonRegion::new(ctx, JsonRegionSpec { consume_trigger: false, payload: Payload::ObjectOrArray, end: Some(ACTION_END), keys: STANDARD_KEYS, }), }),
-    render,
+    write: render,
 };
 
 const ACTION_START: &str = "<|action_start|>";
@@ -120,7 +120,7 @@ impl RegionParser for ActionRegion {
     }
 }
 
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     let mut out = String::from(content.unwrap_or(""));
     for call in calls {
         out.push_str(ACTION_START);

@@ -32,10 +32,10 @@ pub static SPEC: Format = Format {
         ..Syntax::EMPTY
     },
     new_region: glm::new_region,
-    render,
+    write: render,
 };
 
 /// The compact GLM-4.7 layout under IQuest's call tokens: strings raw, other values as JSON.
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     glm::render_tags(&SPEC.syntax, calls, content, "")
 }

@@ -4,26 +4,19 @@
 
 use super::json_calls;
 use super::Format;
-use crate::render::{self};
 use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
-pub static SPEC: Format = Format {
-    syntax: Syntax {
-        name: "jamba",
-        aliases: &["jamba1.5", "jamba1.6", "jamba1.7"],
-        families: &["AI21 Jamba 1.5", "AI21 Jamba 1.6", "AI21 Jamba 1.7"],
-        description: "JSON call array inside <tool_calls>...</tool_calls>",
-        extra_markers: &[
-            Marker::special(Role::CallStart, "<tool_calls>"),
-            Marker::special(Role::CallEnd, "</tool_calls>"),
-        ],
-        triggers: &[Trigger::marker("<tool_calls>")],
-        template: Some(CallTemplate::JSON_OBJECT),
-        layout: Layout::section("<tool_calls>[", "]</tool_calls>"),
-        ..Syntax::EMPTY
-    },
-    new_region: |ctx| json_calls::after_marker(ctx, Some("</tool_calls>")),
-    render: |calls, content| {
-        render::content_and_array(calls, content, "<tool_calls>", "</tool_calls>")
-    },
-};
+pub static SPEC: Format = json_calls::format(Syntax {
+    name: "jamba",
+    aliases: &["jamba1.5", "jamba1.6", "jamba1.7"],
+    families: &["AI21 Jamba 1.5", "AI21 Jamba 1.6", "AI21 Jamba 1.7"],
+    description: "JSON call array inside <tool_calls>...</tool_calls>",
+    extra_markers: &[
+        Marker::special(Role::CallStart, "<tool_calls>"),
+        Marker::special(Role::CallEnd, "</tool_calls>"),
+    ],
+    triggers: &[Trigger::marker("<tool_calls>")],
+    template: Some(CallTemplate::JSON_OBJECT),
+    layout: Layout::section("<tool_calls>[", "]</tool_calls>"),
+    ..Syntax::EMPTY
+});

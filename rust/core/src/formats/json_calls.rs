@@ -9,9 +9,12 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use super::call_text::{Feed, OffsetReader};
+use super::Format;
 use crate::json::{ScanResult, StringReader, ValueScanner};
 use crate::message::IssueKind;
 use crate::region::{MarkerTable, Progress, RegionCtx, RegionParser, Sink, Status};
+use crate::render;
 use crate::spec::{Syntax, Trigger};
 use crate::text;
 use crate::tools::ToolSet;
@@ -68,6 +71,33 @@ impl JsonRegionSpec {
 /// hermes-style blocks.
 pub fn after_marker(ctx: &RegionCtx<'_>, end: Option<&'static str>) -> Box<dyn RegionParser> {
     Box::new(JsonRegion::new(ctx, JsonRegionSpec::after_marker(end)))
+}
+
+/// [`after_marker`], up to the tag the syntax writes after its JSON: the section's end past its
+/// `]` (`]</tool_calls>`), or without a section the call template's end past its `}`
+/// (`}\n</tool_call>`); none when nothing follows the JSON (`functools[...]`).
+pub fn after_trigger(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
+    after_marker(ctx, closing_tag(ctx.syntax))
+}
+
+fn closing_tag(syntax: &Syntax) -> Option<&'static str> {
+    let after = match (syntax.layout.section, syntax.template) {
+        (Some((_, end)), _) => end.trim_start().strip_prefix(']').unwrap_or(end),
+        (None, Some(template)) => template.end.rsplit_once('}').map_or("", |(_, end)| end),
+        (None, None) => "",
+    };
+    Some(after.trim()).filter(|tag| !tag.is_empty())
+}
+
+/// The JSON family's binding: calls read after their trigger ([`after_trigger`]) and written as
+/// the syntax's template and layout say ([`render::with_template`]), so a format of the family is
+/// its syntax alone (Hermes's `<tool_call>` blocks, Jamba's `<tool_calls>[...]</tool_calls>`).
+pub const fn format(syntax: Syntax) -> Format {
+    Format {
+        syntax,
+        new_region: after_trigger,
+        write: render::with_template,
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -529,16 +559,13 @@ impl JsonRegion {
     }
 }
 
-impl RegionParser for JsonRegion {
-    fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
-        let progress = self.feed_at(input, eof, sink);
-        self.offset += progress.consumed;
-        progress
+impl OffsetReader for JsonRegion {
+    fn offset_mut(&mut self) -> &mut usize {
+        &mut self.offset
     }
-}
 
-impl JsonRegion {
-    fn feed_at(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
+    fn feed_at(&mut self, feed: Feed<'_>, sink: &mut Sink) -> Progress {
+        let Feed { input, eof } = feed;
         let mut i = 0;
         loop {
             let rest = &input[i..];

@@ -52,10 +52,10 @@ pub static SPEC: Format = Format {
         layout: Layout::section("<ifm|tool_calls>\n", "\n</ifm|tool_calls>"),
     },
     new_region: glm::new_region,
-    render,
+    write: render,
 };
 
 /// One tag per line inside the group, as vLLM's parser expects the template's framing.
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     glm::render_tags(&SPEC.syntax, calls, content, "\n")
 }

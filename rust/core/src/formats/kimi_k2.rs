@@ -3,9 +3,8 @@
 //! optional); the singular `<|tool_call_section_begin|>` / `<|tool_call_section_end|>` variants
 //! are accepted. A section left open by `max_tokens` keeps its complete calls.
 
-use super::sectioned::{kimi_name, Header, SectionRegion, SectionSyntax};
+use super::sectioned::{Header, SectionRegion, SectionSyntax};
 use super::Format;
-use crate::render::{self, RenderCall};
 use crate::spec::{CallTemplate, Implied, Layout, Marker, Role, Syntax, Tokens, Trigger, THINK};
 
 const SECTION_BEGIN: &str = "<|tool_calls_section_begin|>";
@@ -56,21 +55,5 @@ pub static SPEC: Format = Format {
         ..Syntax::EMPTY
     },
     new_region: |ctx| Box::new(SectionRegion::new(ctx, SYNTAX)),
-    render,
+    write: |_, calls, content| SYNTAX.render(calls, content),
 };
-
-/// As the Kimi chat template writes calls. A call's own id is kept when it is a Kimi id for the
-/// same function; otherwise the id is `functions.NAME:INDEX`.
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    let section = (SECTION_BEGIN, SECTION_END);
-    render::content_and_calls(calls, content, section, "", |out, i, call| {
-        out.push_str(CALL_BEGIN);
-        match call.id.as_deref() {
-            Some(id) if kimi_name(id) == Some(call.name.as_str()) => out.push_str(id),
-            _ => out.push_str(&format!("functions.{}:{i}", call.name)),
-        }
-        out.push_str(ARGS_BEGIN);
-        out.push_str(&call.arguments_json());
-        out.push_str(CALL_END);
-    })
-}

@@ -87,7 +87,7 @@ pub static SPEC: Format = Format {
         layout: Layout::section(TOOLS_OPEN, TOOLS_CLOSE),
     },
     new_region,
-    render,
+    write: render,
 };
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
@@ -108,7 +108,7 @@ fn escape_attr(value: &str) -> String {
 /// As Moonshot's encoder writes a turn: content in a response block, then the tools block, one
 /// call per block with 1-based indices, one argument block per argument (strings raw, other
 /// values as JSON with the type's name).
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     let mut out = String::new();
     if let Some(content) = content {
         out.push_str(RESPONSE_OPEN);
@@ -167,6 +167,6 @@ mod tests {
             arguments: serde_json::json!({"say \"hi\"": " 3 ", "n": 3}),
             id: None,
         }];
-        assert_eq!(render(&calls, None), text);
+        assert_eq!(SPEC.render(&calls, None), text);
     }
 }

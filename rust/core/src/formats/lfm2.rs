@@ -45,12 +45,12 @@ pub static SPEC: Format = Format {
         layout: Layout::section(BLOCK.0, BLOCK.1),
     },
     new_region: |ctx| pythonic::new_wrapped_region(ctx, END),
-    render,
+    write: render,
 };
 
 /// As the LFM2.5 chat template writes calls after the content: strings quoted (single quotes, as
 /// Python's `repr`), mappings as JSON, anything else as Python's `str()`.
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     render::content_and_calls(calls, content, BLOCK, ", ", |out, _, call| {
         pythonic::write_call(out, call, |value, out| match value {
             Value::Object(_) => out.push_str(&python_json(value)),

@@ -24,7 +24,7 @@ pub static SPEC: Format = Format {
         ..Syntax::EMPTY
     },
     new_region,
-    render,
+    write: render,
 };
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
@@ -40,7 +40,7 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
     ))
 }
 
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     let body: Vec<String> = calls
         .iter()
         .map(|c| render::call_object(c, "parameters"))

@@ -47,7 +47,7 @@ pub static SPEC: Format = Format {
         ..Syntax::EMPTY
     },
     new_region,
-    render: |calls, content| render::with_template(&SPEC.syntax, calls, content),
+    write: render::with_template,
 };
 
 /// The key/value body's tags, as a syntax the GLM reader takes them from.

@@ -50,12 +50,12 @@ pub static SPEC: Format = Format {
         };
         Box::new(InvokeRegion::new(ctx, spec))
     },
-    render,
+    write: render,
 };
 
 /// As the MiniCPM5 chat template writes an assistant turn: the content, then the calls one per
 /// line; strings raw (in CDATA when they hold `<`, `&` or a newline), other values as JSON.
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     render::each_on_its_line(calls, content, |out, call| {
         out.push_str(&format!("<function name=\"{}\">", call.name));
         if let Some(args) = call.arguments.as_object() {

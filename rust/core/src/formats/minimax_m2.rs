@@ -51,12 +51,12 @@ pub static SPEC: Format = Format {
         layout: Layout::section("<minimax:tool_call>\n", "\n</minimax:tool_call>"),
     },
     new_region: |ctx| Box::new(InvokeRegion::new(ctx, InvokeRegionSpec::of(ctx, "MiniMax"))),
-    render,
+    write: render,
 };
 
 /// What the chat template writes after the content: the block, one invoke per call, one parameter
 /// per line; strings raw, other values as `tojson`.
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     let block = ("<minimax:tool_call>\n", "</minimax:tool_call>");
     render::content_and_calls(calls, content, block, "", |out, _, call| {
         out.push_str(&format!("<invoke name=\"{}\">\n", call.name));
@@ -85,7 +85,7 @@ mod tests {
             id: None,
         }];
         assert_eq!(
-            render(&calls, Some("Hi")),
+            SPEC.render(&calls, Some("Hi")),
             "Hi<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"q\">a b</parameter>\n\
              <parameter name=\"n\">[1, {\"k\": true}]</parameter>\n</invoke>\n</minimax:tool_call>"
         );

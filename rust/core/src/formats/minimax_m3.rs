@@ -29,7 +29,7 @@ use std::sync::{Arc, OnceLock};
 use serde_json::{Map, Value};
 
 use super::call_text::{CallText, Feed};
-use super::xml_invoke::{parse_attrs, TagReader};
+use super::xml_invoke::{parse_attrs, Attrs, InvokeCall, TagReader};
 use super::xml_params::stream_string;
 use super::Format;
 use crate::json;
@@ -78,7 +78,7 @@ pub static SPEC: Format = Format {
         layout: Layout::section("]<]minimax[>[<tool_call>\n", "\n]<]minimax[>[</tool_call>"),
     },
     new_region,
-    render,
+    write: render,
 };
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
@@ -268,7 +268,19 @@ impl CallText for M3Region {
     }
 }
 
-impl M3Region {
+impl InvokeCall for M3Region {
+    fn call_name<'a>(&self, attrs: &'a Attrs) -> Option<&'a str> {
+        attrs.get("name").map(str::trim)
+    }
+    fn set_call_name(&mut self, name: &str) {
+        self.call = name.to_owned();
+    }
+    fn params(&self) -> usize {
+        self.params
+    }
+    fn recover_stops(&self) -> Arc<[String]> {
+        Arc::clone(&self.recover_stops)
+    }
     fn truncated(&mut self, input: &str, i: usize, sink: &mut Sink) -> Progress {
         self.raw.push_str(&input[i..]);
         self.fail(
@@ -279,13 +291,9 @@ impl M3Region {
         self.frames.clear();
         Progress::done(input.len())
     }
+}
 
-    fn finish_invoke(&mut self, sink: &mut Sink) {
-        sink.args(if self.params == 0 { "{}" } else { "}" });
-        let raw = std::mem::take(&mut self.raw);
-        sink.end_call(&raw);
-    }
-
+impl M3Region {
     /// The schema of the nested frame at `depth` (0 = the parameter).
     fn schema_at(&self, depth: usize) -> Option<&Value> {
         let mut schema = self
@@ -556,7 +564,13 @@ impl RegionParser for M3Region {
                     let text = std::mem::take(&mut self.tag.text);
                     self.tag = TagReader::default();
                     match self.state {
-                        State::InvokeTag => self.open_invoke(&text, sink),
+                        State::InvokeTag => {
+                            self.state = match self.open_invoke(parse_attrs(&text), sink) {
+                                Ok(true) => State::Body,
+                                Ok(false) => State::Between,
+                                Err((kind, why)) => State::Recover(kind, why),
+                            }
+                        }
                         State::ParamTag => self.open_param(&text, sink),
                         _ => self.nested_tag(&text, sink),
                     }
@@ -596,17 +610,7 @@ impl RegionParser for M3Region {
                             &[&self.tag_open, &self.invoke_close, &self.block_close],
                         )
                     {
-                        if eof && self.params == 0 {
-                            return self.truncated(input, i, sink);
-                        }
-                        if eof {
-                            // Every parameter closed: the call is complete, only its closing
-                            // markup (or the rest of it) is missing.
-                            self.raw.push_str(rest);
-                            self.finish_invoke(sink);
-                            return Progress::done(input.len());
-                        }
-                        return Progress::more(i);
+                        return self.body_cut(feed, i, sink);
                     } else {
                         self.state = State::Recover(
                             IssueKind::MalformedJson,
@@ -744,17 +748,7 @@ impl RegionParser for M3Region {
                             &[&self.tag_open, &self.invoke_close, &self.block_close],
                         )
                     {
-                        if eof && self.params == 0 {
-                            return self.truncated(input, i, sink);
-                        }
-                        if eof {
-                            // Every parameter closed: the call is complete, only its closing
-                            // markup (or the rest of it) is missing.
-                            self.raw.push_str(rest);
-                            self.finish_invoke(sink);
-                            return Progress::done(input.len());
-                        }
-                        return Progress::more(i);
+                        return self.body_cut(feed, i, sink);
                     } else {
                         self.frames.clear();
                         self.state = State::Recover(
@@ -765,9 +759,7 @@ impl RegionParser for M3Region {
                 }
                 State::Recover(kind, why) => {
                     // The invoke's own closing tag belongs to it; the block's is read next.
-                    let stops = Arc::clone(&self.recover_stops);
-                    if let ControlFlow::Break(p) =
-                        self.skip_broken(feed, &mut i, &stops, 1, (kind, why), sink)
+                    if let ControlFlow::Break(p) = self.skip_invoke(feed, &mut i, (kind, why), sink)
                     {
                         return p;
                     }
@@ -779,30 +771,6 @@ impl RegionParser for M3Region {
 }
 
 impl M3Region {
-    fn open_invoke(&mut self, text: &str, sink: &mut Sink) {
-        let Some(attrs) = parse_attrs(text) else {
-            self.state = State::Recover(IssueKind::MalformedJson, "malformed invoke tag");
-            return;
-        };
-        match attrs.get("name").map(str::trim).filter(|n| !n.is_empty()) {
-            None if attrs.self_closing => {
-                self.fail(IssueKind::MissingName, "invoke without a name", sink);
-                self.state = State::Between;
-            }
-            None => self.state = State::Recover(IssueKind::MissingName, "invoke without a name"),
-            Some(name) => {
-                self.call = name.to_owned();
-                sink.start_call(name, None);
-                if attrs.self_closing {
-                    self.finish_invoke(sink);
-                    self.state = State::Between;
-                } else {
-                    self.state = State::Body;
-                }
-            }
-        }
-    }
-
     fn nested_tag(&mut self, text: &str, sink: &mut Sink) {
         let text = text.trim();
         let result = match text.strip_prefix('/') {
@@ -857,7 +825,7 @@ fn write_value(out: &mut String, value: &Value) {
     }
 }
 
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     let mut out = String::from(content.unwrap_or(""));
     if calls.is_empty() {
         return out;
@@ -901,7 +869,7 @@ mod tests {
         }];
         let n = NS;
         assert_eq!(
-            render(&calls, None),
+            SPEC.render(&calls, None),
             format!(
                 "{n}<tool_call>\n{n}<invoke name=\"f\">\n{n}<a>{n}<b>{n}<item>1{n}</item>{n}<item>x{n}</item>{n}</b>{n}</a>\n\
                  {n}<c>true{n}</c>\n{n}</invoke>\n{n}</tool_call>"

@@ -3,6 +3,7 @@
 //! `[CALL_ID]id` before `[ARGS]`; servers that skip special tokens show `[TOOL_CALLS]NAME{...}`.
 //! When `[TOOL_CALLS]` itself was skipped, a bare call array at the output start is accepted.
 
+use super::call_text::{Feed, OffsetReader};
 use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
 use super::Format;
 use crate::json::{ScanResult, ValueScanner};
@@ -40,7 +41,7 @@ pub static SPEC: Format = Format {
         ..Syntax::EMPTY
     },
     new_region,
-    render,
+    write: render,
 };
 
 /// Pre-v11 calls carry the model's id: `{"name": ..., "arguments": ..., "id": "a1b2c3d4e"}`.
@@ -144,16 +145,13 @@ impl MistralRegion {
     }
 }
 
-impl RegionParser for MistralRegion {
-    fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
-        let progress = self.feed_at(input, eof, sink);
-        self.offset += progress.consumed;
-        progress
+impl OffsetReader for MistralRegion {
+    fn offset_mut(&mut self) -> &mut usize {
+        &mut self.offset
     }
-}
 
-impl MistralRegion {
-    fn feed_at(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
+    fn feed_at(&mut self, feed: Feed<'_>, sink: &mut Sink) -> Progress {
+        let Feed { input, eof } = feed;
         let mut i = 0;
         loop {
             let rest = &input[i..];
@@ -326,7 +324,7 @@ impl MistralRegion {
     }
 }
 
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     let mut out = String::from(content.unwrap_or(""));
     for call in calls {
         out.push_str("[TOOL_CALLS]");

@@ -21,12 +21,21 @@ use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
 use crate::spec::Syntax;
 
-/// A format: its syntax (plain data), and the code that reads and writes it. Both functions read
-/// their tag texts from `syntax`.
+/// A format: its syntax (plain data), and the code that reads and writes it. Both functions are
+/// handed the syntax (`new_region` as `ctx.syntax`), so a family's formats can share them and
+/// differ only in their syntax.
 pub struct Format {
     pub syntax: Syntax,
     pub new_region: fn(&RegionCtx<'_>) -> Box<dyn RegionParser>,
-    pub render: fn(&[RenderCall], Option<&str>) -> String,
+    /// Writes an assistant turn's content and calls as the format's model does.
+    pub write: fn(&Syntax, &[RenderCall], Option<&str>) -> String,
+}
+
+impl Format {
+    /// The model-native text of `content`, then `calls`.
+    pub fn render(&self, calls: &[RenderCall], content: Option<&str>) -> String {
+        (self.write)(&self.syntax, calls, content)
+    }
 }
 
 impl std::fmt::Debug for Format {

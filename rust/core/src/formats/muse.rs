@@ -92,7 +92,7 @@ pub static SPEC: Format = Format {
         },
     },
     new_region,
-    render,
+    write: render,
 };
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
@@ -254,7 +254,7 @@ impl RegionParser for MuseMessage {
 }
 
 /// As the chat template writes a turn: the calls, one tool message each, then the answer.
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     let mut out = String::new();
     for (i, call) in calls.iter().enumerate() {
         if i > 0 {

@@ -31,12 +31,12 @@ pub static SPEC: Format = Format {
         layout: Layout::section("<TOOLCALL>[", "]</TOOLCALL>"),
         ..Syntax::EMPTY
     },
-    new_region: |ctx| json_calls::after_marker(ctx, Some("</TOOLCALL>")),
-    render,
+    new_region: json_calls::after_trigger,
+    write: render,
 };
 
 /// As the Nemotron chat template writes an assistant turn: content, a blank line, the block.
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     let mut out = String::from(content.unwrap_or("").trim());
     if !calls.is_empty() {
         if !out.is_empty() {

@@ -5,22 +5,17 @@
 
 use super::json_calls;
 use super::Format;
-use crate::render::{self};
 use crate::spec::{CallTemplate, Layout, Marker, Role, Syntax, Trigger};
 
-pub static SPEC: Format = Format {
-    syntax: Syntax {
-        name: "phi4",
-        aliases: &["phi-4", "phi4_mini"],
-        families: &["Phi-4-mini-instruct"],
-        description: "functools[{name, arguments}, ...]: a JSON call array after the functools marker, no closing marker",
-        extra_markers: &[Marker::plain(Role::CallStart, "functools")],
-        triggers: &[Trigger::soft("functools")],
-        template: Some(CallTemplate::JSON_OBJECT),
-        layout: Layout::section("functools[", "]"),
-        stops: &["<|end|>", "<|endoftext|>"],
-        ..Syntax::EMPTY
-    },
-    new_region: |ctx| json_calls::after_marker(ctx, None),
-    render: |calls, content| render::content_and_array(calls, content, "functools", ""),
-};
+pub static SPEC: Format = json_calls::format(Syntax {
+    name: "phi4",
+    aliases: &["phi-4", "phi4_mini"],
+    families: &["Phi-4-mini-instruct"],
+    description: "functools[{name, arguments}, ...]: a JSON call array after the functools marker, no closing marker",
+    extra_markers: &[Marker::plain(Role::CallStart, "functools")],
+    triggers: &[Trigger::soft("functools")],
+    template: Some(CallTemplate::JSON_OBJECT),
+    layout: Layout::section("functools[", "]"),
+    stops: &["<|end|>", "<|endoftext|>"],
+    ..Syntax::EMPTY
+});

@@ -19,7 +19,6 @@
 
 use super::sectioned::{Header, SectionRegion, SectionSyntax};
 use super::Format;
-use crate::render::{self, RenderCall};
 use crate::spec::{CallTemplate, Implied, Layout, Marker, Role, Syntax, Tokens, Trigger};
 
 const SECTION_BEGIN: &str = "<|plamo:begin_tool_requests:plamo|>";
@@ -74,20 +73,7 @@ pub static SPEC: Format = Format {
         ..Syntax::EMPTY
     },
     new_region: |ctx| Box::new(SectionRegion::new(ctx, SYNTAX)),
-    render,
+    // As vLLM's structural tag writes them: compact JSON, as PLaMo outputs quoted by serving
+    // clients, after `<|plamo:constrain|>json<|plamo:msg|>`.
+    write: |_, calls, content| SYNTAX.render(calls, content),
 };
-
-/// The calls as vLLM's structural tag writes them: the section, one tool request per call, the
-/// arguments (compact JSON, as PLaMo outputs quoted by serving clients) after
-/// `<|plamo:constrain|>json<|plamo:msg|>`.
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
-    let section = (SECTION_BEGIN, SECTION_END);
-    render::content_and_calls(calls, content, section, "", |out, _, call| {
-        out.push_str(CALL_BEGIN);
-        out.push_str(&call.name);
-        out.push_str(ARGS_BEGIN);
-        out.push_str(&ARGS_PREAMBLE.concat());
-        out.push_str(&call.arguments_json());
-        out.push_str(CALL_END);
-    })
-}

@@ -36,11 +36,11 @@ pub static SPEC: Format = Format {
         ..Syntax::EMPTY
     },
     new_region: glm::new_region,
-    render,
+    write: render,
 };
 
 /// As the Laguna XS.2 template writes calls: the name and each tag pair on their own lines;
 /// strings raw, other values as JSON.
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     glm::render_tags(&SPEC.syntax, calls, content, "\n")
 }

@@ -66,7 +66,7 @@ pub static SPEC: Format = Format {
         ..Syntax::EMPTY
     },
     new_region,
-    render: |calls, content| render::content_and_calls(calls, content, ("[", "]"), ", ", |out, _, call| { write_call(out, call, python_literal) }),
+    write: |_, calls, content| render::content_and_calls(calls, content, ("[", "]"), ", ", |out, _, call| { write_call(out, call, python_literal) }),
 };
 
 fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {

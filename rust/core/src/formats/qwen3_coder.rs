@@ -33,7 +33,7 @@ use std::sync::Arc;
 use super::json_calls::{JsonCallObject, ObjOutcome, STANDARD_KEYS};
 use std::ops::ControlFlow;
 
-use super::call_text::{CallText, Feed};
+use super::call_text::{CallText, Feed, OffsetReader};
 use super::xml_params::{read_tag_name, ParamCall, TagName};
 use super::Format;
 use crate::message::IssueKind;
@@ -93,7 +93,7 @@ pub static SPEC: Format = Format {
         ..Syntax::EMPTY
     },
     new_region,
-    render,
+    write: render,
 };
 
 struct Lits {
@@ -187,15 +187,11 @@ impl QwenRegion {
     }
 }
 
-impl RegionParser for QwenRegion {
-    fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
-        let progress = self.feed_at(Feed { input, eof }, sink);
-        self.call.offset += progress.consumed;
-        progress
+impl OffsetReader for QwenRegion {
+    fn offset_mut(&mut self) -> &mut usize {
+        &mut self.call.offset
     }
-}
 
-impl QwenRegion {
     fn feed_at(&mut self, feed: Feed<'_>, sink: &mut Sink) -> Progress {
         let Feed { input, eof } = feed;
         let l = Arc::clone(&self.lits);
@@ -498,7 +494,7 @@ impl QwenRegion {
 
 /// As the Qwen3-Coder / Qwen3.5 chat templates write calls: `\n\n` after content, `\n` between
 /// calls, strings raw and other values as JSON.
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     let mut out = String::from(content.unwrap_or(""));
     for (k, call) in calls.iter().enumerate() {
         if k > 0 {

@@ -6,9 +6,11 @@
 //! text between calls is content. A missing call end or section end after complete arguments does
 //! not lose the call. Arguments stream as raw JSON while they arrive.
 
+use super::call_text::CallText;
 use crate::json::{ScanResult, ValueScanner};
 use crate::message::IssueKind;
 use crate::region::{MarkerTable, Progress, RegionCtx, RegionParser, Sink};
+use crate::render::{self, RenderCall};
 use crate::text;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +35,30 @@ pub struct SectionSyntax {
     /// (PLaMo 3's `<|plamo:constrain|>json<|plamo:msg|>`); empty for most formats.
     pub args_preamble: &'static [&'static str],
     pub header: Header,
+}
+
+impl SectionSyntax {
+    /// The calls as the section's first begin and end enclose them, each `call_begin`, its header,
+    /// `args_begin`, the preamble, the JSON arguments and `call_end`, back to back: the header is
+    /// the name (PLaMo 3), or the call's own Kimi id for the same function, else
+    /// `functions.NAME:INDEX` (Kimi). DeepSeek's headers are written by its own renderer.
+    pub fn render(&self, calls: &[RenderCall], content: Option<&str>) -> String {
+        let section = (self.section_begins[0], self.section_ends[0]);
+        render::content_and_calls(calls, content, section, "", |out, i, call| {
+            out.push_str(self.call_begin);
+            match (self.header, call.id.as_deref()) {
+                (Header::KimiId, Some(id)) if kimi_name(id) == Some(call.name.as_str()) => {
+                    out.push_str(id)
+                }
+                (Header::KimiId, _) => out.push_str(&format!("functions.{}:{i}", call.name)),
+                (Header::Name | Header::DeepSeek, _) => out.push_str(&call.name),
+            }
+            out.push_str(self.args_begin);
+            out.push_str(&self.args_preamble.concat());
+            out.push_str(&call.arguments_json());
+            out.push_str(self.call_end);
+        })
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,6 +113,12 @@ pub struct SectionRegion {
     stray: String,
     scanner: ValueScanner,
     fenced: bool,
+}
+
+impl CallText for SectionRegion {
+    fn raw_mut(&mut self) -> &mut String {
+        &mut self.raw
+    }
 }
 
 impl SectionRegion {
@@ -166,11 +198,6 @@ impl SectionRegion {
                 &stray,
             );
         }
-    }
-
-    fn fail(&mut self, kind: IssueKind, why: &str, sink: &mut Sink) {
-        let raw = std::mem::take(&mut self.raw);
-        sink.fail_call(kind, why, &raw);
     }
 
     /// The output ended inside a call: everything from the call's start is the issue's text.
@@ -324,18 +351,12 @@ impl RegionParser for SectionRegion {
                                     i += lit_len;
                                     self.state = self.after_separator(sink);
                                 }
-                                Mk::CallEnd => {
-                                    self.raw.push_str(&input[i..i + lit_len]);
-                                    i += lit_len;
-                                    self.header.clear();
-                                    self.fail(
-                                        IssueKind::MalformedJson,
-                                        "the call has no separator between name and arguments",
-                                        sink,
-                                    );
-                                    self.state = State::Open { first: false };
-                                }
-                                _ => {
+                                mk => {
+                                    // A call end is the broken call's; a begin is read next.
+                                    if mk == Mk::CallEnd {
+                                        self.raw.push_str(&input[i..i + lit_len]);
+                                        i += lit_len;
+                                    }
                                     self.header.clear();
                                     self.fail(
                                         IssueKind::MalformedJson,

@@ -50,12 +50,12 @@ pub static SPEC: Format = Format {
         ..Syntax::EMPTY
     },
     new_region: qwen3_coder::new_region,
-    render,
+    write: render,
 };
 
 /// As the Seed-OSS chat template writes an assistant turn with calls: the content, a blank line,
 /// then one block per call joined by `\n`; strings raw, other values as Python's `str()`.
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     let mut out = String::from(content.unwrap_or(""));
     for (k, call) in calls.iter().enumerate() {
         if k > 0 {
@@ -103,7 +103,7 @@ mod tests {
             },
         ];
         assert_eq!(
-            render(&calls, Some("Sure.")),
+            SPEC.render(&calls, Some("Sure.")),
             "Sure.\n\n<seed:tool_call>\n<function=get_weather>\n<parameter=location>Barcelona, Spain</parameter>\n\
              <parameter=days>3</parameter>\n<parameter=o>{'a': True, 'b': [None, \"it's\"]}</parameter>\n\
              </function>\n</seed:tool_call>\n<seed:tool_call>\n<function=ping>\n</function>\n</seed:tool_call>"

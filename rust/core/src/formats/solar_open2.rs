@@ -47,12 +47,12 @@ pub static SPEC: Format = Format {
         ..Syntax::EMPTY
     },
     new_region: glm::new_region,
-    render,
+    write: render,
 };
 
 /// The layout of the engines' examples: the name on the call's first line, one argument per line,
 /// the closing marker on its own line; strings raw, other values as JSON.
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     render::content_and_calls(calls, content, ("", ""), "\n", |out, _, call| {
         out.push_str(CALL_START);
         out.push_str(&call.name);

@@ -60,12 +60,12 @@ pub static SPEC: Format = Format {
         layout: Layout::section("<｜tool_calls_begin｜>\n", "\n<｜tool_calls_end｜>"),
     },
     new_region: |ctx| Box::new(InvokeRegion::new(ctx, InvokeRegionSpec { separators: vec![ ctx.lit(CALL_START), ctx.lit("function<｜tool_sep｜>"), ctx.lit(SEP), ctx.lit(CALL_END), ], ..InvokeRegionSpec::of(ctx, "Step3") })),
-    render,
+    write: render,
 };
 
 /// The layout SGLang's `step3` detector documents: the section and each entry on their own
 /// lines, one parameter per line; strings raw, other values as JSON.
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     let open = format!("{SECTION_START}\n");
     let section = (open.as_str(), SECTION_END);
     render::content_and_calls(calls, content, section, "", |out, _, call| {

@@ -35,7 +35,7 @@ pub static SPEC: Format = Format {
         ..Syntax::EMPTY
     },
     new_region: |ctx| match ctx.trigger { 0 => Box::new(JsonRegion::new(ctx, JsonRegionSpec { consume_trigger: false, payload: Payload::Array, end: None, keys: STANDARD_KEYS, })), 1 => Box::new(FenceRegion { phase: FencePhase::Fence, header: String::new(), tag_len: 0, inner: JsonRegion::new(ctx, JsonRegionSpec { consume_trigger: false, payload: Payload::Array, end: Some(FENCE), keys: STANDARD_KEYS, }), }), 2 => json_calls::after_marker(ctx, None), _ => json_calls::after_marker(ctx, Some("</tool_call>")), },
-    render,
+    write: render,
 };
 
 const FENCE: &str = "```";
@@ -121,7 +121,7 @@ impl RegionParser for FenceRegion {
     }
 }
 
-fn render(calls: &[RenderCall], content: Option<&str>) -> String {
+fn render(_: &Syntax, calls: &[RenderCall], content: Option<&str>) -> String {
     let array = render::call_array(calls, "arguments");
     match content {
         // The template writes a tool-calling turn as the bare array alone.

@@ -28,7 +28,7 @@ use serde_json::Value;
 
 use std::ops::ControlFlow;
 
-use super::call_text::{CallText, Feed};
+use super::call_text::{CallText, Feed, Step};
 use super::xml_params::stream_string;
 use crate::json::{self, ScanResult, ValueScanner};
 use crate::message::IssueKind;
@@ -101,6 +101,88 @@ impl InvokeRegionSpec {
             attr_entities: false,
             what,
         }
+    }
+}
+
+/// The steps both invoke readers take alike (this module's, and MiniMax M3's whose parameters are
+/// tags named after them): open a call from its invoke tag, close it, and stop between
+/// parameters where the output may end.
+pub trait InvokeCall: CallText {
+    /// The call's name among the invoke tag's attributes.
+    fn call_name<'a>(&self, attrs: &'a Attrs) -> Option<&'a str>;
+    /// Keeps the call's name, by which its values are typed.
+    fn set_call_name(&mut self, name: &str);
+    /// The parameters read so far in the call.
+    fn params(&self) -> usize;
+    /// What ends a broken invoke: its closing tag first (it belongs to the invoke), then what
+    /// is read next (the block's closing tags, the next invoke).
+    fn recover_stops(&self) -> Arc<[String]>;
+    /// The call's body was one JSON object, its arguments already written.
+    fn json_body(&self) -> bool {
+        false
+    }
+    /// The output ended inside the call: it is reported cut, with its text from `input[i..]` on.
+    fn truncated(&mut self, input: &str, i: usize, sink: &mut Sink) -> Progress;
+
+    fn finish_invoke(&mut self, sink: &mut Sink) {
+        if !self.json_body() {
+            sink.args(if self.params() == 0 { "{}" } else { "}" });
+        }
+        let raw = std::mem::take(self.raw_mut());
+        sink.end_call(&raw);
+    }
+
+    /// Reads an invoke tag's attributes: `Ok(true)` when the body follows, `Ok(false)` when the
+    /// call is over (a self-closing tag, or a nameless one reported), `Err` with the issue to
+    /// skip the invoke with.
+    fn open_invoke(
+        &mut self,
+        attrs: Option<Attrs>,
+        sink: &mut Sink,
+    ) -> Result<bool, (IssueKind, &'static str)> {
+        let attrs = attrs.ok_or((IssueKind::MalformedJson, "malformed invoke tag"))?;
+        match self.call_name(&attrs).filter(|n| !n.is_empty()) {
+            None if attrs.self_closing => {
+                self.fail(IssueKind::MissingName, "invoke without a name", sink);
+                Ok(false)
+            }
+            None => Err((IssueKind::MissingName, "invoke without a name")),
+            Some(name) => {
+                self.set_call_name(name);
+                sink.start_call(name, None);
+                if attrs.self_closing {
+                    self.finish_invoke(sink);
+                }
+                Ok(!attrs.self_closing)
+            }
+        }
+    }
+
+    /// A broken invoke: skipped up to its end (see `recover_stops`) and reported with `issue`.
+    fn skip_invoke(
+        &mut self,
+        feed: Feed<'_>,
+        at: &mut usize,
+        issue: (IssueKind, &'static str),
+        sink: &mut Sink,
+    ) -> Step<usize> {
+        let stops = self.recover_stops();
+        self.skip_broken(feed, at, &stops, 1, issue, sink)
+    }
+
+    /// Between parameters, the rest of the input may be a tag still arriving: wait for it; at
+    /// the end of the output a call with no parameter is cut, and any other is complete, only its
+    /// closing markup (or the rest of it) missing.
+    fn body_cut(&mut self, feed: Feed<'_>, i: usize, sink: &mut Sink) -> Progress {
+        if !feed.eof {
+            return Progress::more(i);
+        }
+        if self.params() == 0 {
+            return self.truncated(feed.input, i, sink);
+        }
+        self.take(feed.input, i, feed.input.len());
+        self.finish_invoke(sink);
+        Progress::done(feed.input.len())
     }
 }
 
@@ -233,14 +315,6 @@ impl InvokeRegion {
         }
     }
 
-    /// End of output inside a call: everything left is part of the broken call.
-    fn truncated(&mut self, input: &str, i: usize, sink: &mut Sink) -> Progress {
-        self.raw.push_str(&input[i..]);
-        let why = format!("output ended inside a {} call", self.spec.what);
-        self.fail(IssueKind::Truncated, &why, sink);
-        Progress::done(input.len())
-    }
-
     fn block_close_at(&self, rest: &str) -> Option<usize> {
         self.spec
             .block_closes
@@ -255,14 +329,6 @@ impl InvokeRegion {
             .iter()
             .find(|c| rest.starts_with(c.as_str()))
             .map(String::len)
-    }
-
-    fn finish_invoke(&mut self, sink: &mut Sink) {
-        if !self.json_body {
-            sink.args(if self.params == 0 { "{}" } else { "}" });
-        }
-        let raw = std::mem::take(&mut self.raw);
-        sink.end_call(&raw);
     }
 
     fn end_at_eof_between(&mut self, i: usize, sink: &mut Sink) -> Progress {
@@ -292,6 +358,30 @@ impl InvokeRegion {
 impl CallText for InvokeRegion {
     fn raw_mut(&mut self) -> &mut String {
         &mut self.raw
+    }
+}
+
+impl InvokeCall for InvokeRegion {
+    fn call_name<'a>(&self, attrs: &'a Attrs) -> Option<&'a str> {
+        attrs.get(self.spec.name_attr)
+    }
+    fn set_call_name(&mut self, name: &str) {
+        self.name = name.to_owned();
+    }
+    fn params(&self) -> usize {
+        self.params
+    }
+    fn recover_stops(&self) -> Arc<[String]> {
+        Arc::clone(&self.recover_lits)
+    }
+    fn json_body(&self) -> bool {
+        self.json_body
+    }
+    fn truncated(&mut self, input: &str, i: usize, sink: &mut Sink) -> Progress {
+        self.raw.push_str(&input[i..]);
+        let why = format!("output ended inside a {} call", self.spec.what);
+        self.fail(IssueKind::Truncated, &why, sink);
+        Progress::done(input.len())
     }
 }
 
@@ -396,7 +486,11 @@ impl RegionParser for InvokeRegion {
                     let attrs = parse_attrs(&self.tag.text).map(|a| self.decoded(a));
                     self.tag = TagReader::default();
                     if self.state == State::InvokeTag {
-                        self.open_invoke(attrs, sink);
+                        self.state = match self.open_invoke(attrs, sink) {
+                            Ok(true) => State::Body,
+                            Ok(false) => State::Between,
+                            Err((kind, why)) => State::Recover(kind, why),
+                        };
                     } else {
                         self.open_param(attrs, sink);
                     }
@@ -426,17 +520,7 @@ impl RegionParser for InvokeRegion {
                         self.scanner = ValueScanner::new();
                         self.state = State::JsonBody;
                     } else if rest.is_empty() || text::is_partial_of_any(rest, &self.body_lits) {
-                        if eof && self.params == 0 {
-                            return self.truncated(input, i, sink);
-                        }
-                        if eof {
-                            // Every parameter closed: the call is complete, only its closing
-                            // markup (or the rest of it) is missing.
-                            self.raw.push_str(rest);
-                            self.finish_invoke(sink);
-                            return Progress::done(input.len());
-                        }
-                        return Progress::more(i);
+                        return self.body_cut(feed, i, sink);
                     } else {
                         self.state = State::Recover(
                             IssueKind::MalformedJson,
@@ -532,9 +616,7 @@ impl RegionParser for InvokeRegion {
                 State::Recover(kind, why) => {
                     // The invoke's own closing tag belongs to it; a block's closing tag ends the
                     // block next.
-                    let stops = Arc::clone(&self.recover_lits);
-                    if let ControlFlow::Break(p) =
-                        self.skip_broken(feed, &mut i, &stops, 1, (kind, why), sink)
+                    if let ControlFlow::Break(p) = self.skip_invoke(feed, &mut i, (kind, why), sink)
                     {
                         return p;
                     }
@@ -555,30 +637,6 @@ impl InvokeRegion {
             }
         }
         attrs
-    }
-
-    fn open_invoke(&mut self, attrs: Option<Attrs>, sink: &mut Sink) {
-        let Some(attrs) = attrs else {
-            self.state = State::Recover(IssueKind::MalformedJson, "malformed invoke tag");
-            return;
-        };
-        match attrs.get(self.spec.name_attr).filter(|n| !n.is_empty()) {
-            None if attrs.self_closing => {
-                self.fail(IssueKind::MissingName, "invoke without a name", sink);
-                self.state = State::Between;
-            }
-            None => self.state = State::Recover(IssueKind::MissingName, "invoke without a name"),
-            Some(name) => {
-                self.name = name.to_owned();
-                sink.start_call(name, None);
-                if attrs.self_closing {
-                    self.finish_invoke(sink);
-                    self.state = State::Between;
-                } else {
-                    self.state = State::Body;
-                }
-            }
-        }
     }
 
     fn open_param(&mut self, attrs: Option<Attrs>, sink: &mut Sink) {

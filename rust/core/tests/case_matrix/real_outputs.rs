@@ -327,7 +327,7 @@ fn untyped_values_are_typed_by_the_schema() {
             arguments: written.clone(),
             id: None,
         };
-        let text = (format.render)(&[call], None);
+        let text = format.render(&[call], None);
         let tool_set = toolwire_core::tools::ToolSet::from_json(&tools).unwrap();
         let config = ParserConfig::new(name, tool_set, None).unwrap();
         let message = parse_both(name, &config, &text);

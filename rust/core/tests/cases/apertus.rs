@@ -109,3 +109,30 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=native special_tokens=yes -#}
+{#- Apertus layout: role tokens, calls as a JSON list of {NAME: arguments} in <|tools_prefix|>, reasoning in <|inner_prefix|>. -#}
+{{- bos_token }}
+{%- for message in messages %}
+{%- if message.role == 'assistant' %}
+{{- '<|assistant_start|>' }}
+{%- if message.reasoning_content %}{{- '<|inner_prefix|>' + message.reasoning_content + '<|inner_suffix|>' }}{%- endif %}
+{{- message.content or '' }}
+{%- if message.tool_calls %}
+{{- '<|tools_prefix|>[' }}
+{%- for tool_call in message.tool_calls %}
+{{- '{"' + tool_call.function.name + '": ' + tool_call.function.arguments | tojson + '}' }}
+{%- if not loop.last %}{{- ', ' }}{%- endif %}
+{%- endfor %}
+{{- ']<|tools_suffix|>' }}
+{%- endif %}
+{{- '<|assistant_end|>' }}
+{%- elif message.role == 'tool' %}{{- '[' + message.content + ']' }}
+{%- else %}{{- '<|' + message.role + '_start|>' + message.content + '<|' + message.role + '_end|>' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|assistant_start|>' }}{%- endif %}
+"#;

@@ -240,3 +240,28 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=native special_tokens=yes -#}
+{#- Beam layout: harmony messages; a call is a message to the tool's own name with XML parameters. -#}
+{%- for message in messages %}
+{%- if message.role == 'assistant' %}
+{{- '<|start|>assistant<|channel|>analysis<|message|>' + (message.reasoning_content or '') + '<|end|>' }}
+{%- for tool_call in message.tool_calls or [] %}
+{{- '<|start|>assistant to=' + tool_call.function.name + '<|channel|>analysis <|constrain|>xml<|message|>' }}
+{%- for key, value in tool_call.function.arguments.items() %}
+{{- '<rfl:parameter name="' + key + '">' + value | string + '</rfl:parameter>' }}
+{%- endfor %}
+{{- '<|call|>' }}
+{%- endfor %}
+{%- if message.content %}{{- '<|start|>assistant<|channel|>final<|message|>' + message.content + '<|return|>' }}{%- endif %}
+{%- elif message.role == 'tool' %}
+{{- '<|start|>' + message.name + ' to=assistant<|channel|>analysis<|message|>' + message.content + '<|end|>' }}
+{%- else %}
+{{- '<|start|>' + message.role + '<|message|>' + message.content + '<|end|>' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|start|>assistant' }}{%- endif %}
+"#;

@@ -81,3 +81,33 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=native special_tokens=yes -#}
+{#- Command A layout: turn tokens, a JSON list of actions in <|START_ACTION|>, text in <|START_RESPONSE|>. -#}
+{{- bos_token }}
+{%- for message in messages %}
+{%- if message.role == 'user' %}
+{{- '<|START_OF_TURN_TOKEN|><|USER_TOKEN|>' + message.content + '<|END_OF_TURN_TOKEN|>' }}
+{%- elif message.role == 'assistant' %}
+{{- '<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>' }}
+{%- if message.reasoning_content %}{{- '<|START_THINKING|>' + message.reasoning_content + '<|END_THINKING|>' }}{%- endif %}
+{%- if message.tool_calls %}
+{{- '<|START_ACTION|>[\n' }}
+{%- for tool_call in message.tool_calls %}
+{{- '    {"tool_call_id": "' + loop.index0 | string + '", "tool_name": "' + tool_call.function.name + '", "parameters": ' + tool_call.function.arguments | tojson + '}' }}
+{%- if not loop.last %}{{- ',\n' }}{%- endif %}
+{%- endfor %}
+{{- '\n]<|END_ACTION|>' }}
+{%- else %}
+{{- '<|START_RESPONSE|>' + message.content + '<|END_RESPONSE|>' }}
+{%- endif %}
+{{- '<|END_OF_TURN_TOKEN|>' }}
+{%- elif message.role == 'tool' %}
+{{- '<|START_OF_TURN_TOKEN|><|SYSTEM_TOKEN|><|START_TOOL_RESULT|>' + message.content + '<|END_TOOL_RESULT|><|END_OF_TURN_TOKEN|>' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>' }}{%- endif %}
+"#;

@@ -136,3 +136,25 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=closing_only special_tokens=yes -#}
+{#- DeepSeek-V3 / R1 layout: tool-call tokens, the type then <｜tool▁sep｜> then the name, JSON in a fence. -#}
+{{- bos_token }}
+{%- for message in messages %}
+{%- if message.role == 'user' %}{{- '<｜User｜>' + message.content }}
+{%- elif message.role == 'assistant' and message.tool_calls %}
+{{- '<｜Assistant｜>' + (message.content or '') + '<｜tool▁calls▁begin｜>' }}
+{%- for tool in message.tool_calls %}
+{%- if not loop.first %}{{- '\n' }}{%- endif %}
+{{- '<｜tool▁call▁begin｜>' + tool['type'] + '<｜tool▁sep｜>' + tool['function']['name'] + '\n' + '```json' + '\n' + tool['function']['arguments'] | tojson + '\n' + '```' + '<｜tool▁call▁end｜>' }}
+{%- endfor %}
+{{- '<｜tool▁calls▁end｜><｜end▁of▁sentence｜>' }}
+{%- elif message.role == 'assistant' %}{{- '<｜Assistant｜>' + message.content + '<｜end▁of▁sentence｜>' }}
+{%- elif message.role == 'tool' %}{{- '<｜tool▁outputs▁begin｜><｜tool▁output▁begin｜>' + message.content + '<｜tool▁output▁end｜><｜tool▁outputs▁end｜>' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<｜Assistant｜><think>\n' }}{%- endif %}
+"#;

@@ -114,3 +114,27 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=native special_tokens=yes -#}
+{#- DeepSeek-V3.1 layout: tool-call tokens, the name then <｜tool▁sep｜> then the JSON arguments. -#}
+{{- bos_token }}
+{%- for message in messages %}
+{%- if message.role == 'user' %}{{- '<｜User｜>' + message.content }}
+{%- elif message.role == 'assistant' %}
+{{- '<｜Assistant｜></think>' + (message.content or '') }}
+{%- if message.tool_calls %}
+{{- '<｜tool▁calls▁begin｜>' }}
+{%- for tool in message.tool_calls %}
+{{- '<｜tool▁call▁begin｜>' + tool['function']['name'] + '<｜tool▁sep｜>' + tool['function']['arguments'] | tojson + '<｜tool▁call▁end｜>' }}
+{%- endfor %}
+{{- '<｜tool▁calls▁end｜>' }}
+{%- endif %}
+{{- '<｜end▁of▁sentence｜>' }}
+{%- elif message.role == 'tool' %}{{- '<｜tool▁output▁begin｜>' + message.content + '<｜tool▁output▁end｜>' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<｜Assistant｜>' }}{%- if thinking %}{{- '<think>' }}{%- else %}{{- '</think>' }}{%- endif %}{%- endif %}
+"#;

@@ -185,3 +185,33 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=native special_tokens=yes -#}
+{#- DeepSeek-V3.2 layout: DSML <｜DSML｜function_calls> block with invoke / parameter tags. -#}
+{{- bos_token }}
+{%- for message in messages %}
+{%- if message.role == 'user' %}{{- '<｜User｜>' + message.content }}
+{%- elif message.role == 'assistant' %}
+{{- '<｜Assistant｜>' }}
+{%- if message.reasoning_content %}{{- '<think>' + message.reasoning_content + '</think>' }}{%- else %}{{- '</think>' }}{%- endif %}
+{{- message.content or '' }}
+{%- if message.tool_calls %}
+{{- '\n\n<｜DSML｜function_calls>\n' }}
+{%- for tool_call in message.tool_calls %}
+{{- '<｜DSML｜invoke name="' + tool_call.function.name + '">\n' }}
+{%- for key, value in tool_call.function.arguments.items() %}
+{{- '<｜DSML｜parameter name="' + key + '" string="' + ('true' if value is string else 'false') + '">' + (value if value is string else value | tojson) + '</｜DSML｜parameter>\n' }}
+{%- endfor %}
+{{- '</｜DSML｜invoke>\n' }}
+{%- endfor %}
+{{- '</｜DSML｜function_calls>' }}
+{%- endif %}
+{{- '<｜end▁of▁sentence｜>' }}
+{%- elif message.role == 'tool' %}{{- '<function_results><result>' + message.content + '</result></function_results>' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<｜Assistant｜>' + ('<think>' if thinking else '</think>') }}{%- endif %}
+"#;

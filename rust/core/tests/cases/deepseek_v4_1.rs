@@ -92,3 +92,33 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=native special_tokens=yes -#}
+{#- DeepSeek-V4.1 layout: DSML with a space after the namespace token: <｜DSML｜ calls>, <｜DSML｜ invoke>. -#}
+{{- bos_token }}
+{%- for message in messages %}
+{%- if message.role == 'user' %}{{- '<｜User｜>' + message.content }}
+{%- elif message.role == 'assistant' %}
+{{- '<｜Assistant｜>' }}
+{%- if message.reasoning_content %}{{- '<think>' + message.reasoning_content + '</think>' }}{%- endif %}
+{{- message.content or '' }}
+{%- if message.tool_calls %}
+{{- '\n\n<｜DSML｜ calls>\n' }}
+{%- for tool_call in message.tool_calls %}
+{{- '<｜DSML｜ invoke name="' + tool_call.function.name + '">\n' }}
+{%- for key, value in tool_call.function.arguments.items() %}
+{{- '<｜DSML｜ parameter name="' + key + '" string="' + ('true' if value is string else 'false') + '">' + (value if value is string else value | tojson) + '</｜DSML｜ parameter>\n' }}
+{%- endfor %}
+{{- '</｜DSML｜ invoke>\n' }}
+{%- endfor %}
+{{- '</｜DSML｜ calls>' }}
+{%- endif %}
+{{- '<｜end▁of▁sentence｜>' }}
+{%- elif message.role == 'tool' %}{{- '<｜Tool｜>' + message.content }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<｜Assistant｜>' }}{%- endif %}
+"#;

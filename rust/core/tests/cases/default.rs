@@ -55,3 +55,30 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=none special_tokens=yes -#}
+{#- A Llama-based template that asks for either JSON layout the catch-all format reads:
+    <TOOLCALL>[...]</TOOLCALL> in answers, <|python_tag|>{...} in replayed history. -#}
+{{- bos_token }}
+{%- if tools %}
+{{- '<|start_header_id|>system<|end_header_id|>\n\nCall tools as <TOOLCALL>[{"name": ..., "arguments": ...}]</TOOLCALL>.\n' + tools | tojson + '<|eot_id|>' }}
+{%- endif %}
+{%- for message in messages %}
+{%- if message.role == 'assistant' and message.tool_calls %}
+{{- '<|start_header_id|>assistant<|end_header_id|>\n\n<TOOLCALL>[' }}
+{%- for tool_call in message.tool_calls %}
+{{- '{"name": "' + tool_call.function.name + '", "arguments": ' + tool_call.function.arguments | tojson + '}' }}
+{%- if not loop.last %}{{- ', ' }}{%- endif %}
+{%- endfor %}
+{{- ']</TOOLCALL><|eot_id|>' }}
+{%- elif message.role == 'assistant' and message.python_call %}
+{{- '<|start_header_id|>assistant<|end_header_id|>\n\n<|python_tag|>' + message.python_call | tojson + '<|eot_id|>' }}
+{%- else %}
+{{- '<|start_header_id|>' + message.role + '<|end_header_id|>\n\n' + message.content + '<|eot_id|>' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|start_header_id|>assistant<|end_header_id|>\n\n' }}{%- endif %}
+"#;

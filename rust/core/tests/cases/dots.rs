@@ -108,3 +108,30 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=none special_tokens=no -#}
+{#- dots.llm1 layout: role tags, <invoke name> calls with <parameter name> values in <dots_function_call>. -#}
+{%- for message in messages %}
+{%- if message.role == 'assistant' %}
+{{- '<|response|>' + (message.content or '') }}
+{%- if message.tool_calls %}
+{{- '<dots_function_call>\n' }}
+{%- for tool_call in message.tool_calls %}
+{{- '<invoke name="' + tool_call.function.name + '">\n' }}
+{%- for key, value in tool_call.function.arguments.items() %}
+{{- '<parameter name="' + key + '">' + (value if value is string else value | tojson) + '</parameter>\n' }}
+{%- endfor %}
+{{- '</invoke>\n' }}
+{%- endfor %}
+{{- '</dots_function_call>' }}
+{%- endif %}
+{{- '<|endofresponse|>' }}
+{%- elif message.role == 'tool' %}{{- '<|userprompt|><function_result>' + message.content + '</function_result><|endofuserprompt|>' }}
+{%- else %}{{- '<|userprompt|>' + message.content + '<|endofuserprompt|>' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|response|>' }}{%- endif %}
+"#;

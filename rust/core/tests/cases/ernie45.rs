@@ -95,3 +95,28 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=closing_only special_tokens=yes -#}
+{#- ERNIE-4.5 thinking layout: reasoning, then JSON calls in <tool_call> tags or the reply in <response>. -#}
+{{- '<|begin_of_sentence|>' }}
+{%- for message in messages %}
+{%- if message.role == 'user' %}{{- 'User: ' + message.content + '\n' }}
+{%- elif message.role == 'assistant' %}
+{{- 'Assistant: ' }}
+{%- if message.reasoning_content %}{{- '<think>\n' + message.reasoning_content + '\n</think>\n\n' }}{%- endif %}
+{%- if message.tool_calls %}
+{%- for tool_call in message.tool_calls %}
+{{- '<tool_call>\n{"name": "' + tool_call.function.name + '", "arguments": ' + tool_call.function.arguments | tojson + '}\n</tool_call>\n' }}
+{%- endfor %}
+{%- else %}
+{{- '<response>\n' + message.content + '\n</response>\n' }}
+{%- endif %}
+{{- '<|end_of_sentence|>' }}
+{%- elif message.role == 'tool' %}{{- '<tool_output>\n' + message.content + '\n</tool_output>\n' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- 'Assistant: <think>\n' }}{%- endif %}
+"#;

@@ -168,3 +168,29 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=none special_tokens=yes -#}
+{#- FunctionGemma layout: Gemma turns, call:NAME{key:<escape>value<escape>} in call tokens. -#}
+{{- bos_token }}
+{%- for message in messages %}
+{%- if message.role == 'assistant' %}
+{{- '<start_of_turn>model\n' }}
+{%- for tool_call in message.tool_calls or [] %}
+{{- '<start_function_call>call:' + tool_call.function.name + '{' }}
+{%- for key, value in tool_call.function.arguments.items() %}
+{{- key + ':<escape>' + value | string + '<escape>' }}{%- if not loop.last %}{{- ',' }}{%- endif %}
+{%- endfor %}
+{{- '}<end_function_call>' }}
+{%- endfor %}
+{{- (message.content or '') + '<end_of_turn>\n' }}
+{%- elif message.role == 'tool' %}
+{{- '<start_function_response>response:' + message.name + '{value:<escape>' + message.content + '<escape>}<end_function_response>' }}
+{%- else %}
+{{- '<start_of_turn>' + message.role + '\n' + message.content + '<end_of_turn>\n' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<start_of_turn>model\n' }}{%- endif %}
+"#;

@@ -220,3 +220,31 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=native special_tokens=yes -#}
+{#- Gemma 4 layout: <|turn> blocks, call:NAME{key:<|"|>value<|"|>} in <|tool_call>, thoughts in <|channel>. -#}
+{{- bos_token }}
+{%- for message in messages %}
+{%- if message.role == 'assistant' %}
+{{- '<|turn>model\n' }}
+{%- if message.reasoning_content %}{{- '<|channel>thought\n' + message.reasoning_content + '<channel|>' }}{%- endif %}
+{%- for tool_call in message.tool_calls or [] %}
+{{- '<|tool_call>call:' + tool_call.function.name + '{' }}
+{%- for key, value in tool_call.function.arguments.items() %}
+{{- key + ':' }}{%- if value is string %}{{- '<|"|>' + value + '<|"|>' }}{%- else %}{{- value | tojson }}{%- endif %}
+{%- if not loop.last %}{{- ',' }}{%- endif %}
+{%- endfor %}
+{{- '}<tool_call|>' }}
+{%- endfor %}
+{{- (message.content or '') + '<turn|>\n' }}
+{%- elif message.role == 'tool' %}
+{{- '<|tool_response>response:' + message.name + '{value:<|"|>' + message.content + '<|"|>}<tool_response|>' }}
+{%- else %}
+{{- '<|turn>' + message.role + '\n' + message.content + '<turn|>\n' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|turn>model\n' }}{%- endif %}
+"#;

@@ -113,3 +113,23 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=none special_tokens=yes -#}
+{#- GigaChat 3 layout: messages end with <|message_sep|>, a call is a "function call" message with a JSON object. -#}
+{{- bos_token }}
+{%- for message in messages %}
+{%- if message.role == 'assistant' and message.tool_calls %}
+{{- 'assistant<|role_sep|>\n' + (message.content or '') }}
+{%- set tool_call = message.tool_calls[0].function %}
+{{- '<|message_sep|>\n\nfunction call<|role_sep|>\n{"name": "' + tool_call.name + '", "arguments": ' + tool_call.arguments | tojson + '}<|message_sep|>\n\n' }}
+{%- elif message.role == 'tool' %}
+{{- 'function result<|role_sep|>\n' + message.content + '<|message_sep|>\n\n' }}
+{%- else %}
+{{- message.role + '<|role_sep|>\n' + message.content + '<|message_sep|>\n\n' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- 'assistant<|role_sep|>\n' }}{%- endif %}
+"#;

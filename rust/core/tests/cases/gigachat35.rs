@@ -94,3 +94,31 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=native special_tokens=yes -#}
+{#- Written for toolwire's detection tests: GigaChat 3.5's GCML calls inside role messages. -#}
+{%- for message in messages %}
+{%- if message.role == 'assistant' %}assistant<|role_sep|>
+{% if message.reasoning_content %}<think>{{ message.reasoning_content }}</think>
+
+{% endif %}{{ message.content }}
+{%- if message.tool_calls %}
+
+<｜GCML｜tool_calls>
+{% for call in message.tool_calls %}<｜GCML｜invoke name="{{ call.function.name }}">
+{% for k, v in call.function.arguments.items() %}<｜GCML｜parameter name="{{ k }}" string="{{ 'true' if v is string else 'false' }}">{{ v if v is string else v | tojson }}</｜GCML｜parameter>
+{% endfor %}</｜GCML｜invoke>
+{% endfor %}</｜GCML｜tool_calls>
+{%- endif %}<|message_sep|>
+
+{% else %}{{ message.role }}<|role_sep|>
+{{ message.content }}<|message_sep|>
+
+{% endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}assistant<|role_sep|>
+{% endif %}
+"#;

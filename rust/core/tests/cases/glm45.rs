@@ -106,3 +106,31 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=native special_tokens=yes -#}
+{#- GLM-4.5 layout: role tokens, the name after <tool_call>, one <arg_key>/<arg_value> pair per line. -#}
+[gMASK]<sop>
+{%- for m in messages %}
+{%- if m.role == 'user' %}<|user|>
+{{ m.content }}
+{%- elif m.role == 'assistant' %}<|assistant|>
+{%- if m.reasoning_content %}{{ '\n<think>' + m.reasoning_content.strip() + '</think>' }}{%- else %}{{ '\n<think></think>' }}{%- endif %}
+{{- '\n' + m.content.strip() if m.content }}
+{%- for tc in m.tool_calls or [] %}
+{{- '\n<tool_call>' + tc.function.name }}
+{% for k, v in tc.function.arguments.items() %}
+<arg_key>{{ k }}</arg_key>
+<arg_value>{{ v | tojson if v is not string else v }}</arg_value>
+{% endfor %}
+</tool_call>{% endfor %}
+{%- elif m.role == 'tool' %}<|observation|>
+<tool_response>
+{{ m.content }}
+</tool_response>
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}<|assistant|>{{- '\n<think></think>' if (enable_thinking is defined and not enable_thinking) else '' }}{%- endif %}
+"#;

@@ -89,3 +89,23 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=none special_tokens=yes -#}
+{#- Granite 3.x layout: role tokens, <|tool_call|> then a JSON array of calls. -#}
+{%- for message in messages %}
+{%- if message.role == 'assistant' and message.tool_calls %}
+{{- '<|start_of_role|>assistant<|end_of_role|><|tool_call|>[' }}
+{%- for tool_call in message.tool_calls %}
+{{- '{"name": "' + tool_call.function.name + '", "arguments": ' + tool_call.function.arguments | tojson + '}' }}
+{%- if not loop.last %}{{- ', ' }}{%- endif %}
+{%- endfor %}
+{{- ']<|end_of_text|>\n' }}
+{%- elif message.role == 'tool' %}{{- '<|start_of_role|>tool_response<|end_of_role|>' + message.content + '<|end_of_text|>\n' }}
+{%- else %}{{- '<|start_of_role|>' + message.role + '<|end_of_role|>' + message.content + '<|end_of_text|>\n' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|start_of_role|>assistant<|end_of_role|>' }}{%- endif %}
+"#;

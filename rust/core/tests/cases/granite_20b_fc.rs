@@ -93,3 +93,23 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=none special_tokens=no -#}
+{#- granite-20b-functioncalling layout: SYSTEM/USER/ASSISTANT sections, each call as <function_call> {json}. -#}
+{%- for message in messages %}
+{%- if message.role == 'system' %}{{- 'SYSTEM: ' + message.content + '\n' }}
+{%- elif message.role == 'user' %}{{- 'USER: ' + message.content + '\n' }}
+{%- elif message.role == 'assistant' %}
+{{- 'ASSISTANT: ' + (message.content or '') }}
+{%- for tool_call in message.tool_calls or [] %}
+{{- '<function_call> {"name": "' + tool_call.function.name + '", "arguments": ' + tool_call.function.arguments | tojson + '}\n' }}
+{%- endfor %}
+{{- '<|endoftext|>\n' }}
+{%- elif message.role == 'tool' %}{{- 'FUNCTION RESPONSE: ' + message.content + '\n' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- 'ASSISTANT: ' }}{%- endif %}
+"#;

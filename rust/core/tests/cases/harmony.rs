@@ -199,3 +199,33 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=native special_tokens=yes -#}
+{#- gpt-oss harmony layout: messages with channels; a call names its recipient in the role header. -#}
+{{- '<|start|>system<|message|>Reasoning: medium\n# Valid channels: analysis, commentary, final.<|end|>' }}
+{%- if tools %}
+{{- '<|start|>developer<|message|># Tools\n\n## functions\n\nnamespace functions {\n' }}
+{%- for t in tools %}{{- 'type ' + t.function.name + ' = (_: any) => any;\n' }}{%- endfor %}
+{{- '} // namespace functions<|end|>' }}
+{%- endif %}
+{%- for message in messages %}
+{%- if message.role == 'assistant' %}
+{%- if message.thinking %}{{- '<|start|>assistant<|channel|>analysis<|message|>' + message.thinking + '<|end|>' }}{%- endif %}
+{%- for tool_call in message.tool_calls or [] %}
+{{- '<|start|>assistant to=' }}
+{{- 'functions.' + tool_call.function.name + '<|channel|>commentary ' }}
+{{- (tool_call.content_type if tool_call.content_type is defined else 'json') + '<|message|>' }}
+{{- tool_call.function.arguments | tojson + '<|call|>' }}
+{%- endfor %}
+{%- if message.content %}{{- '<|start|>assistant<|channel|>final<|message|>' + message.content + '<|return|>' }}{%- endif %}
+{%- elif message.role == 'tool' %}
+{{- '<|start|>functions.' + message.name + ' to=assistant<|channel|>commentary<|message|>' + message.content + '<|end|>' }}
+{%- else %}
+{{- '<|start|>' + message.role + '<|message|>' + message.content + '<|end|>' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|start|>assistant' }}{%- endif %}
+"#;

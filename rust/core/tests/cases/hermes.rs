@@ -102,3 +102,36 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=native special_tokens=yes -#}
+{#- Qwen3 layout: ChatML turns, JSON calls in <tool_call> tags, results in <tool_response>. -#}
+{%- if tools %}
+{{- '<|im_start|>system\n# Tools\n\n<tools>' }}
+{%- for tool in tools %}{{- '\n' + tool | tojson }}{%- endfor %}
+{{- '\n</tools>\n\nReturn each call as a JSON object in <tool_call></tool_call> tags.<|im_end|>\n' }}
+{%- endif %}
+{%- for message in messages %}
+{%- if message.role == "assistant" %}
+{{- '<|im_start|>assistant\n' }}
+{%- if message.reasoning_content %}{{- '<think>\n' + message.reasoning_content + '\n</think>\n\n' }}{%- endif %}
+{{- message.content or '' }}
+{%- for tool_call in message.tool_calls or [] %}
+{{- '\n<tool_call>\n{"name": "' + tool_call.function.name + '", "arguments": ' }}
+{{- tool_call.function.arguments | tojson }}
+{{- '}\n</tool_call>' }}
+{%- endfor %}
+{{- '<|im_end|>\n' }}
+{%- elif message.role == "tool" %}
+{{- '<|im_start|>user\n<tool_response>\n' + message.content + '\n</tool_response><|im_end|>\n' }}
+{%- else %}
+{{- '<|im_start|>' + message.role + '\n' + message.content + '<|im_end|>\n' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}
+{{- '<|im_start|>assistant\n' }}
+{%- if enable_thinking is defined and enable_thinking is false %}{{- '<think>\n\n</think>\n\n' }}{%- endif %}
+{%- endif %}
+"#;

@@ -155,3 +155,32 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=native special_tokens=yes -#}
+{#- Hunyuan HY3 layout: a <tool_calls> section, NAME<tool_sep> then <arg_key>/<arg_value> pairs per call. -#}
+{%- for message in messages %}
+{%- if message.role == 'assistant' %}
+{{- '<｜hy_Assistant｜>' }}
+{%- if message.reasoning_content %}{{- '<think>\n' + message.reasoning_content + '\n</think>\n' }}{%- endif %}
+{{- message.content or '' }}
+{%- if message.tool_calls %}
+{{- '<tool_calls>\n' }}
+{%- for tool_call in message.tool_calls %}
+{{- '<tool_call>' + tool_call.function.name + '<tool_sep>\n' }}
+{%- for key, value in tool_call.function.arguments.items() %}
+{{- '<arg_key>' + key + '</arg_key>\n<arg_value>' + (value if value is string else value | tojson) + '</arg_value>\n' }}
+{%- endfor %}
+{{- '</tool_call>\n' }}
+{%- endfor %}
+{{- '</tool_calls>' }}
+{%- endif %}
+{{- '<｜hy_place▁holder▁no▁2｜>' }}
+{%- elif message.role == 'tool' %}{{- '<tool_response>' + message.content + '</tool_response>' }}
+{%- else %}{{- '<｜hy_' + message.role | capitalize + '｜>' + message.content }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<｜hy_Assistant｜>' }}{%- endif %}
+"#;

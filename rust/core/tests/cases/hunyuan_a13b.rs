@@ -81,3 +81,30 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=native special_tokens=no -#}
+{#- Hunyuan-A13B layout: a JSON array in <tool_calls>, the reply in <answer>, reasoning in <think>. -#}
+{%- for message in messages %}
+{%- if message.role == 'user' %}
+{{- '<|startoftext|>' + message.content + '<|extra_0|>' }}
+{%- elif message.role == 'assistant' %}
+{%- if message.reasoning_content %}{{- '<think>\n' + message.reasoning_content + '\n</think>\n' }}{%- endif %}
+{%- if message.tool_calls %}
+{{- '<tool_calls>[' }}
+{%- for tool_call in message.tool_calls %}
+{%- if not loop.first %}{{- ', ' }}{%- endif %}
+{{- '{"name": "' + tool_call.function.name + '", "arguments": ' + tool_call.function.arguments | tojson + '}' }}
+{%- endfor %}
+{{- ']</tool_calls>' }}
+{%- else %}
+{{- '<answer>\n' + message.content + '\n</answer>' }}
+{%- endif %}
+{{- '<|eos|>' }}
+{%- elif message.role == 'tool' %}
+{{- '<tool_response>' + message.content + '</tool_response>' }}
+{%- endif %}
+{%- endfor %}
+"#;

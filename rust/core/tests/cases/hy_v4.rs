@@ -116,3 +116,31 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=closing_only special_tokens=yes -#}
+{#- Hunyuan HY4 layout: every tag carries the :opensource suffix; a section of calls with key/value pairs. -#}
+{%- for message in messages %}
+{%- if message.role == 'assistant' %}
+{{- '<｜hy_Assistant｜>' }}
+{%- if message.reasoning_content %}{{- '<think:opensource>' + message.reasoning_content + '</think:opensource>' }}{%- endif %}
+{{- message.content or '' }}
+{%- if message.tool_calls %}
+{{- '<tool_calls:opensource>' }}
+{%- for tool_call in message.tool_calls %}
+{{- '<tool_call:opensource>' + tool_call.function.name }}
+{%- for key, value in tool_call.function.arguments.items() %}
+{{- '<arg_key:opensource>' + key + '</arg_key:opensource><arg_value:opensource>' + (value if value is string else value | tojson) + '</arg_value:opensource>' }}
+{%- endfor %}
+{{- '</tool_call:opensource>' }}
+{%- endfor %}
+{{- '</tool_calls:opensource>' }}
+{%- endif %}
+{%- elif message.role == 'tool' %}{{- '<tool_response:opensource>' + message.content + '</tool_response:opensource>' }}
+{%- else %}{{- '<｜hy_User｜>' + message.content }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<｜hy_Assistant｜><think:opensource>' }}{%- endif %}
+"#;

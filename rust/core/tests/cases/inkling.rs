@@ -112,3 +112,23 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=native special_tokens=yes -#}
+{#- Inkling TML layout: typed content blocks after a message token; a call is a JSON block naming the tool. -#}
+{%- for message in messages %}
+{%- if message.role == 'user' %}{{- '<|message_user|><|content_text|>' + message.content + '<|end_message|>' }}
+{%- elif message.role == 'assistant' %}
+{%- if message.reasoning_content %}{{- '<|message_model|><|content_thinking|>' + message.reasoning_content + '<|end_message|>' }}{%- endif %}
+{%- if message.content %}{{- '<|message_model|><|content_text|>' + message.content + '<|end_message|>' }}{%- endif %}
+{%- for tool_call in message.tool_calls or [] %}
+{{- '<|message_model|>' + tool_call.function.name + '<|content_invoke_tool_json|>' }}
+{{- {'name': tool_call.function.name, 'args': tool_call.function.arguments} | tojson + '<|end_message|>' }}
+{%- endfor %}
+{%- elif message.role == 'tool' %}{{- '<|message_tool|>' + message.name + '<|content_text|>' + message.content + '<|end_message|>' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|message_model|>' }}{%- endif %}
+"#;

@@ -74,3 +74,22 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=none special_tokens=yes -#}
+{#- InternLM2 layout: ChatML turns, calls as <|action_start|><|plugin|> then a JSON object with "parameters". -#}
+{%- for message in messages %}
+{%- if message.role == 'assistant' %}
+{{- '<|im_start|>assistant\n' + (message.content or '') }}
+{%- for tool_call in message.tool_calls or [] %}
+{{- '<|action_start|><|plugin|>\n{"name": "' + tool_call.function.name + '", "parameters": ' + tool_call.function.arguments | tojson + '}<|action_end|>' }}
+{%- endfor %}
+{{- '<|im_end|>\n' }}
+{%- elif message.role == 'tool' %}{{- '<|im_start|>environment name=<|plugin|>\n' + message.content + '<|im_end|>\n' }}
+{%- else %}{{- '<|im_start|>' + message.role + '\n' + message.content + '<|im_end|>\n' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|im_start|>assistant\n' }}{%- endif %}
+"#;

@@ -98,3 +98,28 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=closing_only special_tokens=yes -#}
+{#- IQuest-Q1 layout: ChatML turns, NAME then <arg_key>/<arg_value> pairs in <iquest_tool_call>. -#}
+{%- for message in messages %}
+{%- if message.role == 'assistant' %}
+{{- '<|im_start|>assistant\n' }}
+{%- if message.reasoning_content %}{{- '<think>' + message.reasoning_content + '</think>' }}{%- endif %}
+{{- message.content or '' }}
+{%- for tool_call in message.tool_calls or [] %}
+{{- '<iquest_tool_call>' + tool_call.function.name }}
+{%- for key, value in tool_call.function.arguments.items() %}
+{{- '<arg_key>' + key + '</arg_key><arg_value>' + (value if value is string else value | tojson) + '</arg_value>' }}
+{%- endfor %}
+{{- '</iquest_tool_call>' }}
+{%- endfor %}
+{{- '<|iquest_end|>\n' }}
+{%- elif message.role == 'tool' %}{{- '<|im_start|>tool\n<tool_response>' + message.content + '</tool_response><|im_end|>\n' }}
+{%- else %}{{- '<|im_start|>' + message.role + '\n' + message.content + '<|im_end|>\n' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|im_start|>assistant\n<think>' }}{%- endif %}
+"#;

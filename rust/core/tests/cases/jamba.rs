@@ -177,3 +177,28 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=none special_tokens=yes -#}
+{#- Jamba 1.5+ layout: role tags, a JSON array of calls between <tool_calls> tags. -#}
+{{- bos_token }}
+{%- for message in messages %}
+{%- if message.role == 'assistant' %}
+{{- '<|bom|><|bos|>assistant\n' + (message.content or '') }}
+{%- if message.tool_calls %}
+{{- '<tool_calls>[' }}
+{%- for tool_call in message.tool_calls %}
+{{- '{"name": "' + tool_call.function.name + '", "arguments": ' + tool_call.function.arguments | tojson + '}' }}
+{%- if not loop.last %}{{- ', ' }}{%- endif %}
+{%- endfor %}
+{{- ']</tool_calls>' }}
+{%- endif %}
+{{- '<|eom|>' }}
+{%- elif message.role == 'tool' %}{{- '<|bom|><|bos|>tool\n<tool_output>' + message.content + '</tool_output><|eom|>' }}
+{%- else %}{{- '<|bom|><|bos|>' + message.role + '\n' + message.content + '<|eom|>' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|bom|><|bos|>assistant\n' }}{%- endif %}
+"#;

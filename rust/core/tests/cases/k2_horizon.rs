@@ -86,3 +86,31 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=native special_tokens=no -#}
+{#- K2 Horizon IFM layout: one group of calls, a key tag and a value tag per argument. -#}
+{%- for message in messages %}
+{{- '<ifm|' + message.role + '>' }}
+{%- if message.role == 'assistant' %}
+{%- if message.reasoning_content %}{{- '<ifm|think>' + message.reasoning_content + '</ifm|think>\n' }}{%- endif %}
+{{- message.content or '' }}
+{%- if message.tool_calls %}
+{{- '<ifm|tool_calls>\n' }}
+{%- for tool_call in message.tool_calls %}
+{{- '<ifm|tool_call>' + tool_call.function.name + '\n' }}
+{%- for key, value in tool_call.function.arguments.items() %}
+{{- '<ifm|arg_key>' + key + '</ifm|arg_key>\n<ifm|arg_value>' + (value if value is string else value | tojson) + '</ifm|arg_value>\n' }}
+{%- endfor %}
+{{- '</ifm|tool_call>\n' }}
+{%- endfor %}
+{{- '</ifm|tool_calls>' }}
+{%- endif %}
+{%- else %}{{- message.content }}
+{%- endif %}
+{{- '</ifm|' + message.role + '>\n' }}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<ifm|assistant>' }}{%- endif %}
+"#;

@@ -153,3 +153,28 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=native special_tokens=yes -#}
+{#- Kimi K2 layout: role tokens, a section of calls, each with its id functions.NAME:INDEX. -#}
+{%- for message in messages %}
+{%- if message.role == 'user' %}{{- '<|im_user|>user<|im_middle|>' + message.content + '<|im_end|>' }}
+{%- elif message.role == 'assistant' %}
+{{- '<|im_assistant|>assistant<|im_middle|>' }}
+{%- if message.reasoning_content %}{{- '<think>' + message.reasoning_content + '</think>' }}{%- endif %}
+{{- message.content or '' }}
+{%- if message.tool_calls %}
+{{- '<|tool_calls_section_begin|>' }}
+{%- for tool_call in message.tool_calls %}
+{{- '<|tool_call_begin|>' + tool_call.id + '<|tool_call_argument_begin|>' + tool_call.function.arguments | tojson + '<|tool_call_end|>' }}
+{%- endfor %}
+{{- '<|tool_calls_section_end|>' }}
+{%- endif %}
+{{- '<|im_end|>' }}
+{%- elif message.role == 'tool' %}{{- '<|im_system|>tool<|im_middle|>## Return of ' + message.tool_call_id + '\n' + message.content + '<|im_end|>' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|im_assistant|>assistant<|im_middle|>' }}{%- endif %}
+"#;

@@ -128,3 +128,33 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=closing_only special_tokens=yes -#}
+{#- Kimi K3 XTML layout: every block is <|open|>NAME<|sep|> ... <|close|>NAME<|sep|>; calls sit in a tools block with typed arguments. -#}
+{%- for message in messages %}
+{{- '<|open|>message role="' + message.role + '"<|sep|>' }}
+{%- if message.role == 'assistant' %}
+{%- if message.reasoning_content %}{{- '<|open|>think<|sep|>' + message.reasoning_content + '<|close|>think<|sep|>' }}{%- endif %}
+{%- if message.content %}{{- '<|open|>response<|sep|>' + message.content + '<|close|>response<|sep|>' }}{%- endif %}
+{%- if message.tool_calls %}
+{{- '<|open|>tools<|sep|>' }}
+{%- for tool_call in message.tool_calls %}
+{{- '<|open|>call tool="' + tool_call.function.name + '" index="' + loop.index | string + '"<|sep|>' }}
+{%- for key, value in tool_call.function.arguments.items() %}
+{%- if value is string %}{{- '<|open|>argument key="' + key + '" type="string"<|sep|>' + value }}
+{%- else %}{{- '<|open|>argument key="' + key + '" type="object"<|sep|>' + value | tojson }}{%- endif %}
+{{- '<|close|>argument<|sep|>' }}
+{%- endfor %}
+{{- '<|close|>call<|sep|>' }}
+{%- endfor %}
+{{- '<|close|>tools<|sep|>' }}
+{%- endif %}
+{%- else %}{{- message.content }}
+{%- endif %}
+{{- '<|close|>message<|sep|>' }}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|open|>message role="assistant"<|sep|><|open|>think<|sep|>' }}{%- endif %}
+"#;

@@ -148,3 +148,31 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=native special_tokens=yes -#}
+{#- LFM2 layout: ChatML turns, Python call syntax in a list between <|tool_call_start|> and <|tool_call_end|>. -#}
+{{- bos_token }}
+{%- if tools %}{{- '<|im_start|>system\nList of tools: <|tool_list_start|>' + tools | tojson + '<|tool_list_end|><|im_end|>\n' }}{%- endif %}
+{%- for message in messages %}
+{%- if message.role == 'assistant' %}
+{{- '<|im_start|>assistant\n' }}
+{%- if message.reasoning_content %}{{- '<think>' + message.reasoning_content + '</think>' }}{%- endif %}
+{%- if message.tool_calls %}
+{{- '<|tool_call_start|>[' }}
+{%- for tool_call in message.tool_calls %}
+{{- tool_call.function.name + '(' }}
+{%- for key, value in tool_call.function.arguments.items() %}{{- key + '=' + value | tojson }}{%- if not loop.last %}{{- ', ' }}{%- endif %}{%- endfor %}
+{{- ')' }}{%- if not loop.last %}{{- ', ' }}{%- endif %}
+{%- endfor %}
+{{- ']<|tool_call_end|>' }}
+{%- endif %}
+{{- (message.content or '') + '<|im_end|>\n' }}
+{%- elif message.role == 'tool' %}{{- '<|im_start|>tool\n<|tool_response_start|>' + message.content + '<|tool_response_end|><|im_end|>\n' }}
+{%- else %}{{- '<|im_start|>' + message.role + '\n' + message.content + '<|im_end|>\n' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|im_start|>assistant\n' }}{%- endif %}
+"#;

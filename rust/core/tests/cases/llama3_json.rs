@@ -55,3 +55,37 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=none special_tokens=yes -#}
+{#- Llama 3.1 layout: header tokens, JSON calls with "parameters", <|python_tag|> for built-in tools. -#}
+{{- bos_token }}
+{%- if tools %}
+{{- '<|start_header_id|>system<|end_header_id|>\n\nEnvironment: ipython\nRespond with a JSON for a function call: {"name": function name, "parameters": dictionary of argument name and its value}.\n' }}
+{%- for t in tools %}{{- t | tojson(indent=4) + '\n\n' }}{%- endfor %}
+{{- '<|eot_id|>' }}
+{%- endif %}
+{%- for message in messages %}
+{%- if message.tool_calls %}
+{%- set tool_call = message.tool_calls[0].function %}
+{{- '<|start_header_id|>assistant<|end_header_id|>\n\n' }}
+{%- if builtin_tools is defined and tool_call.name in builtin_tools %}
+{{- '<|python_tag|>' + tool_call.name + '.call(query="' + tool_call.arguments.query + '")' }}
+{{- '<|eom_id|>' }}
+{%- else %}
+{{- '{"name": "' + tool_call.name + '", ' }}
+{{- '"parameters": ' }}
+{{- tool_call.arguments | tojson }}
+{{- '}' }}
+{{- '<|eot_id|>' }}
+{%- endif %}
+{%- elif message.role == "tool" or message.role == "ipython" %}
+{{- '<|start_header_id|>ipython<|end_header_id|>\n\n' + message.content | tojson + '<|eot_id|>' }}
+{%- else %}
+{{- '<|start_header_id|>' + message.role + '<|end_header_id|>\n\n' + message.content + '<|eot_id|>' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|start_header_id|>assistant<|end_header_id|>\n\n' }}{%- endif %}
+"#;

@@ -80,3 +80,26 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=native special_tokens=yes -#}
+{#- LongCat-Flash layout: [Round N] turns, JSON calls in <longcat_tool_call> tags. -#}
+{%- for message in messages %}
+{%- if message.role == 'user' %}
+{{- '[Round ' + loop.index0 | string + '] USER:' + message.content }}
+{%- elif message.role == 'assistant' %}
+{{- ' ASSISTANT:' }}
+{%- if message.reasoning_content %}{{- '<longcat_think>\n' + message.reasoning_content + '\n</longcat_think>\n' }}{%- endif %}
+{{- message.content or '' }}
+{%- for tool_call in message.tool_calls or [] %}
+{{- '<longcat_tool_call>\n{"name": "' + tool_call.function.name + '", "arguments": ' + tool_call.function.arguments | tojson + '}\n</longcat_tool_call>' }}
+{%- endfor %}
+{{- '</longcat_s>' }}
+{%- elif message.role == 'tool' %}
+{{- '<longcat_tool_response>\n' + message.content + '\n</longcat_tool_response>' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- ' ASSISTANT:' }}{%- endif %}
+"#;

@@ -130,3 +130,39 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=native special_tokens=yes -#}
+{#- Written for toolwire's detection tests: MiniCPM5's bare function tags with CDATA values. -#}
+<s>{%- if tools %}<|im_start|>system
+# Tools
+
+<tools>
+{% for tool in tools %}{{ tool | tojson }}
+{% endfor %}</tools>
+
+Call a function as <function name="function-name"><param name="param-name">param-value</param></function>; wrap a value holding <, & or newlines in <![CDATA[...]]>.<|im_end|>
+{% endif %}
+{%- for message in messages %}
+{%- if message.role == 'assistant' %}<|im_start|>assistant
+<think>
+
+</think>
+
+{{ message.content }}
+{%- for call in message.tool_calls or [] %}
+<function name="{{ call.function.name }}">{% for k, v in call.function.arguments.items() %}<param name="{{ k }}">{{ v if v is string else v | tojson }}</param>{% endfor %}</function>
+{%- endfor %}<|im_end|>
+{% else %}<|im_start|>{{ message.role }}
+{{ message.content }}<|im_end|>
+{% endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}<|im_start|>assistant
+<think>
+
+</think>
+
+{% endif %}
+"#;

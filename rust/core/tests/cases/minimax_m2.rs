@@ -154,3 +154,34 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=closing_only special_tokens=yes -#}
+{#- MiniMax-M2 layout: ]~b] role markers, <invoke name> calls with <parameter name> values in <minimax:tool_call>. -#}
+{%- for message in messages %}
+{%- if message.role == 'assistant' %}
+{{- ']~b]ai\n' }}
+{%- if message.reasoning_content %}{{- '<think>\n' + message.reasoning_content + '\n</think>\n\n' }}{%- endif %}
+{{- message.content or '' }}
+{%- if message.tool_calls %}
+{{- '\n<minimax:tool_call>\n' }}
+{%- for tool_call in message.tool_calls %}
+{{- '<invoke name="' + tool_call.function.name + '">\n' }}
+{%- for key, value in tool_call.function.arguments.items() %}
+{{- '<parameter name="' + key + '">' + (value if value is string else value | tojson) + '</parameter>\n' }}
+{%- endfor %}
+{{- '</invoke>\n' }}
+{%- endfor %}
+{{- '</minimax:tool_call>' }}
+{%- endif %}
+{{- '[e~[\n' }}
+{%- elif message.role == 'tool' %}
+{{- ']~b]tool\n<response>' + message.content + '</response>[e~[\n' }}
+{%- else %}
+{{- ']~b]' + message.role + '\n' + message.content + '[e~[\n' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- ']~b]ai\n<think>\n' }}{%- endif %}
+"#;

@@ -203,3 +203,35 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=native special_tokens=yes -#}
+{#- MiniMax-M3 layout: every tag behind the ]<]minimax[>[ namespace token; the parameter tag is the key. -#}
+{%- set ns_tag = ']<]minimax[>[' %}
+{%- for message in messages %}
+{%- if message.role == 'assistant' %}
+{{- ']~b]ai\n' }}
+{%- if message.reasoning_content %}{{- '<mm:think>' + message.reasoning_content + '</mm:think>' }}{%- endif %}
+{{- message.content or '' }}
+{%- if message.tool_calls %}
+{{- ']<]minimax[>[<tool_call>\n' }}
+{%- for tool_call in message.tool_calls %}
+{{- ']<]minimax[>[<invoke name="' + tool_call.function.name + '">\n' }}
+{%- for key, value in tool_call.function.arguments.items() %}
+{{- ']<]minimax[>[<' + key + '>' + (value if value is string else value | tojson) + ']<]minimax[>[</' + key + '>\n' }}
+{%- endfor %}
+{{- ']<]minimax[>[</invoke>\n' }}
+{%- endfor %}
+{{- ']<]minimax[>[</tool_call>' }}
+{%- endif %}
+{{- '[e~[\n' }}
+{%- elif message.role == 'tool' %}
+{{- ']~b]tool\n' + message.content + '[e~[\n' }}
+{%- else %}
+{{- ']~b]' + message.role + '\n' + message.content + '[e~[\n' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- ']~b]ai\n' }}{%- endif %}
+"#;

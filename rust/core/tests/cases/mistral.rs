@@ -54,3 +54,26 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=native special_tokens=yes -#}
+{#- Mistral v11+ / Magistral layout: [TOOL_CALLS]name[ARGS]{json}, reasoning in [THINK]. -#}
+{{- bos_token }}
+{%- if tools %}{{- '[AVAILABLE_TOOLS]' + tools | tojson + '[/AVAILABLE_TOOLS]' }}{%- endif %}
+{%- for message in messages %}
+{%- if message.role == 'user' %}
+{{- '[INST]' + message.content + '[/INST]' }}
+{%- elif message.role == 'assistant' %}
+{%- if message.reasoning_content %}{{- '[THINK]' + message.reasoning_content + '[/THINK]' }}{%- endif %}
+{{- message.content or '' }}
+{%- for tool_call in message.tool_calls or [] %}
+{{- '[TOOL_CALLS]' + tool_call.function.name + '[ARGS]' + tool_call.function.arguments | tojson }}
+{%- endfor %}
+{{- eos_token }}
+{%- elif message.role == 'tool' %}
+{{- '[TOOL_RESULTS]' + message.content + '[/TOOL_RESULTS]' }}
+{%- endif %}
+{%- endfor %}
+"#;

@@ -1,7 +1,11 @@
 //! The shared case matrix: every format answers every case, with a sample of real model output in
 //! that format and what it means, or an explicit reason why the case does not apply. Each format's
-//! answers are `cases/<format>.rs`, a `pub fn matrix() -> Matrix`; the build script
-//! (`rust/core/build.rs`) finds the files, so there is nothing to register.
+//! answers are `cases/<format>.rs`, a `pub fn matrix() -> Matrix`, and the same file holds the
+//! format's detection evidence, `pub const DETECT_TEMPLATE: &str`: a short chat template written
+//! by hand (never derived from the syntax) whose first line is
+//! `{#- expect: reasoning=R special_tokens=yes|no -#}`, which both the Rust detection test and the
+//! Python tests (`tests/_detect_templates.py`) read. The build script (`rust/core/build.rs`) finds
+//! the files, so there is nothing to register.
 
 use serde_json::Value;
 

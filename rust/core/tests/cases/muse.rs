@@ -111,3 +111,27 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=native special_tokens=yes -#}
+{#- Meta Muse layout: messages addressed to a recipient; reasoning to self, calls to the tool as ATEM XML. -#}
+{%- for message in messages %}
+{%- if message.role == 'assistant' %}
+{%- if message.reasoning_content %}{{- '<|start|>assistant to=self<|message|>' + message.reasoning_content + '<|eom|>' }}{%- endif %}
+{%- for tool_call in message.tool_calls or [] %}
+{{- '<|start|>assistant to=' + tool_call.function.name + '<|message|><atem:function_calls>\n' }}
+{{- '<atem:invoke name="' + tool_call.function.name + '">\n' }}
+{%- for key, value in tool_call.function.arguments.items() %}
+{{- '<atem:parameter name="' + key + '">' + (value if value is string else value | tojson) + '</atem:parameter>\n' }}
+{%- endfor %}
+{{- '</atem:invoke>\n</atem:function_calls><|eom|>' }}
+{%- endfor %}
+{%- if message.content %}{{- '<|start|>assistant to=user<|message|>' + message.content + '<|eot|>' }}{%- endif %}
+{%- else %}
+{{- '<|start|>' + message.role + '<|message|>' + message.content + '<|eot|>' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|start|>assistant' }}{%- endif %}
+"#;

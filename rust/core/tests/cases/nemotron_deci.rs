@@ -96,3 +96,33 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=native special_tokens=no -#}
+{#- Llama-Nemotron layout: Llama 3 headers, a JSON array in <TOOLCALL>, plain-text <think> reasoning. -#}
+{{- bos_token }}
+{{- '<|start_header_id|>system<|end_header_id|>\n\ndetailed thinking on' }}
+{%- if tools %}{{- '\n<AVAILABLE_TOOLS>' + tools | tojson + '</AVAILABLE_TOOLS>' }}{%- endif %}
+{{- '<|eot_id|>' }}
+{%- for message in messages %}
+{%- if message.role == 'assistant' %}
+{{- '<|start_header_id|>assistant<|end_header_id|>\n\n' }}
+{%- if message.reasoning_content %}{{- '<think>' + message.reasoning_content + '</think>' }}{%- endif %}
+{{- message.content or '' }}
+{%- if message.tool_calls %}
+{{- '<TOOLCALL>[' }}
+{%- for tool_call in message.tool_calls %}
+{{- '{"name": "' + tool_call.function.name + '", "arguments": ' + tool_call.function.arguments | tojson + '}' }}
+{%- if not loop.last %}{{- ', ' }}{%- endif %}
+{%- endfor %}
+{{- ']</TOOLCALL>' }}
+{%- endif %}
+{{- '<|eot_id|>' }}
+{%- elif message.role == 'tool' %}{{- '<|start_header_id|>user<|end_header_id|>\n\n<TOOL_RESPONSE>[' + message.content + ']</TOOL_RESPONSE><|eot_id|>' }}
+{%- else %}{{- '<|start_header_id|>' + message.role + '<|end_header_id|>\n\n' + message.content + '<|eot_id|>' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|start_header_id|>assistant<|end_header_id|>\n\n' }}{%- endif %}
+"#;

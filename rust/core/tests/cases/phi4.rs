@@ -122,3 +122,25 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=none special_tokens=no -#}
+{#- Phi-4-mini layout: tools in <|tool|>, calls as functools[{"name": ..., "arguments": ...}]. -#}
+{%- for message in messages %}
+{%- if message.role == 'system' and message.tools %}
+{{- '<|system|>' + message.content + '<|tool|>' + message.tools + '<|/tool|><|end|>' }}
+{%- elif message.role == 'assistant' and message.tool_calls %}
+{{- '<|assistant|>functools[' }}
+{%- for tool_call in message.tool_calls %}
+{{- '{"name": "' + tool_call.function.name + '", "arguments": ' + tool_call.function.arguments | tojson + '}' }}
+{%- if not loop.last %}{{- ', ' }}{%- endif %}
+{%- endfor %}
+{{- ']<|end|>' }}
+{%- else %}
+{{- '<|' + message.role + '|>' + message.content + '<|end|>' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|assistant|>' }}{%- else %}{{- eos_token }}{%- endif %}
+"#;

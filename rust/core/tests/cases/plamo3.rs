@@ -102,3 +102,20 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=closing_only special_tokens=yes -#}
+{#- Written for toolwire's detection tests: PLaMo 3's tool-request tags, think markers and end of turn (role headers simplified). -#}
+{%- for message in messages %}
+{%- if message.role == 'assistant' %}assistant: {% if message.reasoning_content %}<|plamo:begin_think:plamo|>{{ message.reasoning_content }}<|plamo:end_think:plamo|>{% endif %}{{ message.content }}
+{%- if message.tool_calls %}<|plamo:begin_tool_requests:plamo|>
+{%- for call in message.tool_calls %}<|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>{{ call.function.name }}<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>{{ call.function.arguments | tojson }}<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|>
+{%- endfor %}<|plamo:end_tool_requests:plamo|>
+{%- endif %}<|plamo:tag|>
+{% else %}{{ message.role }}: {{ message.content }}<|plamo:tag|>
+{% endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}assistant: <|plamo:begin_think:plamo|>{% endif %}
+"#;

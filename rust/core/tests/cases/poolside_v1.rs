@@ -102,3 +102,47 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=native special_tokens=yes -#}
+{#- Written for toolwire's detection tests: the Laguna layout (role tags, GLM call tags with text argument tags). -#}
+〈|EOS|〉{%- if tools %}<system>
+### Tools
+
+All available function signatures are listed below:
+<available_tools>
+{% for tool in tools %}{{ tool | tojson }}
+{% endfor %}</available_tools>
+
+Return each call as an unescaped XML-like object inside '<tool_call>' and '</tool_call>':
+<tool_call>function-name
+<arg_key>argument-key</arg_key>
+<arg_value>value-of-argument-key</arg_value>
+</tool_call>
+</system>
+{% endif %}
+{%- for message in messages %}
+{%- if message.role == 'user' %}<user>
+{{ message.content }}
+</user>
+{% elif message.role == 'assistant' %}<assistant>
+{% if message.reasoning_content %}<think>
+{{ message.reasoning_content }}
+</think>
+{% else %}</think>
+{% endif %}{{ message.content }}
+{%- for call in message.tool_calls or [] %}<tool_call>{{ call.function.name }}
+{% for k, v in call.function.arguments.items() %}<arg_key>{{ k }}</arg_key>
+<arg_value>{{ v if v is string else v | tojson }}</arg_value>
+{% endfor %}</tool_call>
+{% endfor %}</assistant>
+{% elif message.role == 'tool' %}<tool_response>
+{{ message.content }}
+</tool_response>
+{% endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}<assistant>
+</think>{% endif %}
+"#;

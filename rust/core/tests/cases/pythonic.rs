@@ -247,3 +247,32 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=none special_tokens=yes -#}
+{#- Llama 4 layout: header tokens, Python call syntax in a list between <|python_start|> and <|python_end|>. -#}
+{{- bos_token }}
+{%- if tools %}
+{{- '<|header_start|>system<|header_end|>\n\nCall functions as [func_name1(param=value), func_name2(...)].\n' + tools | tojson + '<|eot|>' }}
+{%- endif %}
+{%- for message in messages %}
+{%- if message.role == 'assistant' %}
+{{- '<|header_start|>assistant<|header_end|>\n\n' + (message.content or '') }}
+{%- if message.tool_calls %}
+{{- '<|python_start|>[' }}
+{%- for tool_call in message.tool_calls %}
+{{- tool_call.function.name + '(' }}
+{%- for key, value in tool_call.function.arguments.items() %}{{- key + '=' + value | tojson }}{%- if not loop.last %}{{- ', ' }}{%- endif %}{%- endfor %}
+{{- ')' }}{%- if not loop.last %}{{- ', ' }}{%- endif %}
+{%- endfor %}
+{{- ']<|python_end|>' }}
+{%- endif %}
+{{- '<|eot|>' }}
+{%- elif message.role == 'tool' %}{{- '<|header_start|>ipython<|header_end|>\n\n' + message.content + '<|eot|>' }}
+{%- else %}{{- '<|header_start|>' + message.role + '<|header_end|>\n\n' + message.content + '<|eot|>' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|header_start|>assistant<|header_end|>\n\n' }}{%- endif %}
+"#;

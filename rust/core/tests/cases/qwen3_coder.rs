@@ -244,3 +244,37 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=closing_only special_tokens=yes -#}
+{#- Qwen3-Coder layout: ChatML turns, XML calls <function=NAME> with <parameter=KEY> values. -#}
+{%- if tools %}
+{{- '<|im_start|>system\n# Tools\n\n<tools>' }}
+{%- for tool in tools %}{{- '\n<function>\n<name>' + tool.function.name + '</name>\n</function>' }}{%- endfor %}
+{{- '\n</tools><|im_end|>\n' }}
+{%- endif %}
+{%- for message in messages %}
+{%- if message.role == "assistant" %}
+{{- '<|im_start|>assistant\n' }}
+{%- if message.reasoning_content %}{{- '<think>\n' + message.reasoning_content + '\n</think>\n\n' }}{%- endif %}
+{{- message.content or '' }}
+{%- for tool_call in message.tool_calls or [] %}
+{{- '\n<tool_call>\n<function=' + tool_call.function.name + '>\n' }}
+{%- for args_name, args_value in tool_call.function.arguments | items %}
+{{- '<parameter=' + args_name + '>\n' }}
+{{- args_value if args_value is string else args_value | tojson }}
+{{- '\n</parameter>\n' }}
+{%- endfor %}
+{{- '</function>\n</tool_call>' }}
+{%- endfor %}
+{{- '<|im_end|>\n' }}
+{%- elif message.role == "tool" %}
+{{- '<|im_start|>user\n<tool_response>\n' + message.content + '\n</tool_response><|im_end|>\n' }}
+{%- else %}
+{{- '<|im_start|>' + message.role + '\n' + message.content + '<|im_end|>\n' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|im_start|>assistant\n<think>\n' }}{%- endif %}
+"#;

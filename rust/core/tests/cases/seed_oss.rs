@@ -158,3 +158,28 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=native special_tokens=yes -#}
+{#- Seed-OSS layout: <seed:bos> turns, <function=NAME> calls with <parameter=KEY> in <seed:tool_call>. -#}
+{%- for message in messages %}
+{%- if message.role == 'assistant' %}
+{{- '<seed:bos>assistant\n' }}
+{%- if message.reasoning_content %}{{- '<seed:think>' + message.reasoning_content + '</seed:think>' }}{%- endif %}
+{{- message.content or '' }}
+{%- for tool_call in message.tool_calls or [] %}
+{{- '<seed:tool_call>\n<function=' + tool_call.function.name + '>\n' }}
+{%- for key, value in tool_call.function.arguments.items() %}
+{{- '<parameter=' + key + '>' + (value if value is string else value | tojson) + '</parameter>\n' }}
+{%- endfor %}
+{{- '</function>\n</seed:tool_call>' }}
+{%- endfor %}
+{{- '<seed:eos>' }}
+{%- elif message.role == 'tool' %}{{- '<seed:bos>tool\n' + message.content + '<seed:eos>' }}
+{%- else %}{{- '<seed:bos>' + message.role + '\n' + message.content + '<seed:eos>' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<seed:bos>assistant\n' }}{%- endif %}
+"#;

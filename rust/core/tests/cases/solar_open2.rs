@@ -88,3 +88,22 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=native special_tokens=yes -#}
+{#- Written for toolwire's detection tests: Solar Open 2's call, argument and think markers (role headers simplified). -#}
+{%- for message in messages %}
+{%- if message.role == 'assistant' %}assistant: 
+{%- if message.reasoning_content %}<|think:start|>{{ message.reasoning_content }}<|think:end|>{% endif %}{{ message.content }}
+{%- for call in message.tool_calls or [] %}<|tool_call:start|>{{ call.function.name }}
+{% for k, v in call.function.arguments.items() %}<|tool_arg:start|>{{ k }}<|tool_arg:value|>{{ v if v is string else v | tojson }}<|tool_arg:end|>
+{% endfor %}<|tool_call:end|>
+{%- endfor %}
+{% else %}{{ message.role }}: {{ message.content }}
+
+{% endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}assistant: {% endif %}
+"#;

@@ -182,3 +182,32 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=closing_only special_tokens=yes -#}
+{#- Step-3 layout: a section of tool-call tokens wrapping <steptml:invoke> calls with <steptml:parameter> values. -#}
+{%- for message in messages %}
+{%- if message.role == 'assistant' %}
+{{- '<|BOT|>assistant\n' }}
+{%- if message.reasoning_content %}{{- '<think>' + message.reasoning_content + '</think>' }}{%- endif %}
+{{- message.content or '' }}
+{%- if message.tool_calls %}
+{{- '<｜tool_calls_begin｜>\n' }}
+{%- for tool_call in message.tool_calls %}
+{{- '<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="' + tool_call.function.name + '">\n' }}
+{%- for key, value in tool_call.function.arguments.items() %}
+{{- '<steptml:parameter name="' + key + '">' + (value if value is string else value | tojson) + '</steptml:parameter>\n' }}
+{%- endfor %}
+{{- '</steptml:invoke><｜tool_call_end｜>\n' }}
+{%- endfor %}
+{{- '<｜tool_calls_end｜>' }}
+{%- endif %}
+{{- '<|EOT|>' }}
+{%- elif message.role == 'tool' %}{{- '<|BOT|>tool_response\n' + message.content + '<|EOT|>' }}
+{%- else %}{{- '<|BOT|>' + message.role + '\n' + message.content + '<|EOT|>' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|BOT|>assistant\n<think>\n' }}{%- endif %}
+"#;

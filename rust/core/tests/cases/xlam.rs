@@ -88,3 +88,26 @@ pub fn matrix() -> Matrix {
         ],
     }
 }
+
+/// Detection's evidence: a short chat template written here (never derived from the syntax),
+/// carrying the family's markers and layout as its real chat template writes them; its first
+/// line says the reasoning mode and whether markers are special tokens.
+pub const DETECT_TEMPLATE: &str = r#"{#- expect: reasoning=none special_tokens=no -#}
+{#- xLAM-2 layout: ChatML turns, calls as a bare JSON array of {"name", "arguments"} objects. -#}
+{%- if tools %}
+{{- '<|im_start|>system\nReturn function calls as a JSON list: [{"name": "func_name1", "arguments": {"argument1": "value1"}}].\n' + tools | tojson + '<|im_end|>\n' }}
+{%- endif %}
+{%- for message in messages %}
+{%- if message.role == 'assistant' and message.tool_calls %}
+{{- '<|im_start|>assistant\n[' }}
+{%- for tool_call in message.tool_calls %}
+{{- '{"name": "' + tool_call.function.name + '", "arguments": ' + tool_call.function.arguments | tojson + '}' }}
+{%- if not loop.last %}{{- ', ' }}{%- endif %}
+{%- endfor %}
+{{- ']<|im_end|>\n' }}
+{%- elif message.role == 'tool' %}{{- '<|im_start|>tool\n' + message.content + '<|im_end|>\n' }}
+{%- else %}{{- '<|im_start|>' + message.role + '\n' + message.content + '<|im_end|>\n' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|im_start|>assistant\n' }}{%- endif %}
+"#;

@@ -281,7 +281,7 @@ fn render_calls(spec: &Format, src: &mut Source) -> String {
         1 => Some("\n"),
         _ => None,
     };
-    (spec.render)(&calls, content)
+    spec.render(&calls, content)
 }
 
 fn floor_boundary(s: &str, mut i: usize) -> usize {

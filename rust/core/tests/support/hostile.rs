@@ -22,7 +22,7 @@ pub fn call(name: &str, arguments: Value) -> RenderCall {
 /// replaced by `value` where the format writes a JSON string (`"..."`), or by `bare` where it
 /// writes the value as text (XML parameters).
 pub fn one_call_with(spec: &Format, in_string: &str) -> String {
-    let text = (spec.render)(
+    let text = spec.render(
         &[call("get_weather", json!({ "location": PLACEHOLDER }))],
         None,
     );
@@ -31,7 +31,7 @@ pub fn one_call_with(spec: &Format, in_string: &str) -> String {
 
 /// One call whose `location` value is replaced by `json_value` (JSON text, not a string).
 pub fn one_call_with_value(spec: &Format, json_value: &str) -> String {
-    let text = (spec.render)(
+    let text = spec.render(
         &[call("get_weather", json!({ "location": PLACEHOLDER }))],
         None,
     );
@@ -45,5 +45,5 @@ pub fn one_call_with_value(spec: &Format, json_value: &str) -> String {
 
 pub fn many_calls(spec: &Format, n: usize) -> String {
     let calls: Vec<RenderCall> = (0..n).map(|i| call("f", json!({ "i": i }))).collect();
-    (spec.render)(&calls, None)
+    spec.render(&calls, None)
 }
