@@ -317,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
             b = f"{r['builtin_ms']:.0f}" if "builtin_ms" in r else "–"
             lines.append(f"| {fmt} | {n} | {r['whole_ms']:.0f} | {b} | {r['cold_ms']:.1f} | {r['whole_ms'] / r['cold_ms']:.1f}x | {r['cold_start_ms']:.0f} | {r['first_call_ms']:.0f} | {r['warm_ms']:.2f} | {r['warm_new_list_ms']:.2f} |")
     if a.batches:
-        lines += ["", f"## Mask production CPU, 128 tools (µs per request-step: fill + accept; caches empty at the first trace)", "",
+        lines += ["", "## Mask production CPU, 128 tools (µs per request-step: fill + accept; caches empty at the first trace)", "",
                   "Ratios are `BatchGrammarMatcher`'s CPU over the other's on the same trace: above 1, less CPU than xgrammar.", "",
                   f"Cache: \"cold\" is the first trace, \"warm\" the {a.rounds}th, \"steady\" the {a.rounds + a.steady}th (the caching maskers served the traces between, untimed). Hits: rows copied from the mask cache; deferred: tokens taken by a state keyer alone (the matcher reads them later in one `accept_string`).", "",
                   "| format | batch | steps | cache | BatchGrammarMatcher, whole tag | BatchMasker, whole tag | ComposedMasker | xgrammar / BatchMasker | xgrammar / composed | BatchMasker hits | composed hits | composed deferred |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]

@@ -32,6 +32,7 @@ from .composed import _WHOLE_PLANS, ComposedGrammar, _key_plan
 from .composed_matcher import ComposedMatcher, ComposedMismatch, _torch_row
 from .pieces import _vocab
 
+
 class WholeTagRequest:
     """A fallback request: xgrammar's matcher on the whole tag, with its state keyer (fed every
     accepted token in place; a rollback builds it again from the text). Tokens the keyer took
