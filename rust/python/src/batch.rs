@@ -4,24 +4,17 @@
 //!
 //! What runs with the GIL held runs on one thread whatever `threads` says, so it is kept to
 //! reading the inputs (texts are borrowed from their Python strings, not copied; token ids go
-//! into one flat vector) and building the result. The threads are a pool kept from one batch to
-//! the next (per thread count), so a batch pays no thread start and finds their allocator caches
-//! warm; each thread's share is cut into a few pieces that a thread done early takes over. Each
-//! piece parses with one stream, reset between completions, so the stream's set-up is paid once
-//! per piece, not per completion.
+//! into one flat vector) and building the result. Each thread parses with one stream, reset
+//! between completions, so the stream's set-up is paid once per thread, not per completion.
 
 use std::collections::BTreeMap;
 use std::num::NonZeroUsize;
 use std::ops::Range;
-use std::panic::{self, AssertUnwindSafe};
-use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::PyString;
-use rayon::prelude::*;
-use rayon::{ThreadPool, ThreadPoolBuilder};
 use toolwire_core::ids::{IdSource, RandomIds};
 use toolwire_core::message::IssueKind;
 use toolwire_core::stream::StreamParser;
@@ -132,24 +125,6 @@ impl IdSource for NoIds {
     }
 }
 
-/// How many pieces each thread's share is cut into, so that a thread done early takes over work.
-const STEALS_PER_THREAD: usize = 8;
-
-/// The pool of `threads` threads, kept for the next batch: their allocator caches stay warm, and a
-/// batch pays no thread start.
-fn pool(threads: usize) -> Result<Arc<ThreadPool>, Error> {
-    static POOLS: Mutex<BTreeMap<usize, Arc<ThreadPool>>> = Mutex::new(BTreeMap::new());
-    let mut pools = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(pool) = pools.get(&threads) {
-        return Ok(Arc::clone(pool));
-    }
-    let built = ThreadPoolBuilder::new().num_threads(threads).build();
-    let pool =
-        Arc::new(built.map_err(|e| Error::InvalidArgument(format!("no batch threads: {e}")))?);
-    pools.insert(threads, Arc::clone(&pool));
-    Ok(pool)
-}
-
 /// The parse of every completion, in order, on `threads` threads (default: the machine's cores)
 /// with the GIL released; `keep` reads what the caller returns off each finished stream.
 #[allow(clippy::too_many_arguments)]
@@ -176,30 +151,32 @@ fn parse_all<T: Send>(
     let threads = threads
         .unwrap_or_else(|| thread::available_parallelism().map_or(1, NonZeroUsize::get))
         .clamp(1, batch.items.len().max(1));
-    let parse =
-        |worker: &mut Worker, c: &Completion| worker.parse(c, &batch, finish_reason).map(keep);
+    let run = |part: &[Completion]| -> Result<Vec<T>, Error> {
+        let mut worker = Worker::new(parser, ids);
+        part.iter()
+            .map(|c| worker.parse(c, &batch, finish_reason).map(keep))
+            .collect()
+    };
     let parsed: Result<Vec<T>, Error> = py.allow_threads(|| {
         if threads == 1 {
-            let mut worker = Worker::new(parser, ids);
-            return batch.items.iter().map(|c| parse(&mut worker, c)).collect();
+            return run(&batch.items);
         }
-        let steal = batch
-            .items
-            .len()
-            .div_ceil(threads * STEALS_PER_THREAD)
-            .max(1);
-        let pool = pool(threads)?;
-        let pooled = panic::catch_unwind(AssertUnwindSafe(|| {
-            pool.install(|| {
-                batch
-                    .items
-                    .par_iter()
-                    .with_min_len(steal)
-                    .map_init(|| Worker::new(parser, ids), parse)
-                    .collect()
-            })
-        }));
-        pooled.unwrap_or_else(|_| Err(Error::InvalidArgument("a batch thread panicked".into())))
+        let chunk = batch.items.len().div_ceil(threads);
+        thread::scope(|scope| {
+            let workers: Vec<_> = batch
+                .items
+                .chunks(chunk)
+                .map(|part| scope.spawn(move || run(part)))
+                .collect();
+            let mut all = Vec::with_capacity(batch.items.len());
+            for worker in workers {
+                let part = worker.join().unwrap_or_else(|_| {
+                    Err(Error::InvalidArgument("a batch thread panicked".into()))
+                });
+                all.extend(part?);
+            }
+            Ok(all)
+        })
     });
     parsed.map_err(to_py_err)
 }
