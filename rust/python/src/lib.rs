@@ -12,6 +12,11 @@ mod vocab;
 
 use pyo3::prelude::*;
 
+/// mimalloc for the extension's own allocations: a parse makes many small ones, and batch
+/// results are freed by the thread that returns them to Python, not by the one that built them.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 pyo3::create_exception!(
     _core,
     ToolwireError,
