@@ -10,6 +10,8 @@
 use std::collections::BTreeMap;
 use std::num::NonZeroUsize;
 use std::ops::Range;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::{mpsc, Arc};
 use std::thread;
 
 use pyo3::prelude::*;
@@ -17,10 +19,12 @@ use pyo3::pybacked::PyBackedStr;
 use pyo3::types::PyString;
 use toolwire_core::ids::{IdSource, RandomIds};
 use toolwire_core::message::IssueKind;
-use toolwire_core::stream::StreamParser;
+use toolwire_core::stream::{ParserConfig, StreamParser};
+use toolwire_core::vocab::Vocab;
 use toolwire_core::Error;
 
 use crate::parser::{ParsedMessage, ToolParser};
+use crate::pool;
 use crate::{to_py_err, ToolwireError};
 
 enum Completion {
@@ -66,53 +70,49 @@ impl Batch {
     }
 }
 
-/// One thread's streams (one for texts, one for ids), built on first use and reset between
-/// completions.
-struct Worker<'a> {
-    parser: &'a ToolParser,
+/// What every share of one batch reads: the completions, the parser's configuration and
+/// vocabulary, and how to finish and read each stream. Owned, so a pool thread can hold it; the
+/// calling thread keeps the last reference, so the Python strings are released under the GIL.
+struct Shared<T> {
+    batch: Batch,
+    config: ParserConfig,
+    vocab: Option<Arc<Vocab>>,
+    finish: Option<String>,
     ids: fn() -> Box<dyn IdSource>,
-    text: Option<StreamParser>,
-    tokens: Option<StreamParser>,
+    keep: fn(&mut StreamParser) -> T,
 }
 
-impl<'a> Worker<'a> {
-    fn new(parser: &'a ToolParser, ids: fn() -> Box<dyn IdSource>) -> Self {
-        Self {
-            parser,
-            ids,
-            text: None,
-            tokens: None,
-        }
-    }
-
-    /// The stream, finished, after parsing `completion`.
-    fn parse(
-        &mut self,
-        completion: &Completion,
-        batch: &Batch,
-        finish: Option<&str>,
-    ) -> Result<&mut StreamParser, Error> {
-        let slot = match completion {
-            Completion::Text(_) => &mut self.text,
-            Completion::Ids(_) => &mut self.tokens,
-        };
-        if let Some(stream) = slot {
-            stream.reset();
-        }
-        let stream = slot.get_or_insert_with(|| {
-            let mut stream = StreamParser::with_ids(self.parser.config.clone(), (self.ids)());
-            stream.discard_deltas();
-            stream
-        });
-        match completion {
-            Completion::Text(text) => stream.feed(text)?,
-            Completion::Ids(range) => {
-                let vocab = self.parser.vocab.as_ref().ok_or(Error::NoVocab)?;
-                stream.feed_tokens(vocab, &batch.ids[range.clone()])?
+impl<T> Shared<T> {
+    /// The parse of `items[part]` on this thread: one stream for texts and one for ids, built on
+    /// first use and reset between completions.
+    fn run(&self, part: Range<usize>) -> Result<Vec<T>, Error> {
+        let mut text: Option<StreamParser> = None;
+        let mut tokens: Option<StreamParser> = None;
+        let mut out = Vec::with_capacity(part.len());
+        for completion in &self.batch.items[part] {
+            let slot = match completion {
+                Completion::Text(_) => &mut text,
+                Completion::Ids(_) => &mut tokens,
+            };
+            if let Some(stream) = slot {
+                stream.reset();
             }
-        };
-        stream.finish(finish)?;
-        Ok(stream)
+            let stream = slot.get_or_insert_with(|| {
+                let mut stream = StreamParser::with_ids(self.config.clone(), (self.ids)());
+                stream.discard_deltas();
+                stream
+            });
+            match completion {
+                Completion::Text(text) => stream.feed(text)?,
+                Completion::Ids(range) => {
+                    let vocab = self.vocab.as_ref().ok_or(Error::NoVocab)?;
+                    stream.feed_tokens(vocab, &self.batch.ids[range.clone()])?
+                }
+            };
+            stream.finish(self.finish.as_deref())?;
+            out.push((self.keep)(stream));
+        }
+        Ok(out)
     }
 }
 
@@ -125,10 +125,15 @@ impl IdSource for NoIds {
     }
 }
 
+fn panicked() -> Error {
+    Error::InvalidArgument("a batch thread panicked".into())
+}
+
 /// The parse of every completion, in order, on `threads` threads (default: the machine's cores)
-/// with the GIL released; `keep` reads what the caller returns off each finished stream.
+/// with the GIL released; `keep` reads what the caller returns off each finished stream. The
+/// calling thread parses the first share itself and the [`pool`] the others.
 #[allow(clippy::too_many_arguments)]
-fn parse_all<T: Send>(
+fn parse_all<T: Send + 'static>(
     py: Python<'_>,
     parser: &Bound<'_, ToolParser>,
     completions: &Bound<'_, PyAny>,
@@ -148,36 +153,48 @@ fn parse_all<T: Send>(
         return Err(ToolwireError::new_err("threads must be positive or None"));
     }
     let batch = Batch::read(completions, strip_ids)?;
+    let total = batch.items.len();
     let threads = threads
         .unwrap_or_else(|| thread::available_parallelism().map_or(1, NonZeroUsize::get))
-        .clamp(1, batch.items.len().max(1));
-    let run = |part: &[Completion]| -> Result<Vec<T>, Error> {
-        let mut worker = Worker::new(parser, ids);
-        part.iter()
-            .map(|c| worker.parse(c, &batch, finish_reason).map(keep))
-            .collect()
-    };
-    let parsed: Result<Vec<T>, Error> = py.allow_threads(|| {
-        if threads == 1 {
-            return run(&batch.items);
-        }
-        let chunk = batch.items.len().div_ceil(threads);
-        thread::scope(|scope| {
-            let workers: Vec<_> = batch
-                .items
-                .chunks(chunk)
-                .map(|part| scope.spawn(move || run(part)))
-                .collect();
-            let mut all = Vec::with_capacity(batch.items.len());
-            for worker in workers {
-                let part = worker.join().unwrap_or_else(|_| {
-                    Err(Error::InvalidArgument("a batch thread panicked".into()))
-                });
-                all.extend(part?);
-            }
-            Ok(all)
-        })
+        .clamp(1, total.max(1));
+    let shared = Arc::new(Shared {
+        batch,
+        config: parser.config.clone(),
+        vocab: parser.vocab.clone(),
+        finish: finish_reason.map(str::to_owned),
+        ids,
+        keep,
     });
+    let chunk = total.div_ceil(threads).max(1);
+    let mut shares = (0..total).step_by(chunk).map(|s| s..(s + chunk).min(total));
+    let own = shares.next().unwrap_or(0..0);
+    let (reply, replies) = mpsc::channel();
+    let sent = pool::dispatch(shares.enumerate().map(|(k, part)| {
+        let shared = Arc::clone(&shared);
+        let reply = reply.clone();
+        Box::new(move || {
+            let parsed = panic::catch_unwind(AssertUnwindSafe(|| shared.run(part)))
+                .unwrap_or_else(|_| Err(panicked()));
+            drop(shared);
+            let _ = reply.send((k, parsed));
+        }) as pool::Job
+    }));
+    drop(reply);
+    let mine = &shared;
+    let parsed: Result<Vec<T>, Error> = py.allow_threads(move || {
+        let first = panic::catch_unwind(AssertUnwindSafe(|| mine.run(own)))
+            .unwrap_or_else(|_| Err(panicked()));
+        let mut rest: Vec<Option<Result<Vec<T>, Error>>> = (0..sent).map(|_| None).collect();
+        for (k, part) in replies.iter() {
+            rest[k] = Some(part);
+        }
+        let mut all = first?;
+        for part in rest {
+            all.extend(part.unwrap_or_else(|| Err(panicked()))?);
+        }
+        Ok(all)
+    });
+    drop(shared);
     parsed.map_err(to_py_err)
 }
 
