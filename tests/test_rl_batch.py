@@ -120,7 +120,18 @@ def test_an_error_in_a_later_share_is_raised():
     parser = toolwire.ToolParser("hermes", TOOLS)
     with pytest.raises(toolwire.ToolwireError, match="vocab"):
         score_batch(parser, [GOOD] * 50 + [[1, 2, 3]] * 50, threads=2)
+    with pytest.raises(toolwire.ToolwireError, match="str or a sequence of token ids"):
+        count_batch(parser, [GOOD] * 99 + [3.5], threads=2)
     assert score_batch(parser, [GOOD] * 100, threads=2).call_counts == [1] * 100
+
+
+def test_a_batch_from_an_iterator_and_an_empty_batch():
+    parser = toolwire.ToolParser("hermes", TOOLS)
+    texts = TEXTS * 10
+    expected = [len(parser.parse(t).issues) for t in texts]
+    assert count_batch(parser, iter(texts), threads=2).issue_counts == expected
+    assert count_batch(parser, (t for t in texts), threads=3).issue_counts == expected
+    assert count_batch(parser, [], threads=2).issue_counts == []
 
 
 def test_batches_from_several_python_threads_at_once():

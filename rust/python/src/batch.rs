@@ -16,7 +16,7 @@ use std::thread;
 
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
-use pyo3::types::PyString;
+use pyo3::types::{PyIterator, PyList, PyString};
 use toolwire_core::ids::{IdSource, RandomIds};
 use toolwire_core::message::IssueKind;
 use toolwire_core::stream::{ParserConfig, StreamParser};
@@ -40,13 +40,14 @@ struct Batch {
 }
 
 impl Batch {
-    /// `strip_ids`: a last id among them is dropped (a stop id the format does not list).
-    fn read(completions: &Bound<'_, PyAny>, strip_ids: &[u32]) -> PyResult<Self> {
+    /// The next `count` completions of `items`. `strip_ids`: a last id among them is dropped (a
+    /// stop id the format does not list).
+    fn read(items: &Bound<'_, PyIterator>, count: usize, strip_ids: &[u32]) -> PyResult<Self> {
         let mut batch = Batch {
-            items: Vec::with_capacity(completions.len().unwrap_or(0)),
+            items: Vec::with_capacity(count),
             ids: Vec::new(),
         };
-        for item in completions.try_iter()? {
+        for item in items.clone().take(count) {
             let completion = match item?.downcast_into::<PyString>() {
                 Ok(text) => Completion::Text(PyBackedStr::try_from(text)?),
                 Err(other) => Completion::Ids(batch.read_ids(&other.into_inner(), strip_ids)?),
@@ -70,11 +71,9 @@ impl Batch {
     }
 }
 
-/// What every share of one batch reads: the completions, the parser's configuration and
-/// vocabulary, and how to finish and read each stream. Owned, so a pool thread can hold it; the
-/// calling thread keeps the last reference, so the Python strings are released under the GIL.
+/// What every share of one batch reads besides its completions: the parser's configuration and
+/// vocabulary, and how to finish and read each stream. Owned, so a pool thread can hold it.
 struct Shared<T> {
-    batch: Batch,
     config: ParserConfig,
     vocab: Option<Arc<Vocab>>,
     finish: Option<String>,
@@ -83,13 +82,13 @@ struct Shared<T> {
 }
 
 impl<T> Shared<T> {
-    /// The parse of `items[part]` on this thread: one stream for texts and one for ids, built on
-    /// first use and reset between completions.
-    fn run(&self, part: Range<usize>) -> Result<Vec<T>, Error> {
+    /// The parse of `batch` on this thread: one stream for texts and one for ids, built on first
+    /// use and reset between completions.
+    fn run(&self, batch: &Batch) -> Result<Vec<T>, Error> {
         let mut text: Option<StreamParser> = None;
         let mut tokens: Option<StreamParser> = None;
-        let mut out = Vec::with_capacity(part.len());
-        for completion in &self.batch.items[part] {
+        let mut out = Vec::with_capacity(batch.items.len());
+        for completion in &batch.items {
             let slot = match completion {
                 Completion::Text(_) => &mut text,
                 Completion::Ids(_) => &mut tokens,
@@ -106,7 +105,7 @@ impl<T> Shared<T> {
                 Completion::Text(text) => stream.feed(text)?,
                 Completion::Ids(range) => {
                     let vocab = self.vocab.as_ref().ok_or(Error::NoVocab)?;
-                    stream.feed_tokens(vocab, &self.batch.ids[range.clone()])?
+                    stream.feed_tokens(vocab, &batch.ids[range.clone()])?
                 }
             };
             stream.finish(self.finish.as_deref())?;
@@ -129,9 +128,16 @@ fn panicked() -> Error {
     Error::InvalidArgument("a batch thread panicked".into())
 }
 
+/// What a share's parse hands back: its index, its completions (dropped by the caller, under the
+/// GIL) and its results.
+type Reply<T> = (usize, Batch, Result<Vec<T>, Error>);
+
 /// The parse of every completion, in order, on `threads` threads (default: the machine's cores)
-/// with the GIL released; `keep` reads what the caller returns off each finished stream. The
-/// calling thread parses the first share itself and the [`pool`] the others.
+/// with the GIL released; `keep` reads what the caller returns off each finished stream.
+///
+/// The completions are cut into one share per thread. Each share but the last goes to a
+/// [`pool`] thread as soon as it is read, so the pool parses while the calling thread reads on;
+/// the calling thread parses the last share itself.
 #[allow(clippy::too_many_arguments)]
 fn parse_all<T: Send + 'static>(
     py: Python<'_>,
@@ -152,50 +158,81 @@ fn parse_all<T: Send + 'static>(
     if threads == Some(0) {
         return Err(ToolwireError::new_err("threads must be positive or None"));
     }
-    let batch = Batch::read(completions, strip_ids)?;
-    let total = batch.items.len();
+    let completions = match completions.len() {
+        Ok(_) => completions.clone(),
+        Err(_) => {
+            PyList::new(py, completions.try_iter()?.collect::<PyResult<Vec<_>>>()?)?.into_any()
+        }
+    };
+    let total = completions.len()?;
     let threads = threads
         .unwrap_or_else(|| thread::available_parallelism().map_or(1, NonZeroUsize::get))
         .clamp(1, total.max(1));
+    let chunk = total.div_ceil(threads).max(1);
+    let shares = total.div_ceil(chunk).max(1);
     let shared = Arc::new(Shared {
-        batch,
         config: parser.config.clone(),
         vocab: parser.vocab.clone(),
         finish: finish_reason.map(str::to_owned),
         ids,
         keep,
     });
-    let chunk = total.div_ceil(threads).max(1);
-    let mut shares = (0..total).step_by(chunk).map(|s| s..(s + chunk).min(total));
-    let own = shares.next().unwrap_or(0..0);
-    let (reply, replies) = mpsc::channel();
-    let sent = pool::dispatch(shares.enumerate().map(|(k, part)| {
+    let items = completions.try_iter()?;
+    let (reply, replies) = mpsc::channel::<Reply<T>>();
+    let mut sent = 0;
+    let mut own = None;
+    let mut unread = None;
+    for k in 0..shares {
+        let batch = match Batch::read(&items, chunk, strip_ids) {
+            Ok(batch) => batch,
+            Err(e) => {
+                unread = Some(e);
+                break;
+            }
+        };
+        if k + 1 == shares {
+            own = Some(batch);
+            break;
+        }
         let shared = Arc::clone(&shared);
         let reply = reply.clone();
-        Box::new(move || {
-            let parsed = panic::catch_unwind(AssertUnwindSafe(|| shared.run(part)))
-                .unwrap_or_else(|_| Err(panicked()));
-            drop(shared);
-            let _ = reply.send((k, parsed));
-        }) as pool::Job
-    }));
+        pool::submit(
+            k,
+            Box::new(move || {
+                let parsed = panic::catch_unwind(AssertUnwindSafe(|| shared.run(&batch)))
+                    .unwrap_or_else(|_| Err(panicked()));
+                drop(shared);
+                let _ = reply.send((k, batch, parsed));
+            }),
+        );
+        sent += 1;
+    }
     drop(reply);
-    let mine = &shared;
-    let parsed: Result<Vec<T>, Error> = py.allow_threads(move || {
-        let first = panic::catch_unwind(AssertUnwindSafe(|| mine.run(own)))
-            .unwrap_or_else(|_| Err(panicked()));
-        let mut rest: Vec<Option<Result<Vec<T>, Error>>> = (0..sent).map(|_| None).collect();
-        for (k, part) in replies.iter() {
-            rest[k] = Some(part);
+    let (mine, theirs) = py.allow_threads(move || {
+        let mine = own.map(|batch| {
+            let parsed = panic::catch_unwind(AssertUnwindSafe(|| shared.run(&batch)))
+                .unwrap_or_else(|_| Err(panicked()));
+            (batch, parsed)
+        });
+        let mut theirs: Vec<Option<Reply<T>>> = (0..sent).map(|_| None).collect();
+        for answer in replies.iter().take(sent) {
+            let k = answer.0;
+            theirs[k] = Some(answer);
         }
-        let mut all = first?;
-        for part in rest {
-            all.extend(part.unwrap_or_else(|| Err(panicked()))?);
-        }
-        Ok(all)
+        (mine, theirs)
     });
-    drop(shared);
-    parsed.map_err(to_py_err)
+    if let Some(e) = unread {
+        return Err(e);
+    }
+    let mut all = Vec::with_capacity(total);
+    for answer in theirs {
+        let (_, _batch, parsed) = answer.ok_or_else(|| to_py_err(panicked()))?;
+        all.extend(parsed.map_err(to_py_err)?);
+    }
+    if let Some((_batch, parsed)) = mine {
+        all.extend(parsed.map_err(to_py_err)?);
+    }
+    Ok(all)
 }
 
 /// Parse every completion (a str, or token ids for a parser built with a vocab); returns

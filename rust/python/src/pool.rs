@@ -35,10 +35,9 @@ fn spawn_worker() -> Option<Sender<Job>> {
     Some(send)
 }
 
-/// Runs each job on its own pool thread (the pool grows to the most jobs one call has handed
-/// out) and returns how many were handed out. A job that cannot be handed to a thread runs here,
-/// on the calling thread, before this returns.
-pub(crate) fn dispatch(jobs: impl Iterator<Item = Job>) -> usize {
+/// Runs `job` on pool thread `worker` (the pool grows to the threads asked for). A job that
+/// cannot be handed to a thread runs here, on the calling thread, before this returns.
+pub(crate) fn submit(worker: usize, job: Job) {
     let mut guard = POOL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let pid = std::process::id();
     let pool = match &mut *guard {
@@ -48,22 +47,18 @@ pub(crate) fn dispatch(jobs: impl Iterator<Item = Job>) -> usize {
             workers: Vec::new(),
         }),
     };
-    let mut sent = 0;
-    for job in jobs {
-        if pool.workers.len() <= sent {
-            match spawn_worker() {
-                Some(worker) => pool.workers.push(worker),
-                None => {
-                    job();
-                    sent += 1;
-                    continue;
-                }
+    while pool.workers.len() <= worker {
+        match spawn_worker() {
+            Some(sender) => pool.workers.push(sender),
+            None => break,
+        }
+    }
+    match pool.workers.get(worker) {
+        Some(sender) => {
+            if let Err(mpsc::SendError(job)) = sender.send(job) {
+                job();
             }
         }
-        if let Err(mpsc::SendError(job)) = pool.workers[sent].send(job) {
-            job();
-        }
-        sent += 1;
+        None => job(),
     }
-    sent
 }
