@@ -11,7 +11,8 @@ use std::collections::BTreeMap;
 use std::num::NonZeroUsize;
 use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::{mpsc, Arc};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex};
 use std::thread;
 
 use pyo3::prelude::*;
@@ -81,37 +82,63 @@ struct Shared<T> {
     keep: fn(&mut StreamParser) -> T,
 }
 
-impl<T> Shared<T> {
-    /// The parse of `batch` on this thread: one stream for texts and one for ids, built on first
-    /// use and reset between completions.
-    fn run(&self, batch: &Batch) -> Result<Vec<T>, Error> {
-        let mut text: Option<StreamParser> = None;
-        let mut tokens: Option<StreamParser> = None;
+/// One thread's streams (one for texts, one for ids), built on first use and reset between
+/// completions, so a thread pays a stream's set-up once per batch.
+#[derive(Default)]
+struct Streams {
+    text: Option<StreamParser>,
+    tokens: Option<StreamParser>,
+}
+
+impl Streams {
+    fn parse<T>(&mut self, shared: &Shared<T>, batch: &Batch) -> Result<Vec<T>, Error> {
         let mut out = Vec::with_capacity(batch.items.len());
         for completion in &batch.items {
             let slot = match completion {
-                Completion::Text(_) => &mut text,
-                Completion::Ids(_) => &mut tokens,
+                Completion::Text(_) => &mut self.text,
+                Completion::Ids(_) => &mut self.tokens,
             };
             if let Some(stream) = slot {
                 stream.reset();
             }
             let stream = slot.get_or_insert_with(|| {
-                let mut stream = StreamParser::with_ids(self.config.clone(), (self.ids)());
+                let mut stream = StreamParser::with_ids(shared.config.clone(), (shared.ids)());
                 stream.discard_deltas();
                 stream
             });
             match completion {
                 Completion::Text(text) => stream.feed(text)?,
                 Completion::Ids(range) => {
-                    let vocab = self.vocab.as_ref().ok_or(Error::NoVocab)?;
+                    let vocab = shared.vocab.as_ref().ok_or(Error::NoVocab)?;
                     stream.feed_tokens(vocab, &batch.ids[range.clone()])?
                 }
             };
-            stream.finish(self.finish.as_deref())?;
-            out.push((self.keep)(stream));
+            stream.finish(shared.finish.as_deref())?;
+            out.push((shared.keep)(stream));
         }
         Ok(out)
+    }
+
+    /// Parses pieces off `queue` until it is empty and closed; each piece's completions and
+    /// results go to `done`.
+    fn drain<T>(
+        &mut self,
+        shared: &Shared<T>,
+        queue: &Mutex<Receiver<Piece>>,
+        done: &Sender<Parsed<T>>,
+    ) {
+        loop {
+            let next = queue.lock().unwrap_or_else(|p| p.into_inner()).recv();
+            let Ok((k, batch)) = next else { return };
+            let parsed = panic::catch_unwind(AssertUnwindSafe(|| self.parse(shared, &batch)))
+                .unwrap_or_else(|_| {
+                    *self = Streams::default();
+                    Err(panicked())
+                });
+            if done.send((k, batch, parsed)).is_err() {
+                return;
+            }
+        }
     }
 }
 
@@ -128,16 +155,19 @@ fn panicked() -> Error {
     Error::InvalidArgument("a batch thread panicked".into())
 }
 
-/// What a share's parse hands back: its index, its completions (dropped by the caller, under the
-/// GIL) and its results.
-type Reply<T> = (usize, Batch, Result<Vec<T>, Error>);
+/// A piece of the batch: its index and its completions.
+type Piece = (usize, Batch);
+/// A parsed piece: its index, its completions (dropped by the caller, under the GIL) and its
+/// results.
+type Parsed<T> = (usize, Batch, Result<Vec<T>, Error>);
 
 /// The parse of every completion, in order, on `threads` threads (default: the machine's cores)
 /// with the GIL released; `keep` reads what the caller returns off each finished stream.
 ///
-/// The completions are cut into one share per thread. Each share but the last goes to a
-/// [`pool`] thread as soon as it is read, so the pool parses while the calling thread reads on;
-/// the calling thread parses the last share itself.
+/// The completions are read in pieces into a queue that [`pool`] threads take pieces from as
+/// soon as they are read, so the pool parses while the calling thread reads on; the calling
+/// thread then takes pieces too. Whoever is free takes the next piece, so a thread that starts
+/// late or is slowed by the machine leaves its share to the others.
 #[allow(clippy::too_many_arguments)]
 fn parse_all<T: Send + 'static>(
     py: Python<'_>,
@@ -168,8 +198,11 @@ fn parse_all<T: Send + 'static>(
     let threads = threads
         .unwrap_or_else(|| thread::available_parallelism().map_or(1, NonZeroUsize::get))
         .clamp(1, total.max(1));
-    let chunk = total.div_ceil(threads).max(1);
-    let shares = total.div_ceil(chunk).max(1);
+    let piece = if threads == 1 {
+        total.max(1)
+    } else {
+        (total / (threads * PIECES_PER_THREAD)).clamp(MIN_PIECE, MAX_PIECE)
+    };
     let shared = Arc::new(Shared {
         config: parser.config.clone(),
         vocab: parser.vocab.clone(),
@@ -177,63 +210,59 @@ fn parse_all<T: Send + 'static>(
         ids,
         keep,
     });
+    let (queue_in, queue) = mpsc::channel::<Piece>();
+    let queue = Arc::new(Mutex::new(queue));
+    let (done, parsed) = mpsc::channel::<Parsed<T>>();
+    for worker in 0..threads - 1 {
+        let (shared, queue, done) = (Arc::clone(&shared), Arc::clone(&queue), done.clone());
+        // A job no thread takes is dropped: the calling thread parses its pieces.
+        let _ = pool::submit(
+            worker,
+            Box::new(move || Streams::default().drain(&shared, &queue, &done)),
+        );
+    }
     let items = completions.try_iter()?;
-    let (reply, replies) = mpsc::channel::<Reply<T>>();
-    let mut sent = 0;
-    let mut own = None;
+    let mut pieces = 0;
     let mut unread = None;
-    for k in 0..shares {
-        let batch = match Batch::read(&items, chunk, strip_ids) {
-            Ok(batch) => batch,
+    while pieces * piece < total.max(1) {
+        match Batch::read(&items, piece, strip_ids) {
+            Ok(batch) => {
+                let _ = queue_in.send((pieces, batch));
+                pieces += 1;
+            }
             Err(e) => {
                 unread = Some(e);
                 break;
             }
-        };
-        if k + 1 == shares {
-            own = Some(batch);
-            break;
         }
-        let shared = Arc::clone(&shared);
-        let reply = reply.clone();
-        pool::submit(
-            k,
-            Box::new(move || {
-                let parsed = panic::catch_unwind(AssertUnwindSafe(|| shared.run(&batch)))
-                    .unwrap_or_else(|_| Err(panicked()));
-                drop(shared);
-                let _ = reply.send((k, batch, parsed));
-            }),
-        );
-        sent += 1;
     }
-    drop(reply);
-    let (mine, theirs) = py.allow_threads(move || {
-        let mine = own.map(|batch| {
-            let parsed = panic::catch_unwind(AssertUnwindSafe(|| shared.run(&batch)))
-                .unwrap_or_else(|_| Err(panicked()));
-            (batch, parsed)
-        });
-        let mut theirs: Vec<Option<Reply<T>>> = (0..sent).map(|_| None).collect();
-        for answer in replies.iter().take(sent) {
+    drop(queue_in);
+    let mut slots: Vec<Option<Parsed<T>>> = (0..pieces).map(|_| None).collect();
+    let slots = py.allow_threads(move || {
+        Streams::default().drain(&shared, &queue, &done);
+        drop(done);
+        for answer in parsed.iter() {
             let k = answer.0;
-            theirs[k] = Some(answer);
+            slots[k] = Some(answer);
         }
-        (mine, theirs)
+        slots
     });
     if let Some(e) = unread {
         return Err(e);
     }
     let mut all = Vec::with_capacity(total);
-    for answer in theirs {
+    for answer in slots {
         let (_, _batch, parsed) = answer.ok_or_else(|| to_py_err(panicked()))?;
-        all.extend(parsed.map_err(to_py_err)?);
-    }
-    if let Some((_batch, parsed)) = mine {
         all.extend(parsed.map_err(to_py_err)?);
     }
     Ok(all)
 }
+
+/// How finely a batch is cut for threads to share: about this many pieces per thread, each of
+/// at least and at most these many completions.
+const PIECES_PER_THREAD: usize = 16;
+const MIN_PIECE: usize = 32;
+const MAX_PIECE: usize = 1024;
 
 /// Parse every completion (a str, or token ids for a parser built with a vocab); returns
 /// `(messages, call_counts, issue_counts)`, one of each per completion, in order. Call ids are

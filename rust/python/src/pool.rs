@@ -35,9 +35,9 @@ fn spawn_worker() -> Option<Sender<Job>> {
     Some(send)
 }
 
-/// Runs `job` on pool thread `worker` (the pool grows to the threads asked for). A job that
-/// cannot be handed to a thread runs here, on the calling thread, before this returns.
-pub(crate) fn submit(worker: usize, job: Job) {
+/// Hands `job` to pool thread `worker` (the pool grows to the threads asked for); a job no
+/// thread could be started for comes back.
+pub(crate) fn submit(worker: usize, job: Job) -> Result<(), Job> {
     let mut guard = POOL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let pid = std::process::id();
     let pool = match &mut *guard {
@@ -50,15 +50,13 @@ pub(crate) fn submit(worker: usize, job: Job) {
     while pool.workers.len() <= worker {
         match spawn_worker() {
             Some(sender) => pool.workers.push(sender),
-            None => break,
+            None => return Err(job),
         }
     }
-    match pool.workers.get(worker) {
-        Some(sender) => {
-            if let Err(mpsc::SendError(job)) = sender.send(job) {
-                job();
-            }
-        }
-        None => job(),
-    }
+    pool.workers[worker]
+        .send(job)
+        .map_err(|mpsc::SendError(job)| {
+            pool.workers.truncate(worker);
+            job
+        })
 }
