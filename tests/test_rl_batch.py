@@ -114,3 +114,53 @@ def test_count_batch_equals_the_counts_of_the_messages(threads):
     assert count_batch(parser, []) == toolwire.rl.Counts([], [], {})
     with pytest.raises(toolwire.ToolwireError, match="str or a sequence of token ids"):
         count_batch(parser, [GOOD, 3.5])
+
+
+def test_an_error_in_a_later_share_is_raised():
+    parser = toolwire.ToolParser("hermes", TOOLS)
+    with pytest.raises(toolwire.ToolwireError, match="vocab"):
+        score_batch(parser, [GOOD] * 50 + [[1, 2, 3]] * 50, threads=2)
+    with pytest.raises(toolwire.ToolwireError, match="str or a sequence of token ids"):
+        count_batch(parser, [GOOD] * 99 + [3.5], threads=2)
+    assert score_batch(parser, [GOOD] * 100, threads=2).call_counts == [1] * 100
+
+
+def test_a_batch_from_an_iterator_and_an_empty_batch():
+    parser = toolwire.ToolParser("hermes", TOOLS)
+    texts = TEXTS * 10
+    expected = [len(parser.parse(t).issues) for t in texts]
+    assert count_batch(parser, iter(texts), threads=2).issue_counts == expected
+    assert count_batch(parser, (t for t in texts), threads=3).issue_counts == expected
+    assert count_batch(parser, [], threads=2).issue_counts == []
+
+
+def test_batches_from_several_python_threads_at_once():
+    from concurrent.futures import ThreadPoolExecutor
+
+    parser = toolwire.ToolParser("hermes", TOOLS)
+    texts = TEXTS * 30
+    expected = [len(parser.parse(t).issues) for t in texts]
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: count_batch(parser, texts, threads=2).issue_counts, range(16)))
+    assert results == [expected] * 16
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_a_forked_child_scores_with_threads():
+    import os
+    import signal
+
+    parser = toolwire.ToolParser("hermes", TOOLS)
+    texts = TEXTS * 30
+    expected = [len(parser.parse(t).issues) for t in texts]
+    assert count_batch(parser, texts, threads=2).issue_counts == expected
+    pid = os.fork()
+    if pid == 0:
+        signal.alarm(30)  # a child whose pool threads were lost in the fork would hang
+        code = 1
+        try:
+            code = 0 if count_batch(parser, texts, threads=2).issue_counts == expected else 1
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

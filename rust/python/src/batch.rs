@@ -10,17 +10,22 @@
 use std::collections::BTreeMap;
 use std::num::NonZeroUsize;
 use std::ops::Range;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex};
 use std::thread;
 
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
-use pyo3::types::PyString;
+use pyo3::types::{PyIterator, PyList, PyString};
 use toolwire_core::ids::{IdSource, RandomIds};
 use toolwire_core::message::IssueKind;
-use toolwire_core::stream::StreamParser;
+use toolwire_core::stream::{ParserConfig, StreamParser};
+use toolwire_core::vocab::Vocab;
 use toolwire_core::Error;
 
 use crate::parser::{ParsedMessage, ToolParser};
+use crate::pool;
 use crate::{to_py_err, ToolwireError};
 
 enum Completion {
@@ -36,13 +41,14 @@ struct Batch {
 }
 
 impl Batch {
-    /// `strip_ids`: a last id among them is dropped (a stop id the format does not list).
-    fn read(completions: &Bound<'_, PyAny>, strip_ids: &[u32]) -> PyResult<Self> {
+    /// The next `count` completions of `items`. `strip_ids`: a last id among them is dropped (a
+    /// stop id the format does not list).
+    fn read(items: &Bound<'_, PyIterator>, count: usize, strip_ids: &[u32]) -> PyResult<Self> {
         let mut batch = Batch {
-            items: Vec::with_capacity(completions.len().unwrap_or(0)),
+            items: Vec::with_capacity(count),
             ids: Vec::new(),
         };
-        for item in completions.try_iter()? {
+        for item in items.clone().take(count) {
             let completion = match item?.downcast_into::<PyString>() {
                 Ok(text) => Completion::Text(PyBackedStr::try_from(text)?),
                 Err(other) => Completion::Ids(batch.read_ids(&other.into_inner(), strip_ids)?),
@@ -66,53 +72,73 @@ impl Batch {
     }
 }
 
-/// One thread's streams (one for texts, one for ids), built on first use and reset between
-/// completions.
-struct Worker<'a> {
-    parser: &'a ToolParser,
+/// What every share of one batch reads besides its completions: the parser's configuration and
+/// vocabulary, and how to finish and read each stream. Owned, so a pool thread can hold it.
+struct Shared<T> {
+    config: ParserConfig,
+    vocab: Option<Arc<Vocab>>,
+    finish: Option<String>,
     ids: fn() -> Box<dyn IdSource>,
+    keep: fn(&mut StreamParser) -> T,
+}
+
+/// One thread's streams (one for texts, one for ids), built on first use and reset between
+/// completions, so a thread pays a stream's set-up once per batch.
+#[derive(Default)]
+struct Streams {
     text: Option<StreamParser>,
     tokens: Option<StreamParser>,
 }
 
-impl<'a> Worker<'a> {
-    fn new(parser: &'a ToolParser, ids: fn() -> Box<dyn IdSource>) -> Self {
-        Self {
-            parser,
-            ids,
-            text: None,
-            tokens: None,
+impl Streams {
+    fn parse<T>(&mut self, shared: &Shared<T>, batch: &Batch) -> Result<Vec<T>, Error> {
+        let mut out = Vec::with_capacity(batch.items.len());
+        for completion in &batch.items {
+            let slot = match completion {
+                Completion::Text(_) => &mut self.text,
+                Completion::Ids(_) => &mut self.tokens,
+            };
+            if let Some(stream) = slot {
+                stream.reset();
+            }
+            let stream = slot.get_or_insert_with(|| {
+                let mut stream = StreamParser::with_ids(shared.config.clone(), (shared.ids)());
+                stream.discard_deltas();
+                stream
+            });
+            match completion {
+                Completion::Text(text) => stream.feed(text)?,
+                Completion::Ids(range) => {
+                    let vocab = shared.vocab.as_ref().ok_or(Error::NoVocab)?;
+                    stream.feed_tokens(vocab, &batch.ids[range.clone()])?
+                }
+            };
+            stream.finish(shared.finish.as_deref())?;
+            out.push((shared.keep)(stream));
         }
+        Ok(out)
     }
 
-    /// The stream, finished, after parsing `completion`.
-    fn parse(
+    /// Parses pieces off `queue` until it is empty and closed; each piece's completions and
+    /// results go to `done`.
+    fn drain<T>(
         &mut self,
-        completion: &Completion,
-        batch: &Batch,
-        finish: Option<&str>,
-    ) -> Result<&mut StreamParser, Error> {
-        let slot = match completion {
-            Completion::Text(_) => &mut self.text,
-            Completion::Ids(_) => &mut self.tokens,
-        };
-        if let Some(stream) = slot {
-            stream.reset();
-        }
-        let stream = slot.get_or_insert_with(|| {
-            let mut stream = StreamParser::with_ids(self.parser.config.clone(), (self.ids)());
-            stream.discard_deltas();
-            stream
-        });
-        match completion {
-            Completion::Text(text) => stream.feed(text)?,
-            Completion::Ids(range) => {
-                let vocab = self.parser.vocab.as_ref().ok_or(Error::NoVocab)?;
-                stream.feed_tokens(vocab, &batch.ids[range.clone()])?
+        shared: &Shared<T>,
+        queue: &Mutex<Receiver<Piece>>,
+        done: &Sender<Parsed<T>>,
+    ) {
+        loop {
+            let next = queue.lock().unwrap_or_else(|p| p.into_inner()).recv();
+            let Ok((k, batch)) = next else { return };
+            let parsed = panic::catch_unwind(AssertUnwindSafe(|| self.parse(shared, &batch)))
+                .unwrap_or_else(|_| {
+                    *self = Streams::default();
+                    Err(panicked())
+                });
+            if done.send((k, batch, parsed)).is_err() {
+                return;
             }
-        };
-        stream.finish(finish)?;
-        Ok(stream)
+        }
     }
 }
 
@@ -125,10 +151,25 @@ impl IdSource for NoIds {
     }
 }
 
+fn panicked() -> Error {
+    Error::InvalidArgument("a batch thread panicked".into())
+}
+
+/// A piece of the batch: its index and its completions.
+type Piece = (usize, Batch);
+/// A parsed piece: its index, its completions (dropped by the caller, under the GIL) and its
+/// results.
+type Parsed<T> = (usize, Batch, Result<Vec<T>, Error>);
+
 /// The parse of every completion, in order, on `threads` threads (default: the machine's cores)
 /// with the GIL released; `keep` reads what the caller returns off each finished stream.
+///
+/// The completions are read in pieces into a queue that [`pool`] threads take pieces from as
+/// soon as they are read, so the pool parses while the calling thread reads on; the calling
+/// thread then takes pieces too. Whoever is free takes the next piece, so a thread that starts
+/// late or is slowed by the machine leaves its share to the others.
 #[allow(clippy::too_many_arguments)]
-fn parse_all<T: Send>(
+fn parse_all<T: Send + 'static>(
     py: Python<'_>,
     parser: &Bound<'_, ToolParser>,
     completions: &Bound<'_, PyAny>,
@@ -147,39 +188,81 @@ fn parse_all<T: Send>(
     if threads == Some(0) {
         return Err(ToolwireError::new_err("threads must be positive or None"));
     }
-    let batch = Batch::read(completions, strip_ids)?;
+    let completions = match completions.len() {
+        Ok(_) => completions.clone(),
+        Err(_) => {
+            PyList::new(py, completions.try_iter()?.collect::<PyResult<Vec<_>>>()?)?.into_any()
+        }
+    };
+    let total = completions.len()?;
     let threads = threads
         .unwrap_or_else(|| thread::available_parallelism().map_or(1, NonZeroUsize::get))
-        .clamp(1, batch.items.len().max(1));
-    let run = |part: &[Completion]| -> Result<Vec<T>, Error> {
-        let mut worker = Worker::new(parser, ids);
-        part.iter()
-            .map(|c| worker.parse(c, &batch, finish_reason).map(keep))
-            .collect()
+        .clamp(1, total.max(1));
+    let piece = if threads == 1 {
+        total.max(1)
+    } else {
+        (total / (threads * PIECES_PER_THREAD)).clamp(MIN_PIECE, MAX_PIECE)
     };
-    let parsed: Result<Vec<T>, Error> = py.allow_threads(|| {
-        if threads == 1 {
-            return run(&batch.items);
-        }
-        let chunk = batch.items.len().div_ceil(threads);
-        thread::scope(|scope| {
-            let workers: Vec<_> = batch
-                .items
-                .chunks(chunk)
-                .map(|part| scope.spawn(move || run(part)))
-                .collect();
-            let mut all = Vec::with_capacity(batch.items.len());
-            for worker in workers {
-                let part = worker.join().unwrap_or_else(|_| {
-                    Err(Error::InvalidArgument("a batch thread panicked".into()))
-                });
-                all.extend(part?);
-            }
-            Ok(all)
-        })
+    let shared = Arc::new(Shared {
+        config: parser.config.clone(),
+        vocab: parser.vocab.clone(),
+        finish: finish_reason.map(str::to_owned),
+        ids,
+        keep,
     });
-    parsed.map_err(to_py_err)
+    let (queue_in, queue) = mpsc::channel::<Piece>();
+    let queue = Arc::new(Mutex::new(queue));
+    let (done, parsed) = mpsc::channel::<Parsed<T>>();
+    for worker in 0..threads - 1 {
+        let (shared, queue, done) = (Arc::clone(&shared), Arc::clone(&queue), done.clone());
+        // A job no thread takes is dropped: the calling thread parses its pieces.
+        let _ = pool::submit(
+            worker,
+            Box::new(move || Streams::default().drain(&shared, &queue, &done)),
+        );
+    }
+    let items = completions.try_iter()?;
+    let mut pieces = 0;
+    let mut unread = None;
+    while pieces * piece < total.max(1) {
+        match Batch::read(&items, piece, strip_ids) {
+            Ok(batch) => {
+                let _ = queue_in.send((pieces, batch));
+                pieces += 1;
+            }
+            Err(e) => {
+                unread = Some(e);
+                break;
+            }
+        }
+    }
+    drop(queue_in);
+    let mut slots: Vec<Option<Parsed<T>>> = (0..pieces).map(|_| None).collect();
+    let slots = py.allow_threads(move || {
+        Streams::default().drain(&shared, &queue, &done);
+        drop(done);
+        for answer in parsed.iter() {
+            let k = answer.0;
+            slots[k] = Some(answer);
+        }
+        slots
+    });
+    if let Some(e) = unread {
+        return Err(e);
+    }
+    let mut all = Vec::with_capacity(total);
+    for answer in slots {
+        let (_, _batch, parsed) = answer.ok_or_else(|| to_py_err(panicked()))?;
+        all.extend(parsed.map_err(to_py_err)?);
+    }
+    Ok(all)
 }
+
+/// How finely a batch is cut for threads to share: about this many pieces per thread, each of
+/// at least and at most these many completions.
+const PIECES_PER_THREAD: usize = 16;
+const MIN_PIECE: usize = 32;
+const MAX_PIECE: usize = 1024;
 
 /// Parse every completion (a str, or token ids for a parser built with a vocab); returns
 /// `(messages, call_counts, issue_counts)`, one of each per completion, in order. Call ids are

@@ -6,6 +6,7 @@ mod bitmask;
 mod convert;
 mod detect;
 mod parser;
+mod pool;
 mod request;
 mod toolset;
 mod vocab;
