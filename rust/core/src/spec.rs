@@ -277,6 +277,17 @@ impl Trigger {
             confirm: None,
         }
     }
+    /// A marker trigger for each text, in order: the common case of a format whose calls open
+    /// at any of several markers.
+    pub const fn markers<const N: usize>(texts: [&'static str; N]) -> [Self; N] {
+        let mut triggers = [Self::marker(""); N];
+        let mut k = 0;
+        while k < N {
+            triggers[k] = Self::marker(texts[k]);
+            k += 1;
+        }
+        triggers
+    }
     pub const fn at_start(text: &'static str) -> Self {
         Self {
             text,

@@ -246,14 +246,11 @@ impl CallBody for RflBody {
                     let Some(pos) = end else {
                         self.key.push_str(rest);
                         i = input.len();
-                        if eof {
-                            return BodyStep::Broken(
-                                i,
-                                IssueKind::Truncated,
-                                "output ended inside a parameter name",
-                            );
-                        }
-                        return BodyStep::More(i);
+                        return BodyStep::out_of_input(
+                            i,
+                            eof,
+                            "output ended inside a parameter name",
+                        );
                     };
                     self.key.push_str(&rest[..pos]);
                     i += pos + 1;
@@ -261,14 +258,11 @@ impl CallBody for RflBody {
                 }
                 BodyState::KeyClose => {
                     if rest.is_empty() {
-                        if eof {
-                            return BodyStep::Broken(
-                                i,
-                                IssueKind::Truncated,
-                                "output ended inside a parameter tag",
-                            );
-                        }
-                        return BodyStep::More(i);
+                        return BodyStep::out_of_input(
+                            i,
+                            eof,
+                            "output ended inside a parameter tag",
+                        );
                     }
                     if !rest.starts_with('>') {
                         return BodyStep::Broken(
@@ -291,14 +285,7 @@ impl CallBody for RflBody {
                 }
                 BodyState::ValueStart => {
                     if rest.is_empty() {
-                        if eof {
-                            return BodyStep::Broken(
-                                i,
-                                IssueKind::Truncated,
-                                "output ended inside a parameter",
-                            );
-                        }
-                        return BodyStep::More(i);
+                        return BodyStep::out_of_input(i, eof, "output ended inside a parameter");
                     }
                     if rest.starts_with('\n') {
                         i += 1;

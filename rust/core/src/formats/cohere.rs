@@ -53,14 +53,14 @@ pub static SPEC: Format = Format {
             Marker::special(Role::TurnEnd, WRAPPERS[4]),
         ],
         implied: Implied::NONE.with_reasoning(Tokens::Special),
-        triggers: &[
-            Trigger::marker("<|START_ACTION|>"),
-            Trigger::marker(WRAPPERS[0]),
-            Trigger::marker(WRAPPERS[1]),
-            Trigger::marker(WRAPPERS[2]),
-            Trigger::marker(WRAPPERS[3]),
-            Trigger::marker(WRAPPERS[4]),
-        ],
+        triggers: &Trigger::markers([
+            "<|START_ACTION|>",
+            WRAPPERS[0],
+            WRAPPERS[1],
+            WRAPPERS[2],
+            WRAPPERS[3],
+            WRAPPERS[4],
+        ]),
         reasoning: Some(("<|START_THINKING|>", "<|END_THINKING|>")),
         template: Some(CallTemplate::new(
             "{\"tool_call_id\": \"{index}\", \"tool_name\": \"{name}\", \"parameters\": ",

@@ -33,13 +33,8 @@ pub const MARKERS: &[Marker] = &[
 ];
 
 /// A region opens at the section begin, at a bare call begin, or at a stray marker.
-pub const TRIGGERS: &[Trigger] = &[
-    Trigger::marker(CALLS_BEGIN),
-    Trigger::marker(CALL_BEGIN),
-    Trigger::marker(CALLS_END),
-    Trigger::marker(CALL_END),
-    Trigger::marker(SEP),
-];
+pub const TRIGGERS: &[Trigger] =
+    &Trigger::markers([CALLS_BEGIN, CALL_BEGIN, CALLS_END, CALL_END, SEP]);
 
 /// What DeepSeek V3 and V3.1 share: the markers, the triggers, `<think>`, the section.
 pub const FAMILY: Syntax = Syntax {

@@ -72,11 +72,11 @@ pub static DEEPSEEK_V3_2: Format = Format {
                   <｜DSML｜parameter name=... string=...> values",
         extra_markers: MARKERS_V3_2,
         implied: Implied::all(Tokens::Plain).with_reasoning(Tokens::Special),
-        triggers: &[
-            Trigger::marker("<｜DSML｜function_calls>"),
-            Trigger::marker("<｜DSML｜tool_calls>"),
-            Trigger::marker("<｜DSML｜invoke"),
-        ],
+        triggers: &Trigger::markers([
+            "<｜DSML｜function_calls>",
+            "<｜DSML｜tool_calls>",
+            "<｜DSML｜invoke",
+        ]),
         reasoning: Some(THINK),
         stops: &["<｜end▁of▁sentence｜>"],
         template: Some(CallTemplate::new(
@@ -98,11 +98,11 @@ pub static DEEPSEEK_V4: Format = Format {
         families: &["DeepSeek-V4-Pro", "DeepSeek-V4-Flash"],
         description: "DSML: <｜DSML｜tool_calls> with <｜DSML｜invoke name=...> calls and \
                   <｜DSML｜parameter name=... string=...> values",
-        triggers: &[
-            Trigger::marker("<｜DSML｜tool_calls>"),
-            Trigger::marker("<｜DSML｜function_calls>"),
-            Trigger::marker("<｜DSML｜invoke"),
-        ],
+        triggers: &Trigger::markers([
+            "<｜DSML｜tool_calls>",
+            "<｜DSML｜function_calls>",
+            "<｜DSML｜invoke",
+        ]),
         extra_markers: MARKERS_V4,
         layout: Layout::section("<｜DSML｜tool_calls>\n", "\n</｜DSML｜tool_calls>"),
         ..DEEPSEEK_V3_2.syntax
@@ -123,10 +123,7 @@ pub static DEEPSEEK_V4_1: Format = Format {
                       <｜DSML｜ parameter name=... string=...> values",
         extra_markers: MARKERS_V41,
         implied: Implied::all(Tokens::Plain).with_reasoning(Tokens::Special),
-        triggers: &[
-            Trigger::marker("<｜DSML｜ calls>"),
-            Trigger::marker("<｜DSML｜ invoke"),
-        ],
+        triggers: &Trigger::markers(["<｜DSML｜ calls>", "<｜DSML｜ invoke"]),
         reasoning: Some(THINK),
         stops: &["<｜end▁of▁sentence｜>"],
         template: Some(CallTemplate::new("<｜DSML｜ invoke name=\"{name}\">\n", "</｜DSML｜ invoke>", "\n")),

@@ -30,11 +30,7 @@ pub static SPEC: Format = Format {
             Marker::special(Role::AnswerEnd, "</response>"),
         ],
         implied: Implied::all(Tokens::Special),
-        triggers: &[
-            Trigger::marker("<tool_call>"),
-            Trigger::marker("<response>"),
-            Trigger::marker("</response>"),
-        ],
+        triggers: &Trigger::markers(["<tool_call>", "<response>", "</response>"]),
         reasoning: Some(THINK),
         stops: &["</s>"],
         template: Some(CallTemplate::new("<tool_call>\n{\"name\": \"{name}\", \"arguments\": ", "}\n</tool_call>", "\n")),

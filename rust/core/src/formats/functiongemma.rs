@@ -37,10 +37,7 @@ pub static SPEC: Format = Format {
         ],
         // A stray `<escape>` in content is left as content (unlike Gemma 4's `<|"|>`, it reads as
         // ordinary text).
-        triggers: &[
-            Trigger::marker("<start_function_call>"),
-            Trigger::marker("<end_function_call>"),
-        ],
+        triggers: &Trigger::markers(["<start_function_call>", "<end_function_call>"]),
         template: Some(CallTemplate::new("<start_function_call>call:{name}", "<end_function_call>", "")),
         arguments: ArgSyntax::Gemma {
             string_delimiter: "<escape>",

@@ -37,11 +37,7 @@ pub static SPEC: Format = Format {
             Marker::plain(Role::ReasoningLabel, "thought\n"),
         ],
         implied: Implied::NONE.with_reasoning(Tokens::Special),
-        triggers: &[
-            Trigger::marker(CALL_START),
-            Trigger::marker(CALL_END),
-            Trigger::marker(QUOTE),
-        ],
+        triggers: &Trigger::markers([CALL_START, CALL_END, QUOTE]),
         reasoning: Some(("<|channel>", "<channel|>")),
         stops: &["<turn|>", "<eos>"],
         // The body is not JSON: style `gemma4` (bare keys, `<|"|>` strings) has its own grammar.
@@ -228,6 +224,12 @@ impl GemmaRegion {
         self.raw.push_str(&input[i..]);
         self.fail(IssueKind::Truncated, "output ended inside a call", sink);
         Progress::done(input.len())
+    }
+
+    /// Takes the character `c` at `*i` (a structural one the caller has matched) into the raw text.
+    fn take(&mut self, c: char, i: &mut usize) {
+        self.raw.push(c);
+        *i += c.len_utf8();
     }
 
     /// Reads the whitespace at `*i` (and with `commas` the `,` between members) into the call's
@@ -434,8 +436,7 @@ impl RegionParser for GemmaRegion {
                 State::Open => match self.next_char((input, eof), &mut i, false, sink) {
                     Err(progress) => return progress,
                     Ok('{') => {
-                        self.raw.push('{');
-                        i += 1;
+                        self.take('{', &mut i);
                         self.stack.clear();
                         self.stack.push(Frame::Object { members: 0 });
                         sink.args("{");
@@ -450,8 +451,7 @@ impl RegionParser for GemmaRegion {
                     };
                     let rest = &input[i..];
                     if c == '}' {
-                        self.raw.push('}');
-                        i += 1;
+                        self.take('}', &mut i);
                         if self.close(sink) {
                             self.complete(sink);
                         } else {
@@ -489,8 +489,7 @@ impl RegionParser for GemmaRegion {
                     let key = crate::json::quote(key);
                     self.begin_key(&key, sink);
                     sink.args(":");
-                    self.raw.push(':');
-                    i += 1;
+                    self.take(':', &mut i);
                     self.state = State::Value;
                 }
                 State::QuotedKey => match text::scan(rest, &[self.quote.as_str()]) {
@@ -514,8 +513,7 @@ impl RegionParser for GemmaRegion {
                 State::Colon => match self.next_char((input, eof), &mut i, false, sink) {
                     Err(progress) => return progress,
                     Ok(':') => {
-                        self.raw.push(':');
-                        i += 1;
+                        self.take(':', &mut i);
                         sink.args(":");
                         self.state = State::Value;
                     }
@@ -531,28 +529,24 @@ impl RegionParser for GemmaRegion {
                     match c {
                         ']' if in_array => {
                             // `[]`, or a trailing comma before `]`.
-                            self.raw.push(']');
-                            i += 1;
+                            self.take(']', &mut i);
                             self.close(sink);
                             self.state = State::AfterValue;
                         }
                         '"' => {
-                            self.raw.push('"');
-                            i += 1;
+                            self.take('"', &mut i);
                             self.buf.clear();
                             self.buf.push('"');
                             self.state = State::JsonStr { escaped: false };
                         }
                         '{' => {
-                            self.raw.push('{');
-                            i += 1;
+                            self.take('{', &mut i);
                             self.begin_value("{", sink);
                             self.stack.push(Frame::Object { members: 0 });
                             self.state = State::Key;
                         }
                         '[' => {
-                            self.raw.push('[');
-                            i += 1;
+                            self.take('[', &mut i);
                             self.begin_value("[", sink);
                             self.stack.push(Frame::Array { items: 0 });
                         }
@@ -664,13 +658,11 @@ impl RegionParser for GemmaRegion {
                         (None, _) if eof => return self.truncated(input, i, sink),
                         (None, _) => return Progress::more(i),
                         (Some(','), Some(Frame::Object { .. })) => {
-                            self.raw.push(',');
-                            i += 1;
+                            self.take(',', &mut i);
                             self.state = State::Key;
                         }
                         (Some(','), Some(Frame::Array { .. })) => {
-                            self.raw.push(',');
-                            i += 1;
+                            self.take(',', &mut i);
                             self.state = State::Value;
                         }
                         (Some('}'), Some(Frame::Object { .. }))

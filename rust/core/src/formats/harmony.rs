@@ -152,6 +152,18 @@ pub(crate) enum BodyStep {
     Broken(usize, IssueKind, &'static str),
 }
 
+impl BodyStep {
+    /// The input ran out after `read` bytes, `inside` something that must close: more is
+    /// needed, or at the end of the output the call is cut there.
+    pub(crate) fn out_of_input(read: usize, eof: bool, inside: &'static str) -> Self {
+        if eof {
+            Self::Broken(read, IssueKind::Truncated, inside)
+        } else {
+            Self::More(read)
+        }
+    }
+}
+
 /// The region reader for one channel message (or a stray end marker).
 pub(crate) fn channel_region(ctx: &RegionCtx<'_>, dialect: Dialect) -> Box<dyn RegionParser> {
     let lit = |t| ctx.lit(t);

@@ -33,10 +33,7 @@ pub static HUNYUAN: Format = Format {
                   </tool_call></tool_calls>, values typed by the tool schema",
         extra_markers: &[Marker::special(Role::NameEnd, "<tool_sep>")],
         implied: Implied::all(Tokens::Special),
-        triggers: &[
-            Trigger::marker("<tool_calls>"),
-            Trigger::marker("<tool_call>"),
-        ],
+        triggers: &Trigger::markers(["<tool_calls>", "<tool_call>"]),
         reasoning: Some(THINK),
         stops: &[],
         template: Some(CallTemplate::new(
@@ -62,10 +59,7 @@ pub static HY_V4: Format = Format {
         extra_markers: &[
         ],
         implied: Implied::all(Tokens::Special),
-        triggers: &[
-            Trigger::marker("<tool_calls:opensource>"),
-            Trigger::marker("<tool_call:opensource>"),
-        ],
+        triggers: &Trigger::markers(["<tool_calls:opensource>", "<tool_call:opensource>"]),
         reasoning: Some(("<think:opensource>", "</think:opensource>")),
         stops: &[],
         template: Some(CallTemplate::new("<tool_call:opensource>{name}", "</tool_call:opensource>", "")),

@@ -26,11 +26,7 @@ pub static SPEC: Format = Format {
             Marker::plain(Role::AnswerEnd, "</answer>"),
         ],
         implied: Implied::NONE.with_reasoning(Tokens::Plain),
-        triggers: &[
-            Trigger::marker("<tool_calls>"),
-            Trigger::marker("<answer>"),
-            Trigger::marker("</answer>"),
-        ],
+        triggers: &Trigger::markers(["<tool_calls>", "<answer>", "</answer>"]),
         reasoning: Some(THINK),
         stops: &["<|eos|>"],
         template: Some(CallTemplate::JSON_OBJECT),

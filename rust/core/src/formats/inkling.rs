@@ -72,15 +72,7 @@ pub static SPEC: Format = Format {
             Marker::special(Role::EndOfSequence, END_SAMPLING),
         ],
         implied: Implied::NONE.with_reasoning(Tokens::Special),
-        triggers: &[
-            Trigger::marker(TRIGGERS[0]),
-            Trigger::marker(TRIGGERS[1]),
-            Trigger::marker(TRIGGERS[2]),
-            Trigger::marker(TRIGGERS[3]),
-            Trigger::marker(TRIGGERS[4]),
-            Trigger::marker(TRIGGERS[5]),
-            Trigger::marker(TRIGGERS[6]),
-        ],
+        triggers: &Trigger::markers(TRIGGERS),
         reasoning: Some((CONTENT_THINKING, END_MESSAGE)),
         template: Some(CallTemplate::new(
             "<|message_model|>{name}<|content_invoke_tool_json|>{\"name\":\"{name}\",\"args\":",

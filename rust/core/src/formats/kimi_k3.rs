@@ -69,13 +69,13 @@ pub static SPEC: Format = Format {
             Marker::special(Role::EndOfSequence, END_OF_MSG),
         ],
         implied: Implied::all(Tokens::Plain),
-        triggers: &[
-            Trigger::marker(TOOLS_OPEN),
-            Trigger::marker(RESPONSE_OPEN),
-            Trigger::marker(RESPONSE_CLOSE),
-            Trigger::marker(MESSAGE_CLOSE),
-            Trigger::marker(END_OF_MSG),
-        ],
+        triggers: &Trigger::markers([
+            TOOLS_OPEN,
+            RESPONSE_OPEN,
+            RESPONSE_CLOSE,
+            MESSAGE_CLOSE,
+            END_OF_MSG,
+        ]),
         reasoning: Some((THINK_OPEN, THINK_CLOSE)),
         template: Some(CallTemplate::new(
             "<|open|>call tool=\"{name}\" index=\"{index}\"<|sep|>",

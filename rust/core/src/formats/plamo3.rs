@@ -55,12 +55,7 @@ pub static SPEC: Format = Format {
             Marker::special(Role::TurnEnd, "<|plamo:tag|>"),
         ],
         implied: Implied::all(Tokens::Plain),
-        triggers: &[
-            Trigger::marker(SECTION_BEGIN),
-            Trigger::marker(CALL_BEGIN),
-            Trigger::marker(SECTION_END),
-            Trigger::marker(CALL_END),
-        ],
+        triggers: &Trigger::markers([SECTION_BEGIN, CALL_BEGIN, SECTION_END, CALL_END]),
         reasoning: Some(("<|plamo:begin_think:plamo|>", "<|plamo:end_think:plamo|>")),
         template: Some(CallTemplate::new(
             "<|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>{name}\
