@@ -122,13 +122,11 @@ pub static DEEPSEEK_V4_1: Format = Format {
             "DSML with spaced tag names: <｜DSML｜ calls> with <｜DSML｜ invoke name=...> calls and \
                       <｜DSML｜ parameter name=... string=...> values",
         extra_markers: MARKERS_V41,
-        implied: Implied::all(Tokens::Plain).with_reasoning(Tokens::Special),
         triggers: &Trigger::markers(["<｜DSML｜ calls>", "<｜DSML｜ invoke"]),
-        reasoning: Some(THINK),
-        stops: &["<｜end▁of▁sentence｜>"],
         template: Some(CallTemplate::new("<｜DSML｜ invoke name=\"{name}\">\n", "</｜DSML｜ invoke>", "\n")),
         arguments: ArgSyntax::XmlParams(PARAMS_V4_1),
         layout: Layout::section("<｜DSML｜ calls>\n", "\n</｜DSML｜ calls>"),
+        ..DEEPSEEK_V3_2.syntax
     },
     new_region,
     write: render_v41,
