@@ -3,8 +3,8 @@
 //! parallel and dominated by the parse itself, so it should not hold the interpreter.
 //!
 //! What runs with the GIL held runs on one thread whatever `threads` says, so it is kept to
-//! reading the inputs (texts are borrowed from their Python strings, not copied; token ids go
-//! into one flat vector) and building the result. Each thread parses with one stream, reset
+//! reading the inputs (texts are borrowed from their Python strings, not copied; a piece's token ids
+//! go into one flat vector) and building the result. Each thread parses with one stream, reset
 //! between completions, so the stream's set-up is paid once per thread, not per completion.
 
 use std::collections::BTreeMap;
@@ -72,7 +72,7 @@ impl Batch {
     }
 }
 
-/// What every share of one batch reads besides its completions: the parser's configuration and
+/// What every piece of one batch reads besides its completions: the parser's configuration and
 /// vocabulary, and how to finish and read each stream. Owned, so a pool thread can hold it.
 struct Shared<T> {
     config: ParserConfig,

@@ -53,10 +53,17 @@ pub(crate) fn submit(worker: usize, job: Job) -> Result<(), Job> {
             None => return Err(job),
         }
     }
-    pool.workers[worker]
-        .send(job)
-        .map_err(|mpsc::SendError(job)| {
-            pool.workers.truncate(worker);
-            job
-        })
+    let Err(mpsc::SendError(job)) = pool.workers[worker].send(job) else {
+        return Ok(());
+    };
+    // That thread has gone: start another in its place.
+    match spawn_worker() {
+        Some(sender) => {
+            pool.workers[worker] = sender;
+            pool.workers[worker]
+                .send(job)
+                .map_err(|mpsc::SendError(job)| job)
+        }
+        None => Err(job),
+    }
 }
