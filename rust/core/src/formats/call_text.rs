@@ -60,6 +60,30 @@ pub trait CallText {
         sink.fail_call(kind, why, &raw);
     }
 
+    /// Reports the call broken; the region is done after `consumed` bytes.
+    fn fail_done(
+        &mut self,
+        kind: IssueKind,
+        why: &str,
+        consumed: usize,
+        sink: &mut Sink,
+    ) -> Progress {
+        self.fail(kind, why, sink);
+        Progress::done(consumed)
+    }
+
+    /// Reports the call complete, with its text.
+    fn end(&mut self, sink: &mut Sink) {
+        let raw = std::mem::take(self.raw_mut());
+        sink.end_call(&raw);
+    }
+
+    /// Streams `text` as the next piece of the call's arguments, keeping it in the call's text.
+    fn stream_args(&mut self, text: &str, sink: &mut Sink) {
+        sink.args(text);
+        self.raw_mut().push_str(text);
+    }
+
     /// Gives the call so far back as content: it was not a call after all.
     fn reject(&mut self, consumed: usize) -> Progress {
         Progress {

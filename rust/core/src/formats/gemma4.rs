@@ -324,8 +324,7 @@ impl GemmaRegion {
     }
 
     fn complete(&mut self, sink: &mut Sink) {
-        let raw = std::mem::take(&mut self.raw);
-        sink.end_call(&raw);
+        self.end(sink);
         self.state = State::AfterCall;
     }
 
@@ -374,8 +373,7 @@ impl RegionParser for GemmaRegion {
             match self.state {
                 State::Start => {
                     let n = self.trigger_len.min(rest.len());
-                    self.raw.push_str(&rest[..n]);
-                    i += n;
+                    self.advance(input, &mut i, n);
                     self.state = State::Prefix;
                 }
                 State::Stray => {
@@ -389,8 +387,7 @@ impl RegionParser for GemmaRegion {
                 }
                 State::Prefix => {
                     let ws = text::skip_ws(rest);
-                    self.raw.push_str(&rest[..ws]);
-                    i += ws;
+                    self.advance(input, &mut i, ws);
                     let rest = &input[i..];
                     if rest.starts_with(CALL_PREFIX) || rest.starts_with(':') {
                         // `call:NAME`, or the bare `:NAME` some servers show.
@@ -399,8 +396,7 @@ impl RegionParser for GemmaRegion {
                         } else {
                             CALL_PREFIX.len()
                         };
-                        self.raw.push_str(&rest[..n]);
-                        i += n;
+                        self.advance(input, &mut i, n);
                     } else if rest.is_empty() || text::is_proper_prefix(rest, CALL_PREFIX) {
                         if eof {
                             return self.truncated(input, i, sink);
@@ -421,8 +417,7 @@ impl RegionParser for GemmaRegion {
                         return Progress::more(input.len());
                     };
                     self.name.push_str(&rest[..p]);
-                    self.raw.push_str(&rest[..p]);
-                    i += p;
+                    self.advance(input, &mut i, p);
                     if self.name.is_empty() {
                         self.state = State::Recover(IssueKind::MissingName, "the call has no name");
                     } else if c == '{' || c.is_whitespace() {
@@ -495,8 +490,7 @@ impl RegionParser for GemmaRegion {
                 State::QuotedKey => match text::scan(rest, &[self.quote.as_str()]) {
                     text::Scan::Found { pos, .. } => {
                         self.buf.push_str(&rest[..pos]);
-                        self.raw.push_str(&rest[..pos + self.quote.len()]);
-                        i += pos + self.quote.len();
+                        self.advance(input, &mut i, pos + self.quote.len());
                         let key = crate::json::quote(&self.buf);
                         self.begin_key(&key, sink);
                         self.state = State::Colon;
@@ -587,8 +581,7 @@ impl RegionParser for GemmaRegion {
                     let mut escaped = String::with_capacity(upto);
                     escape_into(&mut escaped, &rest[..upto]);
                     sink.args(&escaped);
-                    self.raw.push_str(&rest[..upto]);
-                    i += upto;
+                    self.advance(input, &mut i, upto);
                     if closed {
                         self.raw.push_str(&rest[upto..upto + self.quote.len()]);
                         i += self.quote.len();
@@ -620,8 +613,7 @@ impl RegionParser for GemmaRegion {
                     }
                     let upto = end.map_or(rest.len(), |(p, _)| p);
                     self.buf.push_str(&rest[..upto]);
-                    self.raw.push_str(&rest[..upto]);
-                    i += upto;
+                    self.advance(input, &mut i, upto);
                     match end {
                         Some((_, true)) => match serde_json::from_str::<String>(&self.buf) {
                             Ok(value) => {
@@ -651,8 +643,7 @@ impl RegionParser for GemmaRegion {
                 }
                 State::AfterValue => {
                     let ws = text::skip_ws(rest);
-                    self.raw.push_str(&rest[..ws]);
-                    i += ws;
+                    self.advance(input, &mut i, ws);
                     let top = self.stack.last().copied();
                     match (input[i..].chars().next(), top) {
                         (None, _) if eof => return self.truncated(input, i, sink),

@@ -24,6 +24,7 @@
 
 use std::sync::Arc;
 
+use super::call_text::{CallText, Feed};
 use super::Format;
 use crate::json;
 use crate::message::IssueKind;
@@ -301,6 +302,12 @@ fn is_header_char(c: char) -> bool {
     c.is_alphanumeric() || matches!(c, ' ' | '\t' | '_' | '-' | '.' | ':' | '=' | '/' | '@')
 }
 
+impl CallText for HarmonyRegion {
+    fn raw_mut(&mut self) -> &mut String {
+        &mut self.raw
+    }
+}
+
 impl HarmonyRegion {
     fn stop_refs(&self) -> [&str; 5] {
         self.stops.each_ref().map(String::as_str)
@@ -336,15 +343,8 @@ impl HarmonyRegion {
         text::partial_suffix_len(rest, &self.stop_refs())
     }
 
-    fn fail(&mut self, kind: IssueKind, why: &str, consumed: usize, sink: &mut Sink) -> Progress {
-        let raw = std::mem::take(&mut self.raw);
-        sink.fail_call(kind, why, &raw);
-        Progress::done(consumed)
-    }
-
     fn end_call(&mut self, consumed: usize, sink: &mut Sink) -> Progress {
-        let raw = std::mem::take(&mut self.raw);
-        sink.end_call(&raw);
+        self.end(sink);
         Progress::done(consumed)
     }
 
@@ -415,7 +415,7 @@ impl HarmonyRegion {
         }
         if broken {
             // A marker that ends or starts a message: this header never got its `<|message|>`.
-            return Some(self.fail(
+            return Some(self.fail_done(
                 IssueKind::UnexpectedText,
                 "a message header without <|message|>",
                 *i,
@@ -429,7 +429,7 @@ impl HarmonyRegion {
             return Some(Progress::done(*i));
         }
         if eof {
-            return Some(self.fail(
+            return Some(self.fail_done(
                 IssueKind::Truncated,
                 "output ended inside a message header",
                 *i,
@@ -588,8 +588,7 @@ impl RegionParser for HarmonyRegion {
                 }
                 State::BodyStart => {
                     let ws = text::skip_ws(rest);
-                    self.raw.push_str(&rest[..ws]);
-                    i += ws;
+                    self.advance(input, &mut i, ws);
                     let rest = &input[i..];
                     if let Some(len) = self.stop_at_start(rest) {
                         // An empty body: no arguments.
@@ -598,15 +597,8 @@ impl RegionParser for HarmonyRegion {
                         return self.end_call(i + len, sink);
                     }
                     if rest.is_empty() || (!eof && self.partial_stop(rest) == rest.len()) {
-                        if eof {
-                            return self.fail(
-                                IssueKind::Truncated,
-                                "output ended before the call's arguments",
-                                i,
-                                sink,
-                            );
-                        }
-                        return Progress::more(i);
+                        let why = "output ended before the call's arguments";
+                        return self.wait_or_truncate(Feed { input, eof }, i, why, sink);
                     }
                     if rest.starts_with('{') {
                         self.json = JsonBody::default();
@@ -637,13 +629,12 @@ impl RegionParser for HarmonyRegion {
                         JsonStep::Hold(n) => (n, None),
                         JsonStep::Incomplete => (rest.len(), None),
                     };
-                    sink.args(&rest[..n]);
-                    self.raw.push_str(&rest[..n]);
+                    self.stream_args(&rest[..n], sink);
                     i += n;
                     match next {
                         Some(state) => self.state = state,
                         None if eof => {
-                            return self.fail(
+                            return self.fail_done(
                                 IssueKind::Truncated,
                                 "output ended inside the call's arguments",
                                 i,
@@ -662,8 +653,7 @@ impl RegionParser for HarmonyRegion {
                             return self.end_call(i + ws + len, sink);
                         }
                         _ if after.is_empty() => {
-                            self.raw.push_str(&rest[..ws]);
-                            i += ws;
+                            self.advance(input, &mut i, ws);
                             if eof {
                                 return self.end_call(i, sink);
                             }
@@ -692,8 +682,7 @@ impl RegionParser for HarmonyRegion {
                     if !fragment.is_empty() {
                         sink.args(&fragment);
                     }
-                    self.raw.push_str(&rest[..upto]);
-                    i += upto;
+                    self.advance(input, &mut i, upto);
                     let Some(len) = stop else {
                         return Progress::more(i);
                     };
@@ -703,7 +692,7 @@ impl RegionParser for HarmonyRegion {
                 }
                 State::Own => {
                     let Some(body) = self.body.as_mut() else {
-                        return self.fail(IssueKind::MalformedJson, "no body reader", i, sink);
+                        return self.fail_done(IssueKind::MalformedJson, "no body reader", i, sink);
                     };
                     match body.feed(rest, eof, sink) {
                         BodyStep::More(n) => {
@@ -712,15 +701,13 @@ impl RegionParser for HarmonyRegion {
                         }
                         BodyStep::Ended(n) => {
                             body.close(sink);
-                            self.raw.push_str(&rest[..n]);
-                            i += n;
+                            self.advance(input, &mut i, n);
                             let len = self.stop_at_start(&input[i..]).unwrap_or(0);
                             self.raw.push_str(&input[i..i + len]);
                             return self.end_call(i + len, sink);
                         }
                         BodyStep::Broken(n, kind, why) => {
-                            self.raw.push_str(&rest[..n]);
-                            i += n;
+                            self.advance(input, &mut i, n);
                             self.state = State::Skip(kind, why);
                         }
                     }
@@ -736,7 +723,7 @@ impl RegionParser for HarmonyRegion {
                         }
                     };
                     self.raw.push_str(&rest[..upto + len]);
-                    return self.fail(kind, why, i + upto + len, sink);
+                    return self.fail_done(kind, why, i + upto + len, sink);
                 }
             }
         }

@@ -553,8 +553,7 @@ impl RegionParser for M3Region {
                 }
                 State::InvokeTag | State::ParamTag | State::NestedTag => {
                     let (n, closed) = self.tag.feed(rest);
-                    self.raw.push_str(&rest[..n]);
-                    i += n;
+                    self.advance(input, &mut i, n);
                     if !closed {
                         if eof {
                             return self.truncated(input, i, sink);
@@ -577,8 +576,7 @@ impl RegionParser for M3Region {
                 }
                 State::Body => {
                     let n = text::skip_ws(rest);
-                    self.raw.push_str(&rest[..n]);
-                    i += n;
+                    self.advance(input, &mut i, n);
                     let rest = &input[i..];
                     if rest.starts_with(self.invoke_close.as_str()) {
                         self.raw.push_str(&self.invoke_close);
@@ -621,8 +619,7 @@ impl RegionParser for M3Region {
                 State::ValueStart => {
                     let n = text::skip_ws(rest);
                     self.value.push_str(&rest[..n]);
-                    self.raw.push_str(&rest[..n]);
-                    i += n;
+                    self.advance(input, &mut i, n);
                     let rest = &input[i..];
                     if rest.starts_with(self.param_close.as_str()) {
                         self.raw.push_str(&self.param_close);
@@ -674,8 +671,7 @@ impl RegionParser for M3Region {
                     } else {
                         self.value.push_str(&rest[..upto]);
                     }
-                    self.raw.push_str(&rest[..upto]);
-                    i += upto;
+                    self.advance(input, &mut i, upto);
                     if !at_tag {
                         return Progress::more(i);
                     }
@@ -721,8 +717,7 @@ impl RegionParser for M3Region {
                     if let Some(frame) = self.frames.last_mut() {
                         frame.text.push_str(&rest[..upto]);
                     }
-                    self.raw.push_str(&rest[..upto]);
-                    i += upto;
+                    self.advance(input, &mut i, upto);
                     if !at_tag {
                         return Progress::more(i);
                     }

@@ -3,7 +3,9 @@
 //! `[CALL_ID]id` before `[ARGS]`; servers that skip special tokens show `[TOOL_CALLS]NAME{...}`.
 //! When `[TOOL_CALLS]` itself was skipped, a bare call array at the output start is accepted.
 
-use super::call_text::{Feed, OffsetReader};
+use std::ops::ControlFlow;
+
+use super::call_text::{CallText, Feed, OffsetReader};
 use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
 use super::Format;
 use crate::json::{ScanResult, ValueScanner};
@@ -105,13 +107,13 @@ fn is_name_char(c: char) -> bool {
     c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ':')
 }
 
-impl MistralRegion {
-    fn fail(&mut self, kind: IssueKind, why: &str, consumed: usize, sink: &mut Sink) -> Progress {
-        let raw = std::mem::take(&mut self.raw);
-        sink.fail_call(kind, why, &raw);
-        Progress::done(consumed)
+impl CallText for MistralRegion {
+    fn raw_mut(&mut self) -> &mut String {
+        &mut self.raw
     }
+}
 
+impl MistralRegion {
     /// Read name characters up to one of the stop literals; returns (bytes read, which stop
     /// follows, whether a character that is neither follows). Every stop begins with a character
     /// that cannot be in a name, so only the text right after the name is compared with them:
@@ -158,15 +160,14 @@ impl OffsetReader for MistralRegion {
             match self.state {
                 State::Trigger => {
                     let n = self.trigger_lit.len();
-                    self.raw.push_str(&rest[..n]);
-                    i += n;
+                    self.advance(input, &mut i, n);
                     self.state = State::Decide;
                 }
                 State::Decide => {
                     let ws = self.held_ws.skip(self.offset + i, rest);
                     match rest[ws..].chars().next() {
                         None if eof => {
-                            return self.fail(
+                            return self.fail_done(
                                 IssueKind::Truncated,
                                 "output ended after [TOOL_CALLS]",
                                 i,
@@ -179,8 +180,7 @@ impl OffsetReader for MistralRegion {
                             self.state = State::Array;
                         }
                         Some(_) => {
-                            self.raw.push_str(&rest[..ws]);
-                            i += ws;
+                            self.advance(input, &mut i, ws);
                             self.state = State::Name;
                         }
                     }
@@ -219,7 +219,7 @@ impl OffsetReader for MistralRegion {
                         }
                         Some(_) => self.state = State::Args,
                         None if eof => {
-                            return self.fail(
+                            return self.fail_done(
                                 IssueKind::Truncated,
                                 "output ended inside a tool call header",
                                 i,
@@ -230,7 +230,7 @@ impl OffsetReader for MistralRegion {
                     }
                     if self.state == State::Args {
                         if self.name.is_empty() {
-                            return self.fail(
+                            return self.fail_done(
                                 IssueKind::MissingName,
                                 "the call has no name",
                                 i,
@@ -244,43 +244,24 @@ impl OffsetReader for MistralRegion {
                 State::Args => {
                     if !self.scanner.started() {
                         let ws = text::skip_ws(rest);
-                        self.raw.push_str(&rest[..ws]);
-                        i += ws;
+                        self.advance(input, &mut i, ws);
                         if i == input.len() {
-                            if eof {
-                                return self.fail(
-                                    IssueKind::Truncated,
-                                    "output ended before the arguments",
-                                    i,
-                                    sink,
-                                );
-                            }
-                            return Progress::more(i);
+                            let why = "output ended before the arguments";
+                            return self.wait_or_truncate(feed, i, why, sink);
                         }
                     }
                     let rest = &input[i..];
                     match self.scanner.scan(rest.as_bytes()) {
                         ScanResult::Complete(n) => {
-                            sink.args(&rest[..n]);
-                            self.raw.push_str(&rest[..n]);
+                            self.stream_args(&rest[..n], sink);
                             i += n;
-                            let raw = std::mem::take(&mut self.raw);
-                            sink.end_call(&raw);
+                            self.end(sink);
                             self.state = State::AfterCall;
                         }
                         ScanResult::Incomplete => {
-                            sink.args(rest);
-                            self.raw.push_str(rest);
-                            i = input.len();
-                            if eof {
-                                return self.fail(
-                                    IssueKind::Truncated,
-                                    "output ended inside the arguments",
-                                    i,
-                                    sink,
-                                );
-                            }
-                            return Progress::more(i);
+                            self.stream_args(rest, sink);
+                            let why = "output ended inside the arguments";
+                            return self.wait_or_truncate(feed, input.len(), why, sink);
                         }
                         ScanResult::Invalid => {
                             self.state =
@@ -289,21 +270,12 @@ impl OffsetReader for MistralRegion {
                     }
                 }
                 State::Recover(kind, why) => {
-                    let (n, found) = match rest.find(self.trigger_lit.as_str()) {
-                        Some(p) => (p, true),
-                        None if eof => (rest.len(), true),
-                        None => (
-                            rest.len()
-                                - text::partial_suffix_len(rest, &[self.trigger_lit.as_str()]),
-                            false,
-                        ),
+                    // The next `[TOOL_CALLS]` starts the next call.
+                    let stops = [self.trigger_lit.clone()];
+                    return match self.skip_broken(feed, &mut i, &stops, 0, (kind, why), sink) {
+                        ControlFlow::Continue(_) => Progress::done(i),
+                        ControlFlow::Break(p) => p,
                     };
-                    self.raw.push_str(&rest[..n]);
-                    i += n;
-                    if found {
-                        return self.fail(kind, why, i, sink);
-                    }
-                    return Progress::more(i);
                 }
                 State::AfterCall => {
                     let ws = self.held_ws.skip(self.offset + i, rest);

@@ -295,8 +295,7 @@ impl RegionParser for SectionRegion {
                             self.flush_stray(sink);
                             let held = std::mem::take(&mut self.held_ws);
                             self.raw.push_str(&held);
-                            self.raw.push_str(&rest[..n]);
-                            i += n;
+                            self.advance(input, &mut i, n);
                             self.state = State::Header;
                         }
                         Some((Mk::SectionEnd, n)) => {
@@ -343,8 +342,7 @@ impl RegionParser for SectionRegion {
                     match self.scan_marks(rest, &kinds) {
                         Ok((pos, lit_len, mk)) => {
                             self.header.push_str(&rest[..pos]);
-                            self.raw.push_str(&rest[..pos]);
-                            i += pos;
+                            self.advance(input, &mut i, pos);
                             match mk {
                                 Mk::ArgsBegin => {
                                     self.raw.push_str(&input[i..i + lit_len]);
@@ -416,8 +414,7 @@ impl RegionParser for SectionRegion {
                     match end {
                         Some((p, _)) => {
                             self.name.push_str(&rest[..p]);
-                            self.raw.push_str(&rest[..p]);
-                            i += p;
+                            self.advance(input, &mut i, p);
                             let name = std::mem::take(&mut self.name);
                             if name.is_empty() {
                                 self.state =
@@ -459,8 +456,7 @@ impl RegionParser for SectionRegion {
                         .bytes()
                         .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'))
                         .count();
-                    self.raw.push_str(&rest[..n]);
-                    i += n;
+                    self.advance(input, &mut i, n);
                     if i == input.len() {
                         if eof {
                             return self.truncated(input, i, sink);
@@ -496,8 +492,7 @@ impl RegionParser for SectionRegion {
                     } else if no_args {
                         // `NAME<sep><call end>`: a call without arguments.
                         sink.args("{}");
-                        let raw = std::mem::take(&mut self.raw);
-                        sink.end_call(&raw);
+                        self.end(sink);
                         self.state = State::AfterArgs {
                             fence_closed: false,
                         };
@@ -531,18 +526,15 @@ impl RegionParser for SectionRegion {
                     let chunk = &rest[..limit];
                     match scanned {
                         ScanResult::Complete(n) => {
-                            sink.args(&chunk[..n]);
-                            self.raw.push_str(&chunk[..n]);
+                            self.stream_args(&chunk[..n], sink);
                             i += n;
-                            let raw = std::mem::take(&mut self.raw);
-                            sink.end_call(&raw);
+                            self.end(sink);
                             self.state = State::AfterArgs {
                                 fence_closed: false,
                             };
                         }
                         ScanResult::Incomplete => {
-                            sink.args(chunk);
-                            self.raw.push_str(chunk);
+                            self.stream_args(chunk, sink);
                             i += limit;
                             if limit < rest.len() {
                                 self.state = State::Recover(
@@ -608,8 +600,7 @@ impl RegionParser for SectionRegion {
                             } else {
                                 pos
                             };
-                            self.raw.push_str(&rest[..n]);
-                            i += n;
+                            self.advance(input, &mut i, n);
                             self.fail(kind, why, sink);
                             self.fenced = false;
                             self.state = State::Open { first: false };

@@ -128,8 +128,7 @@ pub trait InvokeCall: CallText {
         if !self.json_body() {
             sink.args(if self.params() == 0 { "{}" } else { "}" });
         }
-        let raw = std::mem::take(self.raw_mut());
-        sink.end_call(&raw);
+        self.end(sink);
     }
 
     /// Reads an invoke tag's attributes: `Ok(true)` when the body follows, `Ok(false)` when the
@@ -399,8 +398,7 @@ impl RegionParser for InvokeRegion {
                         } else {
                             0
                         };
-                        self.raw.push_str(&rest[..n]);
-                        i += n;
+                        self.advance(input, &mut i, n);
                     }
                     self.state = State::Between;
                 }
@@ -475,8 +473,7 @@ impl RegionParser for InvokeRegion {
                 }
                 State::InvokeTag | State::ParamTag => {
                     let (n, closed) = self.tag.feed_until(rest, &self.spec.tag_end);
-                    self.raw.push_str(&rest[..n]);
-                    i += n;
+                    self.advance(input, &mut i, n);
                     if !closed {
                         if eof {
                             return self.truncated(input, i, sink);
@@ -497,8 +494,7 @@ impl RegionParser for InvokeRegion {
                 }
                 State::Body => {
                     let n = text::skip_ws(rest);
-                    self.raw.push_str(&rest[..n]);
-                    i += n;
+                    self.advance(input, &mut i, n);
                     let rest = &input[i..];
                     if rest.starts_with(self.spec.param_open.as_str()) && !self.json_body {
                         self.raw.push_str(&self.spec.param_open);
@@ -591,15 +587,13 @@ impl RegionParser for InvokeRegion {
                 }
                 State::JsonBody => match self.scanner.scan(rest.as_bytes()) {
                     ScanResult::Complete(n) => {
-                        sink.args(&rest[..n]);
-                        self.raw.push_str(&rest[..n]);
+                        self.stream_args(&rest[..n], sink);
                         i += n;
                         self.json_body = true;
                         self.state = State::Body;
                     }
                     ScanResult::Incomplete => {
-                        sink.args(rest);
-                        self.raw.push_str(rest);
+                        self.stream_args(rest, sink);
                         i = input.len();
                         if eof {
                             return self.truncated(input, i, sink);
