@@ -22,9 +22,10 @@
 //! bodies (`channel_region` with a `Dialect`): Beam names tools without the `functions.`
 //! namespace and writes XML parameters (`super::beam`).
 
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
-use super::call_text::{CallText, Feed};
+use super::call_text::{CallText, Feed, Step, StepReader};
 use super::Format;
 use crate::json;
 use crate::message::IssueKind;
@@ -529,204 +530,212 @@ impl HarmonyRegion {
     }
 }
 
-impl RegionParser for HarmonyRegion {
-    fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
-        let mut i = 0;
-        loop {
-            let rest = &input[i..];
-            match self.state {
-                State::Trigger => {
-                    let n = self.trigger.len().min(rest.len());
-                    i += n;
-                    if self.stray_end {
-                        // `<|end|>` / `<|return|>` close a message whose header was in the prompt;
-                        // a `<|call|>` outside any message ends no call.
-                        if self.trigger == self.stops[1] {
-                            sink.fail_call(
-                                IssueKind::UnexpectedText,
-                                "<|call|> outside any message",
-                                &rest[..n],
-                            );
-                        }
-                        return Progress::done(i);
-                    }
-                    self.raw.push_str(&rest[..n]);
-                    if self.at_recipient {
-                        self.header.push_str(&rest[..n]);
-                    }
-                    self.state = State::Header;
-                }
-                State::Header => {
-                    if let Some(progress) = self.read_header(input, &mut i, eof, sink) {
-                        return progress;
-                    }
-                }
-                State::Text { reasoning } => {
-                    let emit = |sink: &mut Sink, t: &str| {
-                        if reasoning {
-                            sink.reasoning(t)
-                        } else {
-                            sink.content(t)
-                        }
-                    };
-                    if let Some((pos, len)) = self.find_stop(rest) {
-                        emit(sink, &rest[..pos]);
-                        return Progress::done(i + pos + len);
-                    }
-                    let upto = if eof {
-                        rest.len()
-                    } else {
-                        rest.len() - self.partial_stop(rest)
-                    };
-                    emit(sink, &rest[..upto]);
-                    i += upto;
-                    return if eof {
-                        Progress::done(i)
-                    } else {
-                        Progress::more(i)
-                    };
-                }
-                State::BodyStart => {
-                    let ws = text::skip_ws(rest);
-                    self.advance(input, &mut i, ws);
-                    let rest = &input[i..];
-                    if let Some(len) = self.stop_at_start(rest) {
-                        // An empty body: no arguments.
-                        self.raw.push_str(&rest[..len]);
-                        sink.args("{}");
-                        return self.end_call(i + len, sink);
-                    }
-                    if rest.is_empty() || (!eof && self.partial_stop(rest) == rest.len()) {
-                        let why = "output ended before the call's arguments";
-                        return self.wait_or_truncate(Feed { input, eof }, i, why, sink);
-                    }
-                    if rest.starts_with('{') {
-                        self.json = JsonBody::default();
-                        self.state = State::Json;
-                    } else if self.body.is_some() {
-                        self.state = State::Own;
-                    } else if self.is_function {
-                        self.state = State::Skip(
-                            IssueKind::MalformedJson,
-                            "the arguments are not a JSON object",
+impl StepReader for HarmonyRegion {
+    fn step(&mut self, input: &str, eof: bool, mut i: usize, sink: &mut Sink) -> Step<usize> {
+        let rest = &input[i..];
+        match self.state {
+            State::Trigger => {
+                let n = self.trigger.len().min(rest.len());
+                i += n;
+                if self.stray_end {
+                    // `<|end|>` / `<|return ControlFlow::Break(|>` close a message whose header was in the prompt);
+                    // a `<|call|>` outside any message ends no call.
+                    if self.trigger == self.stops[1] {
+                        sink.fail_call(
+                            IssueKind::UnexpectedText,
+                            "<|call|> outside any message",
+                            &rest[..n],
                         );
-                    } else {
-                        sink.args("{\"input\": \"");
-                        self.state = State::Wrapped;
                     }
+                    return ControlFlow::Break(Progress::done(i));
                 }
-                State::Json => {
-                    let step = self.scan_json(rest, eof);
-                    let (n, next) = match step {
-                        JsonStep::Complete(n) => (n, Some(State::AfterJson)),
-                        JsonStep::Stopped(n) => (
-                            n,
-                            Some(State::Skip(
-                                IssueKind::MalformedJson,
-                                "the message ended before the JSON arguments closed",
-                            )),
-                        ),
-                        JsonStep::Hold(n) => (n, None),
-                        JsonStep::Incomplete => (rest.len(), None),
-                    };
-                    self.stream_args(&rest[..n], sink);
-                    i += n;
-                    match next {
-                        Some(state) => self.state = state,
-                        None if eof => {
-                            return self.fail_done(
-                                IssueKind::Truncated,
-                                "output ended inside the call's arguments",
-                                i,
-                                sink,
-                            )
-                        }
-                        None => return Progress::more(i),
-                    }
+                self.raw.push_str(&rest[..n]);
+                if self.at_recipient {
+                    self.header.push_str(&rest[..n]);
                 }
-                State::AfterJson => {
-                    let ws = text::skip_ws(rest);
-                    let after = &rest[ws..];
-                    match self.stop_at_start(after) {
-                        Some(len) => {
-                            self.raw.push_str(&rest[..ws + len]);
-                            return self.end_call(i + ws + len, sink);
-                        }
-                        _ if after.is_empty() => {
-                            self.advance(input, &mut i, ws);
-                            if eof {
-                                return self.end_call(i, sink);
-                            }
-                            return Progress::more(i);
-                        }
-                        _ if !eof && self.partial_stop(after) == after.len() => {
-                            self.raw.push_str(&rest[..ws]);
-                            return Progress::more(i + ws);
-                        }
-                        _ => {
-                            self.state = State::Skip(
-                                IssueKind::MalformedJson,
-                                "unexpected text after the JSON arguments",
-                            );
-                        }
-                    }
-                }
-                State::Wrapped => {
-                    let (upto, stop) = match self.find_stop(rest) {
-                        Some((pos, len)) => (pos, Some(len)),
-                        None if eof => (rest.len(), Some(0)),
-                        None => (rest.len() - self.partial_stop(rest), None),
-                    };
-                    let mut fragment = String::new();
-                    json::escape_into(&mut fragment, &rest[..upto]);
-                    if !fragment.is_empty() {
-                        sink.args(&fragment);
-                    }
-                    self.advance(input, &mut i, upto);
-                    let Some(len) = stop else {
-                        return Progress::more(i);
-                    };
-                    sink.args("\"}");
-                    self.raw.push_str(&input[i..i + len]);
-                    return self.end_call(i + len, sink);
-                }
-                State::Own => {
-                    let Some(body) = self.body.as_mut() else {
-                        return self.fail_done(IssueKind::MalformedJson, "no body reader", i, sink);
-                    };
-                    match body.feed(rest, eof, sink) {
-                        BodyStep::More(n) => {
-                            self.raw.push_str(&rest[..n]);
-                            return Progress::more(i + n);
-                        }
-                        BodyStep::Ended(n) => {
-                            body.close(sink);
-                            self.advance(input, &mut i, n);
-                            let len = self.stop_at_start(&input[i..]).unwrap_or(0);
-                            self.raw.push_str(&input[i..i + len]);
-                            return self.end_call(i + len, sink);
-                        }
-                        BodyStep::Broken(n, kind, why) => {
-                            self.advance(input, &mut i, n);
-                            self.state = State::Skip(kind, why);
-                        }
-                    }
-                }
-                State::Skip(kind, why) => {
-                    let (upto, len) = match self.find_stop(rest) {
-                        Some((pos, len)) => (pos, len),
-                        None if eof => (rest.len(), 0),
-                        None => {
-                            let upto = rest.len() - self.partial_stop(rest);
-                            self.raw.push_str(&rest[..upto]);
-                            return Progress::more(i + upto);
-                        }
-                    };
-                    self.raw.push_str(&rest[..upto + len]);
-                    return self.fail_done(kind, why, i + upto + len, sink);
+                self.state = State::Header;
+            }
+            State::Header => {
+                if let Some(progress) = self.read_header(input, &mut i, eof, sink) {
+                    return ControlFlow::Break(progress);
                 }
             }
+            State::Text { reasoning } => {
+                let emit = |sink: &mut Sink, t: &str| {
+                    if reasoning {
+                        sink.reasoning(t)
+                    } else {
+                        sink.content(t)
+                    }
+                };
+                if let Some((pos, len)) = self.find_stop(rest) {
+                    emit(sink, &rest[..pos]);
+                    return ControlFlow::Break(Progress::done(i + pos + len));
+                }
+                let upto = if eof {
+                    rest.len()
+                } else {
+                    rest.len() - self.partial_stop(rest)
+                };
+                emit(sink, &rest[..upto]);
+                i += upto;
+                return ControlFlow::Break(if eof {
+                    Progress::done(i)
+                } else {
+                    Progress::more(i)
+                });
+            }
+            State::BodyStart => {
+                let ws = text::skip_ws(rest);
+                self.advance(input, &mut i, ws);
+                let rest = &input[i..];
+                if let Some(len) = self.stop_at_start(rest) {
+                    // An empty body: no arguments.
+                    self.raw.push_str(&rest[..len]);
+                    sink.args("{}");
+                    return ControlFlow::Break(self.end_call(i + len, sink));
+                }
+                if rest.is_empty() || (!eof && self.partial_stop(rest) == rest.len()) {
+                    let why = "output ended before the call's arguments";
+                    return ControlFlow::Break(self.wait_or_truncate(
+                        Feed { input, eof },
+                        i,
+                        why,
+                        sink,
+                    ));
+                }
+                if rest.starts_with('{') {
+                    self.json = JsonBody::default();
+                    self.state = State::Json;
+                } else if self.body.is_some() {
+                    self.state = State::Own;
+                } else if self.is_function {
+                    self.state = State::Skip(
+                        IssueKind::MalformedJson,
+                        "the arguments are not a JSON object",
+                    );
+                } else {
+                    sink.args("{\"input\": \"");
+                    self.state = State::Wrapped;
+                }
+            }
+            State::Json => {
+                let step = self.scan_json(rest, eof);
+                let (n, next) = match step {
+                    JsonStep::Complete(n) => (n, Some(State::AfterJson)),
+                    JsonStep::Stopped(n) => (
+                        n,
+                        Some(State::Skip(
+                            IssueKind::MalformedJson,
+                            "the message ended before the JSON arguments closed",
+                        )),
+                    ),
+                    JsonStep::Hold(n) => (n, None),
+                    JsonStep::Incomplete => (rest.len(), None),
+                };
+                self.stream_args(&rest[..n], sink);
+                i += n;
+                match next {
+                    Some(state) => self.state = state,
+                    None if eof => {
+                        return ControlFlow::Break(self.fail_done(
+                            IssueKind::Truncated,
+                            "output ended inside the call's arguments",
+                            i,
+                            sink,
+                        ))
+                    }
+                    None => return ControlFlow::Break(Progress::more(i)),
+                }
+            }
+            State::AfterJson => {
+                let ws = text::skip_ws(rest);
+                let after = &rest[ws..];
+                match self.stop_at_start(after) {
+                    Some(len) => {
+                        self.raw.push_str(&rest[..ws + len]);
+                        return ControlFlow::Break(self.end_call(i + ws + len, sink));
+                    }
+                    _ if after.is_empty() => {
+                        self.advance(input, &mut i, ws);
+                        if eof {
+                            return ControlFlow::Break(self.end_call(i, sink));
+                        }
+                        return ControlFlow::Break(Progress::more(i));
+                    }
+                    _ if !eof && self.partial_stop(after) == after.len() => {
+                        self.raw.push_str(&rest[..ws]);
+                        return ControlFlow::Break(Progress::more(i + ws));
+                    }
+                    _ => {
+                        self.state = State::Skip(
+                            IssueKind::MalformedJson,
+                            "unexpected text after the JSON arguments",
+                        );
+                    }
+                }
+            }
+            State::Wrapped => {
+                let (upto, stop) = match self.find_stop(rest) {
+                    Some((pos, len)) => (pos, Some(len)),
+                    None if eof => (rest.len(), Some(0)),
+                    None => (rest.len() - self.partial_stop(rest), None),
+                };
+                let mut fragment = String::new();
+                json::escape_into(&mut fragment, &rest[..upto]);
+                if !fragment.is_empty() {
+                    sink.args(&fragment);
+                }
+                self.advance(input, &mut i, upto);
+                let Some(len) = stop else {
+                    return ControlFlow::Break(Progress::more(i));
+                };
+                sink.args("\"}");
+                self.raw.push_str(&input[i..i + len]);
+                return ControlFlow::Break(self.end_call(i + len, sink));
+            }
+            State::Own => {
+                let Some(body) = self.body.as_mut() else {
+                    return ControlFlow::Break(self.fail_done(
+                        IssueKind::MalformedJson,
+                        "no body reader",
+                        i,
+                        sink,
+                    ));
+                };
+                match body.feed(rest, eof, sink) {
+                    BodyStep::More(n) => {
+                        self.raw.push_str(&rest[..n]);
+                        return ControlFlow::Break(Progress::more(i + n));
+                    }
+                    BodyStep::Ended(n) => {
+                        body.close(sink);
+                        self.advance(input, &mut i, n);
+                        let len = self.stop_at_start(&input[i..]).unwrap_or(0);
+                        self.raw.push_str(&input[i..i + len]);
+                        return ControlFlow::Break(self.end_call(i + len, sink));
+                    }
+                    BodyStep::Broken(n, kind, why) => {
+                        self.advance(input, &mut i, n);
+                        self.state = State::Skip(kind, why);
+                    }
+                }
+            }
+            State::Skip(kind, why) => {
+                let (upto, len) = match self.find_stop(rest) {
+                    Some((pos, len)) => (pos, len),
+                    None if eof => (rest.len(), 0),
+                    None => {
+                        let upto = rest.len() - self.partial_stop(rest);
+                        self.raw.push_str(&rest[..upto]);
+                        return ControlFlow::Break(Progress::more(i + upto));
+                    }
+                };
+                self.raw.push_str(&rest[..upto + len]);
+                return ControlFlow::Break(self.fail_done(kind, why, i + upto + len, sink));
+            }
         }
+        ControlFlow::Continue(i)
     }
 }
 
