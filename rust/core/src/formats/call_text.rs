@@ -123,6 +123,15 @@ pub trait CallText {
         Progress::done(feed.input.len())
     }
 
+    /// Waits for more, or at the end of the output reports the call truncated at `i`, with `why`;
+    /// unlike [`CallText::wait_or_truncate`], the input from `i` on is left unread.
+    fn truncated_at_eof(&mut self, eof: bool, i: usize, why: &str, sink: &mut Sink) -> Progress {
+        if eof {
+            return self.fail_done(IssueKind::Truncated, why, i, sink);
+        }
+        Progress::more(i)
+    }
+
     /// A broken call: its text up to the first of `stops` is skipped, and the call reported with
     /// `issue`. The first `owned` stops belong to the call (they are skipped too); any other is
     /// left to be read next. Goes on after the skipped text, with the stop found; at the end of the

@@ -429,15 +429,8 @@ impl HarmonyRegion {
             sink.content(&raw);
             return Some(Progress::done(*i));
         }
-        if eof {
-            return Some(self.fail_done(
-                IssueKind::Truncated,
-                "output ended inside a message header",
-                *i,
-                sink,
-            ));
-        }
-        Some(Progress::more(*i))
+        let why = "output ended inside a message header";
+        Some(self.truncated_at_eof(eof, *i, why, sink))
     }
 
     /// The header is complete: decide what the body is.
@@ -637,15 +630,10 @@ impl StepReader for HarmonyRegion {
                 i += n;
                 match next {
                     Some(state) => self.state = state,
-                    None if eof => {
-                        return ControlFlow::Break(self.fail_done(
-                            IssueKind::Truncated,
-                            "output ended inside the call's arguments",
-                            i,
-                            sink,
-                        ))
+                    None => {
+                        let why = "output ended inside the call's arguments";
+                        return ControlFlow::Break(self.truncated_at_eof(eof, i, why, sink));
                     }
-                    None => return ControlFlow::Break(Progress::more(i)),
                 }
             }
             State::AfterJson => {

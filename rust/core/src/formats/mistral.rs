@@ -160,15 +160,10 @@ impl StepReader for MistralRegion {
             State::Decide => {
                 let ws = self.held_ws.skip(self.offset + i, rest);
                 match rest[ws..].chars().next() {
-                    None if eof => {
-                        return ControlFlow::Break(self.fail_done(
-                            IssueKind::Truncated,
-                            "output ended after [TOOL_CALLS]",
-                            i,
-                            sink,
-                        ))
+                    None => {
+                        let why = "output ended after [TOOL_CALLS]";
+                        return ControlFlow::Break(self.truncated_at_eof(eof, i, why, sink));
                     }
-                    None => return ControlFlow::Break(Progress::more(i)),
                     Some('[') => {
                         i += ws;
                         self.state = State::Array;
@@ -212,15 +207,10 @@ impl StepReader for MistralRegion {
                         self.state = State::CallId;
                     }
                     Some(_) => self.state = State::Args,
-                    None if eof => {
-                        return ControlFlow::Break(self.fail_done(
-                            IssueKind::Truncated,
-                            "output ended inside a tool call header",
-                            i,
-                            sink,
-                        ))
+                    None => {
+                        let why = "output ended inside a tool call header";
+                        return ControlFlow::Break(self.truncated_at_eof(eof, i, why, sink));
                     }
-                    None => return ControlFlow::Break(Progress::more(i)),
                 }
                 if self.state == State::Args {
                     if self.name.is_empty() {
