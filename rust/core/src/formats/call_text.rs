@@ -5,7 +5,7 @@
 //! A reader keeps the text (markers included) so that a broken call is reported with what the
 //! model wrote, and so that a soft trigger that was not a call after all is given back as content.
 //! The readers' states differ per format; each passes the markers that stop a step, in its own
-//! order.
+//! order. Most readers are [`StepReader`]s: one step per state, the loop over the input shared.
 
 use std::ops::ControlFlow;
 
@@ -20,18 +20,32 @@ pub struct Feed<'a> {
     pub eof: bool,
 }
 
-/// A reader that keeps where its current feed starts in the stream (so that a whitespace run split
-/// across feeds, [`text::WsRun`], is counted once): its region's `feed` is its `feed_at`, after
-/// which the offset moves on by what was consumed.
-pub trait OffsetReader: Send + Sync {
-    fn offset_mut(&mut self) -> &mut usize;
-    fn feed_at(&mut self, feed: Feed<'_>, sink: &mut Sink) -> Progress;
+/// A reader that reads its input one state at a time: `step` reads, in the reader's state, from
+/// byte `i` of the input, and goes on from where the next step starts or returns what the feed
+/// made of the input. Its region's `feed` runs the steps from the input's start, so the readers
+/// share one loop over the input instead of each writing its own. A reader that keeps where its
+/// feed starts in the stream (so that a whitespace run split across feeds, [`text::WsRun`], is
+/// counted once) gives that offset as `feed_offset`; it moves on by what each feed consumed.
+pub trait StepReader: Send + Sync {
+    fn step(&mut self, input: &str, eof: bool, i: usize, sink: &mut Sink) -> Step<usize>;
+
+    fn feed_offset(&mut self) -> Option<&mut usize> {
+        None
+    }
 }
 
-impl<R: OffsetReader> RegionParser for R {
+impl<R: StepReader> RegionParser for R {
     fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
-        let progress = self.feed_at(Feed { input, eof }, sink);
-        *self.offset_mut() += progress.consumed;
+        let mut i = 0;
+        let progress = loop {
+            match self.step(input, eof, i, sink) {
+                ControlFlow::Continue(next) => i = next,
+                ControlFlow::Break(progress) => break progress,
+            }
+        };
+        if let Some(offset) = self.feed_offset() {
+            *offset += progress.consumed;
+        }
         progress
     }
 }
@@ -60,6 +74,30 @@ pub trait CallText {
         sink.fail_call(kind, why, &raw);
     }
 
+    /// Reports the call broken; the region is done after `consumed` bytes.
+    fn fail_done(
+        &mut self,
+        kind: IssueKind,
+        why: &str,
+        consumed: usize,
+        sink: &mut Sink,
+    ) -> Progress {
+        self.fail(kind, why, sink);
+        Progress::done(consumed)
+    }
+
+    /// Reports the call complete, with its text.
+    fn end(&mut self, sink: &mut Sink) {
+        let raw = std::mem::take(self.raw_mut());
+        sink.end_call(&raw);
+    }
+
+    /// Streams `text` as the next piece of the call's arguments, keeping it in the call's text.
+    fn stream_args(&mut self, text: &str, sink: &mut Sink) {
+        sink.args(text);
+        self.raw_mut().push_str(text);
+    }
+
     /// Gives the call so far back as content: it was not a call after all.
     fn reject(&mut self, consumed: usize) -> Progress {
         Progress {
@@ -83,6 +121,15 @@ pub trait CallText {
         self.take(feed.input, i, feed.input.len());
         self.fail(IssueKind::Truncated, why, sink);
         Progress::done(feed.input.len())
+    }
+
+    /// Waits for more, or at the end of the output reports the call truncated at `i`, with `why`;
+    /// unlike [`CallText::wait_or_truncate`], the input from `i` on is left unread.
+    fn truncated_at_eof(&mut self, eof: bool, i: usize, why: &str, sink: &mut Sink) -> Progress {
+        if eof {
+            return self.fail_done(IssueKind::Truncated, why, i, sink);
+        }
+        Progress::more(i)
     }
 
     /// A broken call: its text up to the first of `stops` is skipped, and the call reported with

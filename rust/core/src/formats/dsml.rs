@@ -31,25 +31,49 @@ use super::xml_invoke::{python_json, InvokeRegion, InvokeRegionSpec};
 use super::Format;
 use crate::region::{RegionCtx, RegionParser};
 use crate::render::RenderCall;
-use crate::spec::{
-    ArgSyntax, CallTemplate, Implied, Layout, Marker, ParamTags, Role, Syntax, Tokens, Trigger,
-    THINK,
-};
+use crate::spec::{ArgSyntax, Implied, Marker, Role, Syntax, Tokens, Trigger, THINK};
 
 const DSML: &str = "｜DSML｜";
 
-/// `string="true"`: the raw string; `false`: a JSON value.
-const PARAMS: ParamTags = ParamTags::new(
-    "<｜DSML｜parameter name=\"{key}\" string=\"{string}\">",
-    "</｜DSML｜parameter>",
-)
-.string_attribute();
+/// DSML's parameter tags under the tag-name prefix `$prefix` (a literal: `｜DSML｜`, V4.1's
+/// `｜DSML｜ `, GigaChat 3.5's `｜GCML｜`). `string="true"`: the raw string; `false`: a JSON value.
+macro_rules! params {
+    ($prefix:literal) => {
+        $crate::spec::ParamTags::new(
+            concat!(
+                "<",
+                $prefix,
+                "parameter name=\"{key}\" string=\"{string}\">"
+            ),
+            concat!("</", $prefix, "parameter>"),
+        )
+        .string_attribute()
+    };
+}
 
-const PARAMS_V4_1: ParamTags = ParamTags::new(
-    "<｜DSML｜ parameter name=\"{key}\" string=\"{string}\">",
-    "</｜DSML｜ parameter>",
-)
-.string_attribute();
+/// One invoke under the tag-name prefix `$prefix`, invokes one per line.
+macro_rules! invoke_template {
+    ($prefix:literal) => {
+        $crate::spec::CallTemplate::new(
+            concat!("<", $prefix, "invoke name=\"{name}\">\n"),
+            concat!("</", $prefix, "invoke>"),
+            "\n",
+        )
+    };
+}
+
+/// The block of invokes named `$block` under the tag-name prefix `$prefix`, its tags on their
+/// own lines.
+macro_rules! block_layout {
+    ($prefix:literal, $block:literal) => {
+        $crate::spec::Layout::section(
+            concat!("<", $prefix, $block, ">\n"),
+            concat!("\n</", $prefix, $block, ">"),
+        )
+    };
+}
+
+pub(crate) use {block_layout, invoke_template, params};
 
 /// V3.2 and V4 each read the other's section tags too.
 const MARKERS_V3_2: &[Marker] = &[
@@ -79,13 +103,9 @@ pub static DEEPSEEK_V3_2: Format = Format {
         ]),
         reasoning: Some(THINK),
         stops: &["<｜end▁of▁sentence｜>"],
-        template: Some(CallTemplate::new(
-            "<｜DSML｜invoke name=\"{name}\">\n",
-            "</｜DSML｜invoke>",
-            "\n",
-        )),
-        arguments: ArgSyntax::XmlParams(PARAMS),
-        layout: Layout::section("<｜DSML｜function_calls>\n", "\n</｜DSML｜function_calls>"),
+        template: Some(invoke_template!("｜DSML｜")),
+        arguments: ArgSyntax::XmlParams(params!("｜DSML｜")),
+        layout: block_layout!("｜DSML｜", "function_calls"),
     },
     new_region,
     write: render_v32,
@@ -104,7 +124,7 @@ pub static DEEPSEEK_V4: Format = Format {
             "<｜DSML｜invoke",
         ]),
         extra_markers: MARKERS_V4,
-        layout: Layout::section("<｜DSML｜tool_calls>\n", "\n</｜DSML｜tool_calls>"),
+        layout: block_layout!("｜DSML｜", "tool_calls"),
         ..DEEPSEEK_V3_2.syntax
     },
     new_region,
@@ -123,9 +143,9 @@ pub static DEEPSEEK_V4_1: Format = Format {
                       <｜DSML｜ parameter name=... string=...> values",
         extra_markers: MARKERS_V41,
         triggers: &Trigger::markers(["<｜DSML｜ calls>", "<｜DSML｜ invoke"]),
-        template: Some(CallTemplate::new("<｜DSML｜ invoke name=\"{name}\">\n", "</｜DSML｜ invoke>", "\n")),
-        arguments: ArgSyntax::XmlParams(PARAMS_V4_1),
-        layout: Layout::section("<｜DSML｜ calls>\n", "\n</｜DSML｜ calls>"),
+        template: Some(invoke_template!("｜DSML｜ ")),
+        arguments: ArgSyntax::XmlParams(params!("｜DSML｜ ")),
+        layout: block_layout!("｜DSML｜ ", "calls"),
         ..DEEPSEEK_V3_2.syntax
     },
     new_region,

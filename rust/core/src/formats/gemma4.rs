@@ -8,7 +8,9 @@
 //! delimiter is seen, numbers kept as written. Nesting is an explicit stack.
 //! Reasoning is `<|channel>thought\n...<channel|>`. Every marker is a Gemma 4 special token.
 
-use super::call_text::CallText;
+use std::ops::ControlFlow;
+
+use super::call_text::{CallText, Step, StepReader};
 use super::Format;
 use crate::json::escape_into;
 use crate::message::IssueKind;
@@ -324,8 +326,7 @@ impl GemmaRegion {
     }
 
     fn complete(&mut self, sink: &mut Sink) {
-        let raw = std::mem::take(&mut self.raw);
-        sink.end_call(&raw);
+        self.end(sink);
         self.state = State::AfterCall;
     }
 
@@ -366,373 +367,363 @@ impl GemmaRegion {
     }
 }
 
-impl RegionParser for GemmaRegion {
-    fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
-        let mut i = 0;
-        loop {
-            let rest = &input[i..];
-            match self.state {
-                State::Start => {
-                    let n = self.trigger_len.min(rest.len());
-                    self.raw.push_str(&rest[..n]);
-                    i += n;
-                    self.state = State::Prefix;
-                }
-                State::Stray => {
-                    let n = self.trigger_len.min(rest.len());
-                    sink.fail_call(
-                        IssueKind::UnexpectedText,
-                        "tool-call marker outside any call",
-                        &rest[..n],
-                    );
-                    return Progress::done(i + n);
-                }
-                State::Prefix => {
-                    let ws = text::skip_ws(rest);
-                    self.raw.push_str(&rest[..ws]);
-                    i += ws;
-                    let rest = &input[i..];
-                    if rest.starts_with(CALL_PREFIX) || rest.starts_with(':') {
-                        // `call:NAME`, or the bare `:NAME` some servers show.
-                        let n = if rest.starts_with(':') {
-                            1
-                        } else {
-                            CALL_PREFIX.len()
-                        };
-                        self.raw.push_str(&rest[..n]);
-                        i += n;
-                    } else if rest.is_empty() || text::is_proper_prefix(rest, CALL_PREFIX) {
-                        if eof {
-                            return self.truncated(input, i, sink);
-                        }
-                        return Progress::more(i);
-                    }
-                    self.name.clear();
-                    self.state = State::Name;
-                }
-                State::Name => {
-                    let end = rest.char_indices().find(|&(_, c)| !is_name_char(c));
-                    let Some((p, c)) = end else {
-                        if eof {
-                            return self.truncated(input, i, sink);
-                        }
-                        self.name.push_str(rest);
-                        self.raw.push_str(rest);
-                        return Progress::more(input.len());
-                    };
-                    self.name.push_str(&rest[..p]);
-                    self.raw.push_str(&rest[..p]);
-                    i += p;
-                    if self.name.is_empty() {
-                        self.state = State::Recover(IssueKind::MissingName, "the call has no name");
-                    } else if c == '{' || c.is_whitespace() {
-                        let name = std::mem::take(&mut self.name);
-                        sink.start_call(&name, None);
-                        self.state = State::Open;
+impl StepReader for GemmaRegion {
+    fn step(&mut self, input: &str, eof: bool, mut i: usize, sink: &mut Sink) -> Step<usize> {
+        let rest = &input[i..];
+        match self.state {
+            State::Start => {
+                let n = self.trigger_len.min(rest.len());
+                self.advance(input, &mut i, n);
+                self.state = State::Prefix;
+            }
+            State::Stray => {
+                let n = self.trigger_len.min(rest.len());
+                sink.fail_call(
+                    IssueKind::UnexpectedText,
+                    "tool-call marker outside any call",
+                    &rest[..n],
+                );
+                return ControlFlow::Break(Progress::done(i + n));
+            }
+            State::Prefix => {
+                let ws = text::skip_ws(rest);
+                self.advance(input, &mut i, ws);
+                let rest = &input[i..];
+                if rest.starts_with(CALL_PREFIX) || rest.starts_with(':') {
+                    // `call:NAME`, or the bare `:NAME` some servers show.
+                    let n = if rest.starts_with(':') {
+                        1
                     } else {
-                        self.malformed("unexpected text in the call name");
-                    }
-                }
-                State::Open => match self.next_char((input, eof), &mut i, false, sink) {
-                    Err(progress) => return progress,
-                    Ok('{') => {
-                        self.take('{', &mut i);
-                        self.stack.clear();
-                        self.stack.push(Frame::Object { members: 0 });
-                        sink.args("{");
-                        self.state = State::Key;
-                    }
-                    Ok(_) => self.malformed("the call has no '{' after its name"),
-                },
-                State::Key => {
-                    let c = match self.next_char((input, eof), &mut i, true, sink) {
-                        Ok(c) => c,
-                        Err(progress) => return progress,
+                        CALL_PREFIX.len()
                     };
-                    let rest = &input[i..];
-                    if c == '}' {
-                        self.take('}', &mut i);
-                        if self.close(sink) {
-                            self.complete(sink);
-                        } else {
-                            self.state = State::AfterValue;
-                        }
-                        continue;
+                    self.advance(input, &mut i, n);
+                } else if rest.is_empty() || text::is_proper_prefix(rest, CALL_PREFIX) {
+                    if eof {
+                        return ControlFlow::Break(self.truncated(input, i, sink));
                     }
-                    let not_bare = ['{', '[', ']', ':', '<'];
-                    match self.open_text(rest, c, eof, not_bare, State::BareKey, "expected a key") {
-                        None => return Progress::more(i),
-                        Some(true) => {
-                            i += self.quote.len();
-                            self.buf.clear();
-                            self.state = State::QuotedKey;
-                        }
-                        Some(false) => {}
-                    }
+                    return ControlFlow::Break(Progress::more(i));
                 }
-                State::BareKey => {
-                    let stop = |c| matches!(c, ':' | '{' | '}' | '[' | ']' | ',' | '<');
-                    let (p, c) = match self.take_bare(input, i, eof, sink, stop) {
-                        Ok(found) => found,
-                        Err(progress) => return progress,
-                    };
-                    i += p;
-                    let key = self.buf.trim();
-                    let key = key
-                        .strip_prefix('"')
-                        .and_then(|k| k.strip_suffix('"'))
-                        .unwrap_or(key);
-                    if c != ':' || key.is_empty() {
-                        self.malformed("expected 'key:'");
-                        continue;
+                self.name.clear();
+                self.state = State::Name;
+            }
+            State::Name => {
+                let end = rest.char_indices().find(|&(_, c)| !is_name_char(c));
+                let Some((p, c)) = end else {
+                    if eof {
+                        return ControlFlow::Break(self.truncated(input, i, sink));
                     }
-                    let key = crate::json::quote(key);
+                    self.name.push_str(rest);
+                    self.raw.push_str(rest);
+                    return ControlFlow::Break(Progress::more(input.len()));
+                };
+                self.name.push_str(&rest[..p]);
+                self.advance(input, &mut i, p);
+                if self.name.is_empty() {
+                    self.state = State::Recover(IssueKind::MissingName, "the call has no name");
+                } else if c == '{' || c.is_whitespace() {
+                    let name = std::mem::take(&mut self.name);
+                    sink.start_call(&name, None);
+                    self.state = State::Open;
+                } else {
+                    self.malformed("unexpected text in the call name");
+                }
+            }
+            State::Open => match self.next_char((input, eof), &mut i, false, sink) {
+                Err(progress) => return ControlFlow::Break(progress),
+                Ok('{') => {
+                    self.take('{', &mut i);
+                    self.stack.clear();
+                    self.stack.push(Frame::Object { members: 0 });
+                    sink.args("{");
+                    self.state = State::Key;
+                }
+                Ok(_) => self.malformed("the call has no '{' after its name"),
+            },
+            State::Key => {
+                let c = match self.next_char((input, eof), &mut i, true, sink) {
+                    Ok(c) => c,
+                    Err(progress) => return ControlFlow::Break(progress),
+                };
+                let rest = &input[i..];
+                if c == '}' {
+                    self.take('}', &mut i);
+                    if self.close(sink) {
+                        self.complete(sink);
+                    } else {
+                        self.state = State::AfterValue;
+                    }
+                    return ControlFlow::Continue(i);
+                }
+                let not_bare = ['{', '[', ']', ':', '<'];
+                match self.open_text(rest, c, eof, not_bare, State::BareKey, "expected a key") {
+                    None => return ControlFlow::Break(Progress::more(i)),
+                    Some(true) => {
+                        i += self.quote.len();
+                        self.buf.clear();
+                        self.state = State::QuotedKey;
+                    }
+                    Some(false) => {}
+                }
+            }
+            State::BareKey => {
+                let stop = |c| matches!(c, ':' | '{' | '}' | '[' | ']' | ',' | '<');
+                let (p, c) = match self.take_bare(input, i, eof, sink, stop) {
+                    Ok(found) => found,
+                    Err(progress) => return ControlFlow::Break(progress),
+                };
+                i += p;
+                let key = self.buf.trim();
+                let key = key
+                    .strip_prefix('"')
+                    .and_then(|k| k.strip_suffix('"'))
+                    .unwrap_or(key);
+                if c != ':' || key.is_empty() {
+                    self.malformed("expected 'key:'");
+                    return ControlFlow::Continue(i);
+                }
+                let key = crate::json::quote(key);
+                self.begin_key(&key, sink);
+                sink.args(":");
+                self.take(':', &mut i);
+                self.state = State::Value;
+            }
+            State::QuotedKey => match text::scan(rest, &[self.quote.as_str()]) {
+                text::Scan::Found { pos, .. } => {
+                    self.buf.push_str(&rest[..pos]);
+                    self.advance(input, &mut i, pos + self.quote.len());
+                    let key = crate::json::quote(&self.buf);
                     self.begin_key(&key, sink);
-                    sink.args(":");
+                    self.state = State::Colon;
+                }
+                text::Scan::NotFound { safe } => {
+                    if eof {
+                        return ControlFlow::Break(self.truncated(input, i, sink));
+                    }
+                    self.buf.push_str(&rest[..safe]);
+                    self.raw.push_str(&rest[..safe]);
+                    return ControlFlow::Break(Progress::more(i + safe));
+                }
+            },
+            State::Colon => match self.next_char((input, eof), &mut i, false, sink) {
+                Err(progress) => return ControlFlow::Break(progress),
+                Ok(':') => {
                     self.take(':', &mut i);
+                    sink.args(":");
                     self.state = State::Value;
                 }
-                State::QuotedKey => match text::scan(rest, &[self.quote.as_str()]) {
-                    text::Scan::Found { pos, .. } => {
-                        self.buf.push_str(&rest[..pos]);
-                        self.raw.push_str(&rest[..pos + self.quote.len()]);
-                        i += pos + self.quote.len();
-                        let key = crate::json::quote(&self.buf);
-                        self.begin_key(&key, sink);
-                        self.state = State::Colon;
-                    }
-                    text::Scan::NotFound { safe } => {
-                        if eof {
-                            return self.truncated(input, i, sink);
-                        }
-                        self.buf.push_str(&rest[..safe]);
-                        self.raw.push_str(&rest[..safe]);
-                        return Progress::more(i + safe);
-                    }
-                },
-                State::Colon => match self.next_char((input, eof), &mut i, false, sink) {
-                    Err(progress) => return progress,
-                    Ok(':') => {
-                        self.take(':', &mut i);
-                        sink.args(":");
-                        self.state = State::Value;
-                    }
-                    Ok(_) => self.malformed("expected ':' after a key"),
-                },
-                State::Value => {
-                    let c = match self.next_char((input, eof), &mut i, false, sink) {
-                        Ok(c) => c,
-                        Err(progress) => return progress,
-                    };
-                    let rest = &input[i..];
-                    let in_array = matches!(self.stack.last(), Some(Frame::Array { .. }));
-                    match c {
-                        ']' if in_array => {
-                            // `[]`, or a trailing comma before `]`.
-                            self.take(']', &mut i);
-                            self.close(sink);
-                            self.state = State::AfterValue;
-                        }
-                        '"' => {
-                            self.take('"', &mut i);
-                            self.buf.clear();
-                            self.buf.push('"');
-                            self.state = State::JsonStr { escaped: false };
-                        }
-                        '{' => {
-                            self.take('{', &mut i);
-                            self.begin_value("{", sink);
-                            self.stack.push(Frame::Object { members: 0 });
-                            self.state = State::Key;
-                        }
-                        '[' => {
-                            self.take('[', &mut i);
-                            self.begin_value("[", sink);
-                            self.stack.push(Frame::Array { items: 0 });
-                        }
-                        _ => {
-                            let not_bare = [',', '}', ']', ':', '<'];
-                            let why = "expected a value";
-                            match self.open_text(rest, c, eof, not_bare, State::Bare, why) {
-                                None => return Progress::more(i),
-                                Some(true) => {
-                                    i += self.quote.len();
-                                    self.begin_value("\"", sink);
-                                    self.state = State::Str;
-                                }
-                                Some(false) => {}
-                            }
-                        }
-                    }
-                }
-                State::Str => {
-                    // Raw text up to the closing delimiter; any other special token means the
-                    // string was never closed.
-                    let stop = text::find_any(rest, &[self.quote.as_str()]).map(|(p, _)| p);
-                    // Only a special token before the closing delimiter matters; looking further
-                    // would read the rest of the output once per string (quadratic).
-                    let sentinel = rest[..stop.unwrap_or(rest.len())]
-                        .char_indices()
-                        .find(|&(_, c)| MarkerTable::is_sentinel(c))
-                        .map(|(p, _)| p);
-                    let (upto, closed) = match (stop, sentinel) {
-                        (Some(q), Some(s)) if s < q => (s, false),
-                        (Some(q), _) => (q, true),
-                        (None, Some(s)) => (s, false),
-                        (None, None) => (
-                            rest.len() - text::partial_suffix_len(rest, &[self.quote.as_str()]),
-                            false,
-                        ),
-                    };
-                    let mut escaped = String::with_capacity(upto);
-                    escape_into(&mut escaped, &rest[..upto]);
-                    sink.args(&escaped);
-                    self.raw.push_str(&rest[..upto]);
-                    i += upto;
-                    if closed {
-                        self.raw.push_str(&rest[upto..upto + self.quote.len()]);
-                        i += self.quote.len();
-                        sink.args("\"");
+                Ok(_) => self.malformed("expected ':' after a key"),
+            },
+            State::Value => {
+                let c = match self.next_char((input, eof), &mut i, false, sink) {
+                    Ok(c) => c,
+                    Err(progress) => return ControlFlow::Break(progress),
+                };
+                let rest = &input[i..];
+                let in_array = matches!(self.stack.last(), Some(Frame::Array { .. }));
+                match c {
+                    ']' if in_array => {
+                        // `[]`, or a trailing comma before `]`.
+                        self.take(']', &mut i);
+                        self.close(sink);
                         self.state = State::AfterValue;
-                    } else if sentinel.is_some() {
-                        self.malformed("a string was never closed");
-                    } else if eof {
-                        return self.truncated(input, i, sink);
-                    } else {
-                        return Progress::more(i);
                     }
-                }
-                State::JsonStr { mut escaped } => {
-                    let mut end = None;
-                    for (p, c) in rest.char_indices() {
-                        if MarkerTable::is_sentinel(c) {
-                            end = Some((p, false));
-                            break;
-                        }
-                        if escaped {
-                            escaped = false;
-                        } else if c == '\\' {
-                            escaped = true;
-                        } else if c == '"' {
-                            end = Some((p + 1, true));
-                            break;
-                        }
+                    '"' => {
+                        self.take('"', &mut i);
+                        self.buf.clear();
+                        self.buf.push('"');
+                        self.state = State::JsonStr { escaped: false };
                     }
-                    let upto = end.map_or(rest.len(), |(p, _)| p);
-                    self.buf.push_str(&rest[..upto]);
-                    self.raw.push_str(&rest[..upto]);
-                    i += upto;
-                    match end {
-                        Some((_, true)) => match serde_json::from_str::<String>(&self.buf) {
-                            Ok(value) => {
-                                self.begin_value(&crate::json::quote(&value), sink);
-                                self.state = State::AfterValue;
+                    '{' => {
+                        self.take('{', &mut i);
+                        self.begin_value("{", sink);
+                        self.stack.push(Frame::Object { members: 0 });
+                        self.state = State::Key;
+                    }
+                    '[' => {
+                        self.take('[', &mut i);
+                        self.begin_value("[", sink);
+                        self.stack.push(Frame::Array { items: 0 });
+                    }
+                    _ => {
+                        let not_bare = [',', '}', ']', ':', '<'];
+                        let why = "expected a value";
+                        match self.open_text(rest, c, eof, not_bare, State::Bare, why) {
+                            None => return ControlFlow::Break(Progress::more(i)),
+                            Some(true) => {
+                                i += self.quote.len();
+                                self.begin_value("\"", sink);
+                                self.state = State::Str;
                             }
-                            Err(_) => self.malformed("a JSON string value is not valid JSON"),
-                        },
-                        Some((_, false)) => self.malformed("a string was never closed"),
-                        None if eof => return self.truncated(input, i, sink),
-                        None => {
-                            self.state = State::JsonStr { escaped };
-                            return Progress::more(i);
-                        }
-                    }
-                }
-                State::Bare => {
-                    let stop = |c| matches!(c, ',' | '}' | ']' | '<' | '{' | '[' | ':');
-                    let p = match self.take_bare(input, i, eof, sink, stop) {
-                        Ok((p, _)) => p,
-                        Err(progress) => return progress,
-                    };
-                    i += p;
-                    let json = bare_to_json(self.buf.trim());
-                    self.begin_value(&json, sink);
-                    self.state = State::AfterValue;
-                }
-                State::AfterValue => {
-                    let ws = text::skip_ws(rest);
-                    self.raw.push_str(&rest[..ws]);
-                    i += ws;
-                    let top = self.stack.last().copied();
-                    match (input[i..].chars().next(), top) {
-                        (None, _) if eof => return self.truncated(input, i, sink),
-                        (None, _) => return Progress::more(i),
-                        (Some(','), Some(Frame::Object { .. })) => {
-                            self.take(',', &mut i);
-                            self.state = State::Key;
-                        }
-                        (Some(','), Some(Frame::Array { .. })) => {
-                            self.take(',', &mut i);
-                            self.state = State::Value;
-                        }
-                        (Some('}'), Some(Frame::Object { .. }))
-                        | (Some(']'), Some(Frame::Array { .. })) => {
-                            self.raw.push_str(&input[i..i + 1]);
-                            i += 1;
-                            if self.close(sink) {
-                                self.complete(sink);
-                            }
-                        }
-                        _ => self.malformed("expected ',' or the end of a container"),
-                    }
-                }
-                State::AfterCall => {
-                    let ws = text::skip_ws(rest);
-                    i += ws;
-                    let rest = &input[i..];
-                    if rest.starts_with(self.end.as_str()) {
-                        return Progress::done(i + self.end.len());
-                    }
-                    if rest.starts_with(self.start.as_str()) {
-                        return Progress::done(i);
-                    }
-                    if rest.starts_with(CALL_PREFIX) {
-                        // A second call inside the same block.
-                        self.raw.clear();
-                        self.state = State::Prefix;
-                        continue;
-                    }
-                    let undecided = rest.is_empty()
-                        || [self.end.as_str(), self.start.as_str(), CALL_PREFIX]
-                            .iter()
-                            .any(|m| text::is_proper_prefix(rest, m));
-                    if undecided {
-                        if eof {
-                            return Progress::done(i);
-                        }
-                        return Progress::more(i);
-                    }
-                    self.state = State::Recover(
-                        IssueKind::UnexpectedText,
-                        "text after a call inside its block",
-                    );
-                }
-                State::Recover(kind, why) => {
-                    let ends = [self.end.as_str(), self.start.as_str()];
-                    match text::scan(rest, &ends) {
-                        text::Scan::Found { pos, which } => {
-                            let n = if which == 0 {
-                                pos + self.end.len()
-                            } else {
-                                pos
-                            };
-                            self.raw.push_str(&rest[..n]);
-                            self.fail(kind, why, sink);
-                            return Progress::done(i + n);
-                        }
-                        text::Scan::NotFound { safe } => {
-                            if eof {
-                                self.raw.push_str(rest);
-                                self.fail(kind, why, sink);
-                                return Progress::done(input.len());
-                            }
-                            self.raw.push_str(&rest[..safe]);
-                            return Progress::more(i + safe);
+                            Some(false) => {}
                         }
                     }
                 }
             }
+            State::Str => {
+                // Raw text up to the closing delimiter; any other special token means the
+                // string was never closed.
+                let stop = text::find_any(rest, &[self.quote.as_str()]).map(|(p, _)| p);
+                // Only a special token before the closing delimiter matters; looking further
+                // would read the rest of the output once per string (quadratic).
+                let sentinel = rest[..stop.unwrap_or(rest.len())]
+                    .char_indices()
+                    .find(|&(_, c)| MarkerTable::is_sentinel(c))
+                    .map(|(p, _)| p);
+                let (upto, closed) = match (stop, sentinel) {
+                    (Some(q), Some(s)) if s < q => (s, false),
+                    (Some(q), _) => (q, true),
+                    (None, Some(s)) => (s, false),
+                    (None, None) => (
+                        rest.len() - text::partial_suffix_len(rest, &[self.quote.as_str()]),
+                        false,
+                    ),
+                };
+                let mut escaped = String::with_capacity(upto);
+                escape_into(&mut escaped, &rest[..upto]);
+                sink.args(&escaped);
+                self.advance(input, &mut i, upto);
+                if closed {
+                    self.raw.push_str(&rest[upto..upto + self.quote.len()]);
+                    i += self.quote.len();
+                    sink.args("\"");
+                    self.state = State::AfterValue;
+                } else if sentinel.is_some() {
+                    self.malformed("a string was never closed");
+                } else if eof {
+                    return ControlFlow::Break(self.truncated(input, i, sink));
+                } else {
+                    return ControlFlow::Break(Progress::more(i));
+                }
+            }
+            State::JsonStr { mut escaped } => {
+                let mut end = None;
+                for (p, c) in rest.char_indices() {
+                    if MarkerTable::is_sentinel(c) {
+                        end = Some((p, false));
+                        break;
+                    }
+                    if escaped {
+                        escaped = false;
+                    } else if c == '\\' {
+                        escaped = true;
+                    } else if c == '"' {
+                        end = Some((p + 1, true));
+                        break;
+                    }
+                }
+                let upto = end.map_or(rest.len(), |(p, _)| p);
+                self.buf.push_str(&rest[..upto]);
+                self.advance(input, &mut i, upto);
+                match end {
+                    Some((_, true)) => match serde_json::from_str::<String>(&self.buf) {
+                        Ok(value) => {
+                            self.begin_value(&crate::json::quote(&value), sink);
+                            self.state = State::AfterValue;
+                        }
+                        Err(_) => self.malformed("a JSON string value is not valid JSON"),
+                    },
+                    Some((_, false)) => self.malformed("a string was never closed"),
+                    None if eof => return ControlFlow::Break(self.truncated(input, i, sink)),
+                    None => {
+                        self.state = State::JsonStr { escaped };
+                        return ControlFlow::Break(Progress::more(i));
+                    }
+                }
+            }
+            State::Bare => {
+                let stop = |c| matches!(c, ',' | '}' | ']' | '<' | '{' | '[' | ':');
+                let p = match self.take_bare(input, i, eof, sink, stop) {
+                    Ok((p, _)) => p,
+                    Err(progress) => return ControlFlow::Break(progress),
+                };
+                i += p;
+                let json = bare_to_json(self.buf.trim());
+                self.begin_value(&json, sink);
+                self.state = State::AfterValue;
+            }
+            State::AfterValue => {
+                let ws = text::skip_ws(rest);
+                self.advance(input, &mut i, ws);
+                let top = self.stack.last().copied();
+                match (input[i..].chars().next(), top) {
+                    (None, _) if eof => return ControlFlow::Break(self.truncated(input, i, sink)),
+                    (None, _) => return ControlFlow::Break(Progress::more(i)),
+                    (Some(','), Some(Frame::Object { .. })) => {
+                        self.take(',', &mut i);
+                        self.state = State::Key;
+                    }
+                    (Some(','), Some(Frame::Array { .. })) => {
+                        self.take(',', &mut i);
+                        self.state = State::Value;
+                    }
+                    (Some('}'), Some(Frame::Object { .. }))
+                    | (Some(']'), Some(Frame::Array { .. })) => {
+                        self.raw.push_str(&input[i..i + 1]);
+                        i += 1;
+                        if self.close(sink) {
+                            self.complete(sink);
+                        }
+                    }
+                    _ => self.malformed("expected ',' or the end of a container"),
+                }
+            }
+            State::AfterCall => {
+                let ws = text::skip_ws(rest);
+                i += ws;
+                let rest = &input[i..];
+                if rest.starts_with(self.end.as_str()) {
+                    return ControlFlow::Break(Progress::done(i + self.end.len()));
+                }
+                if rest.starts_with(self.start.as_str()) {
+                    return ControlFlow::Break(Progress::done(i));
+                }
+                if rest.starts_with(CALL_PREFIX) {
+                    // A second call inside the same block.
+                    self.raw.clear();
+                    self.state = State::Prefix;
+                    return ControlFlow::Continue(i);
+                }
+                let undecided = rest.is_empty()
+                    || [self.end.as_str(), self.start.as_str(), CALL_PREFIX]
+                        .iter()
+                        .any(|m| text::is_proper_prefix(rest, m));
+                if undecided {
+                    if eof {
+                        return ControlFlow::Break(Progress::done(i));
+                    }
+                    return ControlFlow::Break(Progress::more(i));
+                }
+                self.state = State::Recover(
+                    IssueKind::UnexpectedText,
+                    "text after a call inside its block",
+                );
+            }
+            State::Recover(kind, why) => {
+                let ends = [self.end.as_str(), self.start.as_str()];
+                match text::scan(rest, &ends) {
+                    text::Scan::Found { pos, which } => {
+                        let n = if which == 0 {
+                            pos + self.end.len()
+                        } else {
+                            pos
+                        };
+                        self.raw.push_str(&rest[..n]);
+                        self.fail(kind, why, sink);
+                        return ControlFlow::Break(Progress::done(i + n));
+                    }
+                    text::Scan::NotFound { safe } => {
+                        if eof {
+                            self.raw.push_str(rest);
+                            self.fail(kind, why, sink);
+                            return ControlFlow::Break(Progress::done(input.len()));
+                        }
+                        self.raw.push_str(&rest[..safe]);
+                        return ControlFlow::Break(Progress::more(i + safe));
+                    }
+                }
+            }
         }
+        ControlFlow::Continue(i)
     }
 }
 

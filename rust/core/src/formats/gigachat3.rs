@@ -14,6 +14,9 @@
 //! dropped. `<|message_sep|>`, `<|role_sep|>` and `<|function_call|>` are special tokens (vLLM's
 //! test adds them to the tokenizer); `function call` is text.
 
+use std::ops::ControlFlow;
+
+use super::call_text::{Step, StepReader};
 use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
 use super::xml_invoke::python_json;
 use super::Format;
@@ -99,80 +102,77 @@ fn new_region(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
     })
 }
 
-impl RegionParser for GigaRegion {
-    fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
-        let mut i = 0;
-        loop {
-            let rest = &input[i..];
-            match self.state {
-                State::Header => {
-                    if self.header.is_empty() {
-                        let n = self.trigger_len.min(rest.len());
-                        self.header.push_str(&rest[..n]);
-                        i += n;
-                    }
-                    let rest = &input[i..];
-                    let ws = text::skip_ws(rest);
-                    let after = &rest[ws..];
-                    if after.starts_with(self.header_lit.as_str()) {
-                        let n = ws + self.header_lit.len();
-                        self.header.push_str(&rest[..n]);
-                        i += n;
-                        self.inner.seed_raw(&self.header);
-                        self.state = State::Body;
-                        continue;
-                    }
-                    let undecided =
-                        after.is_empty() || text::is_proper_prefix(after, &self.header_lit);
-                    if undecided && !eof {
-                        return Progress::more(i);
-                    }
-                    if !after.is_empty() && text::is_proper_prefix(after, &self.header_lit) {
-                        let mut raw = std::mem::take(&mut self.header);
-                        raw.push_str(rest);
-                        sink.fail_call(
-                            IssueKind::Truncated,
-                            "output ended inside a function-call header",
-                            &raw,
-                        );
-                        return Progress::done(input.len());
-                    }
-                    // The assistant's message ended: the separator (and, at the end of the
-                    // output, the blank line after it) is markup.
-                    if after.is_empty() {
-                        return Progress::done(input.len());
-                    }
-                    sink.content(&rest[..ws]);
-                    return Progress::done(i + ws);
+impl StepReader for GigaRegion {
+    fn step(&mut self, input: &str, eof: bool, mut i: usize, sink: &mut Sink) -> Step<usize> {
+        let rest = &input[i..];
+        match self.state {
+            State::Header => {
+                if self.header.is_empty() {
+                    let n = self.trigger_len.min(rest.len());
+                    self.header.push_str(&rest[..n]);
+                    i += n;
                 }
-                State::Body => {
-                    let progress = self.inner.feed(rest, eof, sink);
-                    match progress.status {
-                        crate::region::Status::Done => {
-                            i += progress.consumed;
-                            self.state = State::Tail;
-                        }
-                        status => {
-                            return Progress {
-                                consumed: i + progress.consumed,
-                                status,
-                            }
-                        }
-                    }
+                let rest = &input[i..];
+                let ws = text::skip_ws(rest);
+                let after = &rest[ws..];
+                if after.starts_with(self.header_lit.as_str()) {
+                    let n = ws + self.header_lit.len();
+                    self.header.push_str(&rest[..n]);
+                    i += n;
+                    self.inner.seed_raw(&self.header);
+                    self.state = State::Body;
+                    return ControlFlow::Continue(i);
                 }
-                State::Tail => {
-                    let ws = text::skip_ws(rest);
-                    let after = &rest[ws..];
-                    if after.starts_with(self.eos_lit.as_str()) {
-                        return Progress::done(i + ws + self.eos_lit.len());
+                let undecided = after.is_empty() || text::is_proper_prefix(after, &self.header_lit);
+                if undecided && !eof {
+                    return ControlFlow::Break(Progress::more(i));
+                }
+                if !after.is_empty() && text::is_proper_prefix(after, &self.header_lit) {
+                    let mut raw = std::mem::take(&mut self.header);
+                    raw.push_str(rest);
+                    sink.fail_call(
+                        IssueKind::Truncated,
+                        "output ended inside a function-call header",
+                        &raw,
+                    );
+                    return ControlFlow::Break(Progress::done(input.len()));
+                }
+                // The assistant's message ended: the separator (and, at the end of the
+                // output, the blank line after it) is markup.
+                if after.is_empty() {
+                    return ControlFlow::Break(Progress::done(input.len()));
+                }
+                sink.content(&rest[..ws]);
+                return ControlFlow::Break(Progress::done(i + ws));
+            }
+            State::Body => {
+                let progress = self.inner.feed(rest, eof, sink);
+                match progress.status {
+                    crate::region::Status::Done => {
+                        i += progress.consumed;
+                        self.state = State::Tail;
                     }
-                    if !eof && (after.is_empty() || text::is_proper_prefix(after, &self.eos_lit)) {
-                        return Progress::more(i);
+                    status => {
+                        return ControlFlow::Break(Progress {
+                            consumed: i + progress.consumed,
+                            status,
+                        })
                     }
-                    return Progress::done(i);
                 }
             }
+            State::Tail => {
+                let ws = text::skip_ws(rest);
+                let after = &rest[ws..];
+                if after.starts_with(self.eos_lit.as_str()) {
+                    return ControlFlow::Break(Progress::done(i + ws + self.eos_lit.len()));
+                }
+                if !eof && (after.is_empty() || text::is_proper_prefix(after, &self.eos_lit)) {
+                    return ControlFlow::Break(Progress::more(i));
+                }
+                return ControlFlow::Break(Progress::done(i));
+            }
         }
+        ControlFlow::Continue(i)
     }
 }
 

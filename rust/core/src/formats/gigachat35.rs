@@ -16,22 +16,13 @@
 //! prompt, and the model writes `</think>\n\n` before its content. Read by [`super::xml_invoke`]'s
 //! region, as DSML.
 
-use super::dsml;
+use super::dsml::{self, block_layout, invoke_template, params};
 use super::xml_invoke::{InvokeRegion, InvokeRegionSpec};
 use super::Format;
 use crate::render::RenderCall;
-use crate::spec::{
-    ArgSyntax, CallTemplate, Implied, Layout, Marker, ParamTags, Role, Syntax, Tokens, Trigger,
-    THINK,
-};
+use crate::spec::{ArgSyntax, Implied, Marker, Role, Syntax, Tokens, Trigger, THINK};
 
 const GCML: &str = "｜GCML｜";
-
-const PARAMS: ParamTags = ParamTags::new(
-    "<｜GCML｜parameter name=\"{key}\" string=\"{string}\">",
-    "</｜GCML｜parameter>",
-)
-.string_attribute();
 
 pub static SPEC: Format = Format {
     syntax: Syntax {
@@ -44,14 +35,10 @@ pub static SPEC: Format = Format {
         implied: Implied::all(Tokens::Plain).with_reasoning(Tokens::Special),
         triggers: &[Trigger::marker("<｜GCML｜tool_calls>")],
         reasoning: Some(THINK),
-        template: Some(CallTemplate::new(
-            "<｜GCML｜invoke name=\"{name}\">\n",
-            "</｜GCML｜invoke>",
-            "\n",
-        )),
+        template: Some(invoke_template!("｜GCML｜")),
         stops: &["<|message_sep|>", "</s>"],
-        arguments: ArgSyntax::XmlParams(PARAMS),
-        layout: Layout::section("<｜GCML｜tool_calls>\n", "\n</｜GCML｜tool_calls>"),
+        arguments: ArgSyntax::XmlParams(params!("｜GCML｜")),
+        layout: block_layout!("｜GCML｜", "tool_calls"),
     },
     new_region: |ctx| Box::new(InvokeRegion::new(ctx, InvokeRegionSpec::of(ctx, "GCML"))),
     write: render,

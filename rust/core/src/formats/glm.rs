@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use std::ops::ControlFlow;
 
-use super::call_text::{CallText, Feed, OffsetReader};
+use super::call_text::{CallText, Feed, Step, StepReader};
 use super::xml_params::ParamCall;
 use super::Format;
 use crate::message::IssueKind;
@@ -244,317 +244,310 @@ impl GlmRegion {
     }
 }
 
-impl OffsetReader for GlmRegion {
-    fn offset_mut(&mut self) -> &mut usize {
-        &mut self.call.offset
-    }
-
-    fn feed_at(&mut self, feed: Feed<'_>, sink: &mut Sink) -> Progress {
-        let Feed { input, eof } = feed;
+impl StepReader for GlmRegion {
+    fn step(&mut self, input: &str, eof: bool, mut i: usize, sink: &mut Sink) -> Step<usize> {
+        let feed = Feed { input, eof };
         let l = Arc::clone(&self.lits);
-        let mut i = 0;
-        loop {
-            let rest = &input[i..];
-            match self.state {
-                State::Trigger => {
-                    let n = if self.in_section {
-                        self.trigger_len
-                    } else {
-                        l.call_start.len()
-                    };
-                    let n = n.min(rest.len());
-                    self.call.advance(input, &mut i, n);
-                    self.state = if self.in_section {
-                        State::Between
-                    } else {
-                        State::Name
-                    };
-                }
-                State::Between => {
-                    let (ws, partial) = skip_space(rest);
-                    self.call.advance(input, &mut i, ws);
-                    let rest = &input[i..];
-                    let lits = [l.call_start.as_str(), l.section_end.as_str()];
-                    match starts_with_any(rest, &lits) {
-                        Some(0) => {
-                            self.call.raw.clear();
-                            self.call.advance(input, &mut i, lits[0].len());
-                            self.call.name.clear();
-                            self.state = State::Name;
+        let rest = &input[i..];
+        match self.state {
+            State::Trigger => {
+                let n = if self.in_section {
+                    self.trigger_len
+                } else {
+                    l.call_start.len()
+                };
+                let n = n.min(rest.len());
+                self.call.advance(input, &mut i, n);
+                self.state = if self.in_section {
+                    State::Between
+                } else {
+                    State::Name
+                };
+            }
+            State::Between => {
+                let (ws, partial) = skip_space(rest);
+                self.call.advance(input, &mut i, ws);
+                let rest = &input[i..];
+                let lits = [l.call_start.as_str(), l.section_end.as_str()];
+                match starts_with_any(rest, &lits) {
+                    Some(0) => {
+                        self.call.raw.clear();
+                        self.call.advance(input, &mut i, lits[0].len());
+                        self.call.name.clear();
+                        self.state = State::Name;
+                    }
+                    Some(_) => {
+                        self.call.raw.clear();
+                        return ControlFlow::Break(Progress::done(i + lits[1].len()));
+                    }
+                    None if rest.is_empty() || partial || is_partial_of_any(rest, &lits) => {
+                        if !eof {
+                            return ControlFlow::Break(Progress::more(i));
                         }
-                        Some(_) => {
-                            self.call.raw.clear();
-                            return Progress::done(i + lits[1].len());
+                        self.call.take(input, i, input.len());
+                        if !self.saw_call {
+                            self.call.fail(
+                                IssueKind::Truncated,
+                                "output ended inside an empty tool-call section",
+                                sink,
+                            );
                         }
-                        None if rest.is_empty() || partial || is_partial_of_any(rest, &lits) => {
-                            if !eof {
-                                return Progress::more(i);
-                            }
-                            self.call.take(input, i, input.len());
-                            if !self.saw_call {
-                                self.call.fail(
-                                    IssueKind::Truncated,
-                                    "output ended inside an empty tool-call section",
-                                    sink,
-                                );
-                            }
-                            return Progress::done(input.len());
-                        }
-                        None => {
-                            self.call.raw.clear();
-                            self.state = State::SectionStray;
-                        }
+                        return ControlFlow::Break(Progress::done(input.len()));
                     }
-                }
-                State::SectionStray => {
-                    // Text inside the section that belongs to no call stays content; whitespace
-                    // right before the next tag is formatting.
-                    let lits = [l.call_start.as_str(), l.section_end.as_str()];
-                    match text::scan(rest, &lits) {
-                        Scan::Found { pos, .. } => {
-                            sink.content(rest[..pos].trim_end());
-                            i += pos;
-                            self.state = State::Between;
-                        }
-                        Scan::NotFound { .. } if eof => {
-                            sink.content(rest);
-                            return Progress::done(input.len());
-                        }
-                        Scan::NotFound { safe } => {
-                            let text = rest[..safe].trim_end();
-                            sink.content(text);
-                            return Progress::more(i + text.len());
-                        }
-                    }
-                }
-                State::Name => {
-                    let mut rest = rest;
-                    if self.call.name.is_empty() {
-                        let ws = text::skip_ws(rest);
-                        self.call.advance(input, &mut i, ws);
-                        rest = &input[i..];
-                    }
-                    let end = rest
-                        .char_indices()
-                        .find(|&(_, c)| !is_name_char(c))
-                        .map(|(p, _)| p);
-                    let n = end.unwrap_or(rest.len());
-                    self.call.name.push_str(&rest[..n]);
-                    self.call.advance(input, &mut i, n);
-                    let rest = &input[i..];
-                    if end.is_none() {
-                        return self.call.wait_or_truncate(
-                            feed,
-                            i,
-                            "output ended inside a tool call name",
-                            sink,
-                        );
-                    }
-                    if !self.call.name.is_empty() {
-                        self.state = State::AfterName;
-                        continue;
-                    }
-                    if rest.starts_with(l.call_end.as_str()) {
-                        let n = l.call_end.len();
-                        self.call.take(input, i, i + n);
-                        self.call
-                            .fail(IssueKind::MissingName, "empty <tool_call> block", sink);
-                        i += n;
-                        if let Some(p) = self.after_call(i) {
-                            return p;
-                        }
-                        continue;
-                    }
-                    if is_partial_of_any(rest, &[l.call_end.as_str()]) {
-                        return self.call.wait_or_truncate(
-                            feed,
-                            i,
-                            "output ended after <tool_call>",
-                            sink,
-                        );
-                    }
-                    self.state = State::Recover(IssueKind::MissingName, "the call has no name");
-                }
-                State::AfterName => {
-                    // The name is complete only when a marker follows it.
-                    let (ws, partial) = self.space_at(i, rest);
-                    let after = &rest[ws..];
-                    let sep = l.name_sep.as_deref().unwrap_or_default();
-                    let lits = l.body_tags();
-                    let at_sep = !sep.is_empty() && after.starts_with(sep);
-                    if at_sep || starts_with_any(after, &lits).is_some() {
-                        let n = if at_sep { ws + sep.len() } else { ws };
-                        self.call.advance(input, &mut i, n);
-                        self.saw_call = true;
-                        self.call.start(sink);
-                        self.state = State::Body;
-                        continue;
-                    }
-                    let partial_sep = !sep.is_empty() && text::is_proper_prefix(after, sep);
-                    if after.is_empty() || partial || partial_sep || is_partial_of_any(after, &lits)
-                    {
-                        return self.call.wait_or_truncate(
-                            feed,
-                            i,
-                            "output ended after a tool call name",
-                            sink,
-                        );
-                    }
-                    self.state = State::Recover(
-                        IssueKind::MalformedJson,
-                        "unexpected text after a tool call name",
-                    );
-                }
-                State::Body => {
-                    let (ws, partial) = skip_space(rest);
-                    self.call.advance(input, &mut i, ws);
-                    let rest = &input[i..];
-                    let lits = l.body_tags();
-                    if rest.is_empty() || partial || is_partial_of_any(rest, &lits) {
-                        return self.call.wait_between_params(feed, i, sink);
-                    }
-                    match starts_with_any(rest, &lits) {
-                        Some(0) => {
-                            self.call.advance(input, &mut i, lits[0].len());
-                            self.call.key.clear();
-                            self.state = State::Key;
-                        }
-                        Some(1) => {
-                            self.call.take(input, i, i + lits[1].len());
-                            self.call.finish(sink);
-                            i += lits[1].len();
-                            if let Some(p) = self.after_call(i) {
-                                return p;
-                            }
-                        }
-                        Some(_) => {
-                            // The next call (or the section's end) follows: this call lacked
-                            // `</tool_call>`.
-                            self.call.finish(sink);
-                            if let Some(p) = self.after_call(i) {
-                                return p;
-                            }
-                        }
-                        None => self.state = State::Stray,
-                    }
-                }
-                State::Stray => {
-                    if let ControlFlow::Break(p) =
-                        self.call.stray(feed, &mut i, &l.body_tags(), sink)
-                    {
-                        return p;
-                    }
-                    self.state = State::Body;
-                }
-                State::Key => {
-                    let lits = [
-                        l.key_end.as_str(),
-                        l.value_start.as_str(),
-                        l.key_start.as_str(),
-                        l.call_end.as_str(),
-                        l.call_start.as_str(),
-                        l.section_end.as_str(),
-                    ];
-                    match text::scan(rest, &lits) {
-                        Scan::Found { pos, which } => {
-                            self.call.key.push_str(&rest[..pos]);
-                            if which == 0 {
-                                let n = pos + lits[0].len();
-                                self.call.advance(input, &mut i, n);
-                                self.state = State::AfterKey;
-                            } else {
-                                self.call.advance(input, &mut i, pos);
-                                self.state = State::Recover(
-                                    IssueKind::MalformedJson,
-                                    "an <arg_key> is not closed",
-                                );
-                            }
-                        }
-                        Scan::NotFound { .. } if eof => {
-                            self.call.take(input, i, input.len());
-                            self.call
-                                .fail(IssueKind::Truncated, "output ended inside a key", sink);
-                            return Progress::done(input.len());
-                        }
-                        Scan::NotFound { safe } => {
-                            self.call.key.push_str(&rest[..safe]);
-                            self.call.take(input, i, i + safe);
-                            return Progress::more(i + safe);
-                        }
-                    }
-                }
-                State::AfterKey if l.value_start.is_empty() => {
-                    // The key's closing tag opened the value: nothing is skipped.
-                    self.state = if self.call.begin_param(&self.tools, sink) {
-                        State::Value
-                    } else {
-                        State::Recover(IssueKind::MalformedJson, "an argument has no key")
-                    };
-                }
-                State::AfterKey => {
-                    let (ws, partial) = self.space_at(i, rest);
-                    let after = &rest[ws..];
-                    let value_start = l.value_start.as_str();
-                    if after.starts_with(value_start) {
-                        let n = ws + value_start.len();
-                        self.call.advance(input, &mut i, n);
-                        if !self.call.begin_param(&self.tools, sink) {
-                            self.state =
-                                State::Recover(IssueKind::MalformedJson, "an argument has no key");
-                            continue;
-                        }
-                        self.state = State::Value;
-                        continue;
-                    }
-                    if after.is_empty() || partial || text::is_proper_prefix(after, value_start) {
-                        return self.call.wait_or_truncate(
-                            feed,
-                            i,
-                            "output ended after a key",
-                            sink,
-                        );
-                    }
-                    self.call.advance(input, &mut i, ws);
-                    self.state = State::Recover(
-                        IssueKind::MalformedJson,
-                        "expected <arg_value> after a key",
-                    );
-                }
-                State::Value => {
-                    // A missing `</arg_value>` before the next marker is tolerated.
-                    let ends = [
-                        l.value_end.as_str(),
-                        l.key_start.as_str(),
-                        l.call_end.as_str(),
-                        l.call_start.as_str(),
-                        l.section_end.as_str(),
-                    ];
-                    let why = "output ended inside a value";
-                    if let ControlFlow::Break(p) = self.call.value(feed, &mut i, &ends, why, sink) {
-                        return p;
-                    }
-                    self.state = State::Body;
-                }
-                State::Recover(kind, why) => {
-                    // `</tool_call>` ends the broken call; the next call or the section's end
-                    // are read next.
-                    let stops = [
-                        l.call_end.as_str(),
-                        l.call_start.as_str(),
-                        l.section_end.as_str(),
-                    ];
-                    let issue = (kind, why);
-                    if let ControlFlow::Break(p) =
-                        self.call.skip_broken(feed, &mut i, &stops, 1, issue, sink)
-                    {
-                        return p;
-                    }
-                    if let Some(p) = self.after_call(i) {
-                        return p;
+                    None => {
+                        self.call.raw.clear();
+                        self.state = State::SectionStray;
                     }
                 }
             }
+            State::SectionStray => {
+                // Text inside the section that belongs to no call stays content; whitespace
+                // right before the next tag is formatting.
+                let lits = [l.call_start.as_str(), l.section_end.as_str()];
+                match text::scan(rest, &lits) {
+                    Scan::Found { pos, .. } => {
+                        sink.content(rest[..pos].trim_end());
+                        i += pos;
+                        self.state = State::Between;
+                    }
+                    Scan::NotFound { .. } if eof => {
+                        sink.content(rest);
+                        return ControlFlow::Break(Progress::done(input.len()));
+                    }
+                    Scan::NotFound { safe } => {
+                        let text = rest[..safe].trim_end();
+                        sink.content(text);
+                        return ControlFlow::Break(Progress::more(i + text.len()));
+                    }
+                }
+            }
+            State::Name => {
+                let mut rest = rest;
+                if self.call.name.is_empty() {
+                    let ws = text::skip_ws(rest);
+                    self.call.advance(input, &mut i, ws);
+                    rest = &input[i..];
+                }
+                let end = rest
+                    .char_indices()
+                    .find(|&(_, c)| !is_name_char(c))
+                    .map(|(p, _)| p);
+                let n = end.unwrap_or(rest.len());
+                self.call.name.push_str(&rest[..n]);
+                self.call.advance(input, &mut i, n);
+                let rest = &input[i..];
+                if end.is_none() {
+                    return ControlFlow::Break(self.call.wait_or_truncate(
+                        feed,
+                        i,
+                        "output ended inside a tool call name",
+                        sink,
+                    ));
+                }
+                if !self.call.name.is_empty() {
+                    self.state = State::AfterName;
+                    return ControlFlow::Continue(i);
+                }
+                if rest.starts_with(l.call_end.as_str()) {
+                    let n = l.call_end.len();
+                    self.call.take(input, i, i + n);
+                    self.call
+                        .fail(IssueKind::MissingName, "empty <tool_call> block", sink);
+                    i += n;
+                    if let Some(p) = self.after_call(i) {
+                        return ControlFlow::Break(p);
+                    }
+                    return ControlFlow::Continue(i);
+                }
+                if is_partial_of_any(rest, &[l.call_end.as_str()]) {
+                    return ControlFlow::Break(self.call.wait_or_truncate(
+                        feed,
+                        i,
+                        "output ended after <tool_call>",
+                        sink,
+                    ));
+                }
+                self.state = State::Recover(IssueKind::MissingName, "the call has no name");
+            }
+            State::AfterName => {
+                // The name is complete only when a marker follows it.
+                let (ws, partial) = self.space_at(i, rest);
+                let after = &rest[ws..];
+                let sep = l.name_sep.as_deref().unwrap_or_default();
+                let lits = l.body_tags();
+                let at_sep = !sep.is_empty() && after.starts_with(sep);
+                if at_sep || starts_with_any(after, &lits).is_some() {
+                    let n = if at_sep { ws + sep.len() } else { ws };
+                    self.call.advance(input, &mut i, n);
+                    self.saw_call = true;
+                    self.call.start(sink);
+                    self.state = State::Body;
+                    return ControlFlow::Continue(i);
+                }
+                let partial_sep = !sep.is_empty() && text::is_proper_prefix(after, sep);
+                if after.is_empty() || partial || partial_sep || is_partial_of_any(after, &lits) {
+                    return ControlFlow::Break(self.call.wait_or_truncate(
+                        feed,
+                        i,
+                        "output ended after a tool call name",
+                        sink,
+                    ));
+                }
+                self.state = State::Recover(
+                    IssueKind::MalformedJson,
+                    "unexpected text after a tool call name",
+                );
+            }
+            State::Body => {
+                let (ws, partial) = skip_space(rest);
+                self.call.advance(input, &mut i, ws);
+                let rest = &input[i..];
+                let lits = l.body_tags();
+                if rest.is_empty() || partial || is_partial_of_any(rest, &lits) {
+                    return ControlFlow::Break(self.call.wait_between_params(feed, i, sink));
+                }
+                match starts_with_any(rest, &lits) {
+                    Some(0) => {
+                        self.call.advance(input, &mut i, lits[0].len());
+                        self.call.key.clear();
+                        self.state = State::Key;
+                    }
+                    Some(1) => {
+                        self.call.take(input, i, i + lits[1].len());
+                        self.call.finish(sink);
+                        i += lits[1].len();
+                        if let Some(p) = self.after_call(i) {
+                            return ControlFlow::Break(p);
+                        }
+                    }
+                    Some(_) => {
+                        // The next call (or the section's end) follows: this call lacked
+                        // `</tool_call>`.
+                        self.call.finish(sink);
+                        if let Some(p) = self.after_call(i) {
+                            return ControlFlow::Break(p);
+                        }
+                    }
+                    None => self.state = State::Stray,
+                }
+            }
+            State::Stray => {
+                if let ControlFlow::Break(p) = self.call.stray(feed, &mut i, &l.body_tags(), sink) {
+                    return ControlFlow::Break(p);
+                }
+                self.state = State::Body;
+            }
+            State::Key => {
+                let lits = [
+                    l.key_end.as_str(),
+                    l.value_start.as_str(),
+                    l.key_start.as_str(),
+                    l.call_end.as_str(),
+                    l.call_start.as_str(),
+                    l.section_end.as_str(),
+                ];
+                match text::scan(rest, &lits) {
+                    Scan::Found { pos, which } => {
+                        self.call.key.push_str(&rest[..pos]);
+                        if which == 0 {
+                            let n = pos + lits[0].len();
+                            self.call.advance(input, &mut i, n);
+                            self.state = State::AfterKey;
+                        } else {
+                            self.call.advance(input, &mut i, pos);
+                            self.state = State::Recover(
+                                IssueKind::MalformedJson,
+                                "an <arg_key> is not closed",
+                            );
+                        }
+                    }
+                    Scan::NotFound { .. } if eof => {
+                        self.call.take(input, i, input.len());
+                        self.call
+                            .fail(IssueKind::Truncated, "output ended inside a key", sink);
+                        return ControlFlow::Break(Progress::done(input.len()));
+                    }
+                    Scan::NotFound { safe } => {
+                        self.call.key.push_str(&rest[..safe]);
+                        self.call.take(input, i, i + safe);
+                        return ControlFlow::Break(Progress::more(i + safe));
+                    }
+                }
+            }
+            State::AfterKey if l.value_start.is_empty() => {
+                // The key's closing tag opened the value: nothing is skipped.
+                self.state = if self.call.begin_param(&self.tools, sink) {
+                    State::Value
+                } else {
+                    State::Recover(IssueKind::MalformedJson, "an argument has no key")
+                };
+            }
+            State::AfterKey => {
+                let (ws, partial) = self.space_at(i, rest);
+                let after = &rest[ws..];
+                let value_start = l.value_start.as_str();
+                if after.starts_with(value_start) {
+                    let n = ws + value_start.len();
+                    self.call.advance(input, &mut i, n);
+                    if !self.call.begin_param(&self.tools, sink) {
+                        self.state =
+                            State::Recover(IssueKind::MalformedJson, "an argument has no key");
+                        return ControlFlow::Continue(i);
+                    }
+                    self.state = State::Value;
+                    return ControlFlow::Continue(i);
+                }
+                if after.is_empty() || partial || text::is_proper_prefix(after, value_start) {
+                    return ControlFlow::Break(self.call.wait_or_truncate(
+                        feed,
+                        i,
+                        "output ended after a key",
+                        sink,
+                    ));
+                }
+                self.call.advance(input, &mut i, ws);
+                self.state =
+                    State::Recover(IssueKind::MalformedJson, "expected <arg_value> after a key");
+            }
+            State::Value => {
+                // A missing `</arg_value>` before the next marker is tolerated.
+                let ends = [
+                    l.value_end.as_str(),
+                    l.key_start.as_str(),
+                    l.call_end.as_str(),
+                    l.call_start.as_str(),
+                    l.section_end.as_str(),
+                ];
+                let why = "output ended inside a value";
+                if let ControlFlow::Break(p) = self.call.value(feed, &mut i, &ends, why, sink) {
+                    return ControlFlow::Break(p);
+                }
+                self.state = State::Body;
+            }
+            State::Recover(kind, why) => {
+                // `</tool_call>` ends the broken call; the next call or the section's end
+                // are read next.
+                let stops = [
+                    l.call_end.as_str(),
+                    l.call_start.as_str(),
+                    l.section_end.as_str(),
+                ];
+                let issue = (kind, why);
+                if let ControlFlow::Break(p) =
+                    self.call.skip_broken(feed, &mut i, &stops, 1, issue, sink)
+                {
+                    return ControlFlow::Break(p);
+                }
+                if let Some(p) = self.after_call(i) {
+                    return ControlFlow::Break(p);
+                }
+            }
         }
+        ControlFlow::Continue(i)
+    }
+
+    fn feed_offset(&mut self) -> Option<&mut usize> {
+        Some(&mut self.call.offset)
     }
 }
 

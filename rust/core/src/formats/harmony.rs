@@ -22,8 +22,10 @@
 //! bodies (`channel_region` with a `Dialect`): Beam names tools without the `functions.`
 //! namespace and writes XML parameters (`super::beam`).
 
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
+use super::call_text::{CallText, Feed, Step, StepReader};
 use super::Format;
 use crate::json;
 use crate::message::IssueKind;
@@ -301,6 +303,12 @@ fn is_header_char(c: char) -> bool {
     c.is_alphanumeric() || matches!(c, ' ' | '\t' | '_' | '-' | '.' | ':' | '=' | '/' | '@')
 }
 
+impl CallText for HarmonyRegion {
+    fn raw_mut(&mut self) -> &mut String {
+        &mut self.raw
+    }
+}
+
 impl HarmonyRegion {
     fn stop_refs(&self) -> [&str; 5] {
         self.stops.each_ref().map(String::as_str)
@@ -336,15 +344,8 @@ impl HarmonyRegion {
         text::partial_suffix_len(rest, &self.stop_refs())
     }
 
-    fn fail(&mut self, kind: IssueKind, why: &str, consumed: usize, sink: &mut Sink) -> Progress {
-        let raw = std::mem::take(&mut self.raw);
-        sink.fail_call(kind, why, &raw);
-        Progress::done(consumed)
-    }
-
     fn end_call(&mut self, consumed: usize, sink: &mut Sink) -> Progress {
-        let raw = std::mem::take(&mut self.raw);
-        sink.end_call(&raw);
+        self.end(sink);
         Progress::done(consumed)
     }
 
@@ -415,7 +416,7 @@ impl HarmonyRegion {
         }
         if broken {
             // A marker that ends or starts a message: this header never got its `<|message|>`.
-            return Some(self.fail(
+            return Some(self.fail_done(
                 IssueKind::UnexpectedText,
                 "a message header without <|message|>",
                 *i,
@@ -428,15 +429,8 @@ impl HarmonyRegion {
             sink.content(&raw);
             return Some(Progress::done(*i));
         }
-        if eof {
-            return Some(self.fail(
-                IssueKind::Truncated,
-                "output ended inside a message header",
-                *i,
-                sink,
-            ));
-        }
-        Some(Progress::more(*i))
+        let why = "output ended inside a message header";
+        Some(self.truncated_at_eof(eof, *i, why, sink))
     }
 
     /// The header is complete: decide what the body is.
@@ -529,217 +523,207 @@ impl HarmonyRegion {
     }
 }
 
-impl RegionParser for HarmonyRegion {
-    fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
-        let mut i = 0;
-        loop {
-            let rest = &input[i..];
-            match self.state {
-                State::Trigger => {
-                    let n = self.trigger.len().min(rest.len());
-                    i += n;
-                    if self.stray_end {
-                        // `<|end|>` / `<|return|>` close a message whose header was in the prompt;
-                        // a `<|call|>` outside any message ends no call.
-                        if self.trigger == self.stops[1] {
-                            sink.fail_call(
-                                IssueKind::UnexpectedText,
-                                "<|call|> outside any message",
-                                &rest[..n],
-                            );
-                        }
-                        return Progress::done(i);
-                    }
-                    self.raw.push_str(&rest[..n]);
-                    if self.at_recipient {
-                        self.header.push_str(&rest[..n]);
-                    }
-                    self.state = State::Header;
-                }
-                State::Header => {
-                    if let Some(progress) = self.read_header(input, &mut i, eof, sink) {
-                        return progress;
-                    }
-                }
-                State::Text { reasoning } => {
-                    let emit = |sink: &mut Sink, t: &str| {
-                        if reasoning {
-                            sink.reasoning(t)
-                        } else {
-                            sink.content(t)
-                        }
-                    };
-                    if let Some((pos, len)) = self.find_stop(rest) {
-                        emit(sink, &rest[..pos]);
-                        return Progress::done(i + pos + len);
-                    }
-                    let upto = if eof {
-                        rest.len()
-                    } else {
-                        rest.len() - self.partial_stop(rest)
-                    };
-                    emit(sink, &rest[..upto]);
-                    i += upto;
-                    return if eof {
-                        Progress::done(i)
-                    } else {
-                        Progress::more(i)
-                    };
-                }
-                State::BodyStart => {
-                    let ws = text::skip_ws(rest);
-                    self.raw.push_str(&rest[..ws]);
-                    i += ws;
-                    let rest = &input[i..];
-                    if let Some(len) = self.stop_at_start(rest) {
-                        // An empty body: no arguments.
-                        self.raw.push_str(&rest[..len]);
-                        sink.args("{}");
-                        return self.end_call(i + len, sink);
-                    }
-                    if rest.is_empty() || (!eof && self.partial_stop(rest) == rest.len()) {
-                        if eof {
-                            return self.fail(
-                                IssueKind::Truncated,
-                                "output ended before the call's arguments",
-                                i,
-                                sink,
-                            );
-                        }
-                        return Progress::more(i);
-                    }
-                    if rest.starts_with('{') {
-                        self.json = JsonBody::default();
-                        self.state = State::Json;
-                    } else if self.body.is_some() {
-                        self.state = State::Own;
-                    } else if self.is_function {
-                        self.state = State::Skip(
-                            IssueKind::MalformedJson,
-                            "the arguments are not a JSON object",
+impl StepReader for HarmonyRegion {
+    fn step(&mut self, input: &str, eof: bool, mut i: usize, sink: &mut Sink) -> Step<usize> {
+        let rest = &input[i..];
+        match self.state {
+            State::Trigger => {
+                let n = self.trigger.len().min(rest.len());
+                i += n;
+                if self.stray_end {
+                    // `<|end|>` / `<|return ControlFlow::Break(|>` close a message whose header was in the prompt);
+                    // a `<|call|>` outside any message ends no call.
+                    if self.trigger == self.stops[1] {
+                        sink.fail_call(
+                            IssueKind::UnexpectedText,
+                            "<|call|> outside any message",
+                            &rest[..n],
                         );
-                    } else {
-                        sink.args("{\"input\": \"");
-                        self.state = State::Wrapped;
                     }
+                    return ControlFlow::Break(Progress::done(i));
                 }
-                State::Json => {
-                    let step = self.scan_json(rest, eof);
-                    let (n, next) = match step {
-                        JsonStep::Complete(n) => (n, Some(State::AfterJson)),
-                        JsonStep::Stopped(n) => (
-                            n,
-                            Some(State::Skip(
-                                IssueKind::MalformedJson,
-                                "the message ended before the JSON arguments closed",
-                            )),
-                        ),
-                        JsonStep::Hold(n) => (n, None),
-                        JsonStep::Incomplete => (rest.len(), None),
-                    };
-                    sink.args(&rest[..n]);
-                    self.raw.push_str(&rest[..n]);
-                    i += n;
-                    match next {
-                        Some(state) => self.state = state,
-                        None if eof => {
-                            return self.fail(
-                                IssueKind::Truncated,
-                                "output ended inside the call's arguments",
-                                i,
-                                sink,
-                            )
-                        }
-                        None => return Progress::more(i),
-                    }
+                self.raw.push_str(&rest[..n]);
+                if self.at_recipient {
+                    self.header.push_str(&rest[..n]);
                 }
-                State::AfterJson => {
-                    let ws = text::skip_ws(rest);
-                    let after = &rest[ws..];
-                    match self.stop_at_start(after) {
-                        Some(len) => {
-                            self.raw.push_str(&rest[..ws + len]);
-                            return self.end_call(i + ws + len, sink);
-                        }
-                        _ if after.is_empty() => {
-                            self.raw.push_str(&rest[..ws]);
-                            i += ws;
-                            if eof {
-                                return self.end_call(i, sink);
-                            }
-                            return Progress::more(i);
-                        }
-                        _ if !eof && self.partial_stop(after) == after.len() => {
-                            self.raw.push_str(&rest[..ws]);
-                            return Progress::more(i + ws);
-                        }
-                        _ => {
-                            self.state = State::Skip(
-                                IssueKind::MalformedJson,
-                                "unexpected text after the JSON arguments",
-                            );
-                        }
-                    }
-                }
-                State::Wrapped => {
-                    let (upto, stop) = match self.find_stop(rest) {
-                        Some((pos, len)) => (pos, Some(len)),
-                        None if eof => (rest.len(), Some(0)),
-                        None => (rest.len() - self.partial_stop(rest), None),
-                    };
-                    let mut fragment = String::new();
-                    json::escape_into(&mut fragment, &rest[..upto]);
-                    if !fragment.is_empty() {
-                        sink.args(&fragment);
-                    }
-                    self.raw.push_str(&rest[..upto]);
-                    i += upto;
-                    let Some(len) = stop else {
-                        return Progress::more(i);
-                    };
-                    sink.args("\"}");
-                    self.raw.push_str(&input[i..i + len]);
-                    return self.end_call(i + len, sink);
-                }
-                State::Own => {
-                    let Some(body) = self.body.as_mut() else {
-                        return self.fail(IssueKind::MalformedJson, "no body reader", i, sink);
-                    };
-                    match body.feed(rest, eof, sink) {
-                        BodyStep::More(n) => {
-                            self.raw.push_str(&rest[..n]);
-                            return Progress::more(i + n);
-                        }
-                        BodyStep::Ended(n) => {
-                            body.close(sink);
-                            self.raw.push_str(&rest[..n]);
-                            i += n;
-                            let len = self.stop_at_start(&input[i..]).unwrap_or(0);
-                            self.raw.push_str(&input[i..i + len]);
-                            return self.end_call(i + len, sink);
-                        }
-                        BodyStep::Broken(n, kind, why) => {
-                            self.raw.push_str(&rest[..n]);
-                            i += n;
-                            self.state = State::Skip(kind, why);
-                        }
-                    }
-                }
-                State::Skip(kind, why) => {
-                    let (upto, len) = match self.find_stop(rest) {
-                        Some((pos, len)) => (pos, len),
-                        None if eof => (rest.len(), 0),
-                        None => {
-                            let upto = rest.len() - self.partial_stop(rest);
-                            self.raw.push_str(&rest[..upto]);
-                            return Progress::more(i + upto);
-                        }
-                    };
-                    self.raw.push_str(&rest[..upto + len]);
-                    return self.fail(kind, why, i + upto + len, sink);
+                self.state = State::Header;
+            }
+            State::Header => {
+                if let Some(progress) = self.read_header(input, &mut i, eof, sink) {
+                    return ControlFlow::Break(progress);
                 }
             }
+            State::Text { reasoning } => {
+                let emit = |sink: &mut Sink, t: &str| {
+                    if reasoning {
+                        sink.reasoning(t)
+                    } else {
+                        sink.content(t)
+                    }
+                };
+                if let Some((pos, len)) = self.find_stop(rest) {
+                    emit(sink, &rest[..pos]);
+                    return ControlFlow::Break(Progress::done(i + pos + len));
+                }
+                let upto = if eof {
+                    rest.len()
+                } else {
+                    rest.len() - self.partial_stop(rest)
+                };
+                emit(sink, &rest[..upto]);
+                i += upto;
+                return ControlFlow::Break(if eof {
+                    Progress::done(i)
+                } else {
+                    Progress::more(i)
+                });
+            }
+            State::BodyStart => {
+                let ws = text::skip_ws(rest);
+                self.advance(input, &mut i, ws);
+                let rest = &input[i..];
+                if let Some(len) = self.stop_at_start(rest) {
+                    // An empty body: no arguments.
+                    self.raw.push_str(&rest[..len]);
+                    sink.args("{}");
+                    return ControlFlow::Break(self.end_call(i + len, sink));
+                }
+                if rest.is_empty() || (!eof && self.partial_stop(rest) == rest.len()) {
+                    let why = "output ended before the call's arguments";
+                    return ControlFlow::Break(self.wait_or_truncate(
+                        Feed { input, eof },
+                        i,
+                        why,
+                        sink,
+                    ));
+                }
+                if rest.starts_with('{') {
+                    self.json = JsonBody::default();
+                    self.state = State::Json;
+                } else if self.body.is_some() {
+                    self.state = State::Own;
+                } else if self.is_function {
+                    self.state = State::Skip(
+                        IssueKind::MalformedJson,
+                        "the arguments are not a JSON object",
+                    );
+                } else {
+                    sink.args("{\"input\": \"");
+                    self.state = State::Wrapped;
+                }
+            }
+            State::Json => {
+                let step = self.scan_json(rest, eof);
+                let (n, next) = match step {
+                    JsonStep::Complete(n) => (n, Some(State::AfterJson)),
+                    JsonStep::Stopped(n) => (
+                        n,
+                        Some(State::Skip(
+                            IssueKind::MalformedJson,
+                            "the message ended before the JSON arguments closed",
+                        )),
+                    ),
+                    JsonStep::Hold(n) => (n, None),
+                    JsonStep::Incomplete => (rest.len(), None),
+                };
+                self.stream_args(&rest[..n], sink);
+                i += n;
+                match next {
+                    Some(state) => self.state = state,
+                    None => {
+                        let why = "output ended inside the call's arguments";
+                        return ControlFlow::Break(self.truncated_at_eof(eof, i, why, sink));
+                    }
+                }
+            }
+            State::AfterJson => {
+                let ws = text::skip_ws(rest);
+                let after = &rest[ws..];
+                match self.stop_at_start(after) {
+                    Some(len) => {
+                        self.raw.push_str(&rest[..ws + len]);
+                        return ControlFlow::Break(self.end_call(i + ws + len, sink));
+                    }
+                    _ if after.is_empty() => {
+                        self.advance(input, &mut i, ws);
+                        if eof {
+                            return ControlFlow::Break(self.end_call(i, sink));
+                        }
+                        return ControlFlow::Break(Progress::more(i));
+                    }
+                    _ if !eof && self.partial_stop(after) == after.len() => {
+                        self.raw.push_str(&rest[..ws]);
+                        return ControlFlow::Break(Progress::more(i + ws));
+                    }
+                    _ => {
+                        self.state = State::Skip(
+                            IssueKind::MalformedJson,
+                            "unexpected text after the JSON arguments",
+                        );
+                    }
+                }
+            }
+            State::Wrapped => {
+                let (upto, stop) = match self.find_stop(rest) {
+                    Some((pos, len)) => (pos, Some(len)),
+                    None if eof => (rest.len(), Some(0)),
+                    None => (rest.len() - self.partial_stop(rest), None),
+                };
+                let mut fragment = String::new();
+                json::escape_into(&mut fragment, &rest[..upto]);
+                if !fragment.is_empty() {
+                    sink.args(&fragment);
+                }
+                self.advance(input, &mut i, upto);
+                let Some(len) = stop else {
+                    return ControlFlow::Break(Progress::more(i));
+                };
+                sink.args("\"}");
+                self.raw.push_str(&input[i..i + len]);
+                return ControlFlow::Break(self.end_call(i + len, sink));
+            }
+            State::Own => {
+                let Some(body) = self.body.as_mut() else {
+                    return ControlFlow::Break(self.fail_done(
+                        IssueKind::MalformedJson,
+                        "no body reader",
+                        i,
+                        sink,
+                    ));
+                };
+                match body.feed(rest, eof, sink) {
+                    BodyStep::More(n) => {
+                        self.raw.push_str(&rest[..n]);
+                        return ControlFlow::Break(Progress::more(i + n));
+                    }
+                    BodyStep::Ended(n) => {
+                        body.close(sink);
+                        self.advance(input, &mut i, n);
+                        let len = self.stop_at_start(&input[i..]).unwrap_or(0);
+                        self.raw.push_str(&input[i..i + len]);
+                        return ControlFlow::Break(self.end_call(i + len, sink));
+                    }
+                    BodyStep::Broken(n, kind, why) => {
+                        self.advance(input, &mut i, n);
+                        self.state = State::Skip(kind, why);
+                    }
+                }
+            }
+            State::Skip(kind, why) => {
+                let (upto, len) = match self.find_stop(rest) {
+                    Some((pos, len)) => (pos, len),
+                    None if eof => (rest.len(), 0),
+                    None => {
+                        let upto = rest.len() - self.partial_stop(rest);
+                        self.raw.push_str(&rest[..upto]);
+                        return ControlFlow::Break(Progress::more(i + upto));
+                    }
+                };
+                self.raw.push_str(&rest[..upto + len]);
+                return ControlFlow::Break(self.fail_done(kind, why, i + upto + len, sink));
+            }
         }
+        ControlFlow::Continue(i)
     }
 }
 

@@ -7,9 +7,10 @@
 //! string that must be decoded first).
 
 use std::borrow::Cow;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
-use super::call_text::{Feed, OffsetReader};
+use super::call_text::{Step, StepReader};
 use super::Format;
 use crate::json::{ScanResult, StringReader, ValueScanner};
 use crate::message::IssueKind;
@@ -559,212 +560,204 @@ impl JsonRegion {
     }
 }
 
-impl OffsetReader for JsonRegion {
-    fn offset_mut(&mut self) -> &mut usize {
-        &mut self.offset
-    }
-
-    fn feed_at(&mut self, feed: Feed<'_>, sink: &mut Sink) -> Progress {
-        let Feed { input, eof } = feed;
-        let mut i = 0;
-        loop {
-            let rest = &input[i..];
-            match self.state {
-                RegionState::Trigger => {
-                    let n = if self.spec.consume_trigger {
-                        self.trigger_lit.len().min(rest.len())
-                    } else {
-                        0
-                    };
-                    self.take(input, i, i + n);
-                    i += n;
-                    self.state = RegionState::BeforePayload;
+impl StepReader for JsonRegion {
+    fn step(&mut self, input: &str, eof: bool, mut i: usize, sink: &mut Sink) -> Step<usize> {
+        let rest = &input[i..];
+        match self.state {
+            RegionState::Trigger => {
+                let n = if self.spec.consume_trigger {
+                    self.trigger_lit.len().min(rest.len())
+                } else {
+                    0
+                };
+                self.take(input, i, i + n);
+                i += n;
+                self.state = RegionState::BeforePayload;
+            }
+            RegionState::BeforePayload | RegionState::BeforeElement { .. } => {
+                let ws = text::skip_ws(rest);
+                self.take(input, i, i + ws);
+                i += ws;
+                let Some(&c) = input.as_bytes().get(i) else {
+                    if eof {
+                        return ControlFlow::Break(self.end_at_eof(i, sink));
+                    }
+                    return ControlFlow::Break(Progress::more(i));
+                };
+                let in_array = matches!(self.state, RegionState::BeforeElement { in_array: true });
+                match c {
+                    b'{' if self.spec.payload != Payload::Array || in_array => {
+                        self.object = JsonCallObject::with_id_keys(
+                            self.spec.keys,
+                            self.id_keys,
+                            self.soft && self.calls_done == 0,
+                        );
+                        self.state = RegionState::InObject { in_array };
+                    }
+                    b'[' if self.state == RegionState::BeforePayload
+                        && self.spec.payload != Payload::Sequence =>
+                    {
+                        self.take(input, i, i + 1);
+                        i += 1;
+                        self.state = RegionState::BeforeElement { in_array: true };
+                    }
+                    b']' if in_array && self.calls_done == 0 && !self.soft => {
+                        self.take(input, i, i + 1);
+                        i += 1;
+                        self.state = RegionState::AfterPayload;
+                    }
+                    _ if self.soft_reject_allowed() => {
+                        let text = std::mem::take(&mut self.consumed_all);
+                        return ControlFlow::Break(Progress {
+                            consumed: i,
+                            status: Status::Reject(text),
+                        });
+                    }
+                    _ => {
+                        self.state = RegionState::Recover(
+                            IssueKind::MalformedJson,
+                            "expected a JSON call object",
+                        )
+                    }
                 }
-                RegionState::BeforePayload | RegionState::BeforeElement { .. } => {
-                    let ws = text::skip_ws(rest);
-                    self.take(input, i, i + ws);
-                    i += ws;
-                    let Some(&c) = input.as_bytes().get(i) else {
+            }
+            RegionState::InObject { in_array } => {
+                let (n, outcome) = self.object.feed(rest, sink);
+                match outcome {
+                    ObjOutcome::NotACall if self.soft_reject_allowed() => {
+                        self.take(input, i, i + n);
+                        let text = std::mem::take(&mut self.consumed_all);
+                        return ControlFlow::Break(Progress {
+                            consumed: i + n,
+                            status: Status::Reject(text),
+                        });
+                    }
+                    ObjOutcome::NotACall => {
+                        self.take(input, i, i + n);
+                        i += n;
+                        self.state =
+                            RegionState::Recover(IssueKind::MissingName, "the call has no name");
+                    }
+                    ObjOutcome::NeedMore => {
+                        self.take(input, i, i + n);
+                        i += n;
                         if eof {
-                            return self.end_at_eof(i, sink);
+                            return ControlFlow::Break(self.end_at_eof(i, sink));
                         }
-                        return Progress::more(i);
-                    };
-                    let in_array =
-                        matches!(self.state, RegionState::BeforeElement { in_array: true });
-                    match c {
-                        b'{' if self.spec.payload != Payload::Array || in_array => {
-                            self.object = JsonCallObject::with_id_keys(
-                                self.spec.keys,
-                                self.id_keys,
-                                self.soft && self.calls_done == 0,
-                            );
-                            self.state = RegionState::InObject { in_array };
-                        }
-                        b'[' if self.state == RegionState::BeforePayload
-                            && self.spec.payload != Payload::Sequence =>
-                        {
-                            self.take(input, i, i + 1);
-                            i += 1;
-                            self.state = RegionState::BeforeElement { in_array: true };
-                        }
-                        b']' if in_array && self.calls_done == 0 && !self.soft => {
-                            self.take(input, i, i + 1);
-                            i += 1;
-                            self.state = RegionState::AfterPayload;
-                        }
-                        _ if self.soft_reject_allowed() => {
-                            let text = std::mem::take(&mut self.consumed_all);
-                            return Progress {
-                                consumed: i,
-                                status: Status::Reject(text),
-                            };
-                        }
-                        _ => {
-                            self.state = RegionState::Recover(
-                                IssueKind::MalformedJson,
-                                "expected a JSON call object",
-                            )
-                        }
+                        return ControlFlow::Break(Progress::more(i));
+                    }
+                    ObjOutcome::Done => {
+                        self.take(input, i, i + n);
+                        i += n;
+                        let raw = std::mem::take(&mut self.raw);
+                        sink.end_call(&raw);
+                        self.calls_done += 1;
+                        self.state = RegionState::AfterElement { in_array };
+                    }
+                    ObjOutcome::Error(kind, why) => {
+                        self.take(input, i, i + n);
+                        i += n;
+                        self.state = RegionState::Recover(kind, why);
                     }
                 }
-                RegionState::InObject { in_array } => {
-                    let (n, outcome) = self.object.feed(rest, sink);
-                    match outcome {
-                        ObjOutcome::NotACall if self.soft_reject_allowed() => {
-                            self.take(input, i, i + n);
-                            let text = std::mem::take(&mut self.consumed_all);
-                            return Progress {
-                                consumed: i + n,
-                                status: Status::Reject(text),
-                            };
-                        }
-                        ObjOutcome::NotACall => {
-                            self.take(input, i, i + n);
-                            i += n;
-                            self.state = RegionState::Recover(
-                                IssueKind::MissingName,
-                                "the call has no name",
-                            );
-                        }
-                        ObjOutcome::NeedMore => {
-                            self.take(input, i, i + n);
-                            i += n;
-                            if eof {
-                                return self.end_at_eof(i, sink);
-                            }
-                            return Progress::more(i);
-                        }
-                        ObjOutcome::Done => {
-                            self.take(input, i, i + n);
-                            i += n;
-                            let raw = std::mem::take(&mut self.raw);
-                            sink.end_call(&raw);
-                            self.calls_done += 1;
-                            self.state = RegionState::AfterElement { in_array };
-                        }
-                        ObjOutcome::Error(kind, why) => {
-                            self.take(input, i, i + n);
-                            i += n;
-                            self.state = RegionState::Recover(kind, why);
-                        }
+            }
+            RegionState::AfterElement { in_array } => {
+                let ws = self.held_ws.skip(self.offset + i, rest);
+                let Some(&c) = rest.as_bytes().get(ws) else {
+                    if eof {
+                        self.take(input, i, i + ws);
+                        return ControlFlow::Break(Progress::done(i + ws));
                     }
+                    return ControlFlow::Break(Progress::more(i));
+                };
+                match (in_array, c, self.spec.payload) {
+                    (true, b',', _) => {
+                        self.take(input, i, i + ws + 1);
+                        i += ws + 1;
+                        self.state = RegionState::BeforeElement { in_array: true };
+                    }
+                    (true, b']', _) => {
+                        self.take(input, i, i + ws + 1);
+                        i += ws + 1;
+                        self.state = RegionState::AfterPayload;
+                    }
+                    (false, b';', Payload::Sequence) => {
+                        self.take(input, i, i + ws + 1);
+                        i += ws + 1;
+                        self.state = RegionState::BeforeElement { in_array: false };
+                    }
+                    (false, b'{', Payload::Sequence) => {
+                        self.take(input, i, i + ws);
+                        i += ws;
+                        self.state = RegionState::BeforeElement { in_array: false };
+                    }
+                    (true, _, _) => {
+                        self.state =
+                            RegionState::Recover(IssueKind::MalformedJson, "expected ',' or ']'");
+                    }
+                    _ => self.state = RegionState::AfterPayload,
                 }
-                RegionState::AfterElement { in_array } => {
-                    let ws = self.held_ws.skip(self.offset + i, rest);
-                    let Some(&c) = rest.as_bytes().get(ws) else {
-                        if eof {
-                            self.take(input, i, i + ws);
-                            return Progress::done(i + ws);
-                        }
-                        return Progress::more(i);
-                    };
-                    match (in_array, c, self.spec.payload) {
-                        (true, b',', _) => {
-                            self.take(input, i, i + ws + 1);
-                            i += ws + 1;
-                            self.state = RegionState::BeforeElement { in_array: true };
-                        }
-                        (true, b']', _) => {
-                            self.take(input, i, i + ws + 1);
-                            i += ws + 1;
-                            self.state = RegionState::AfterPayload;
-                        }
-                        (false, b';', Payload::Sequence) => {
-                            self.take(input, i, i + ws + 1);
-                            i += ws + 1;
-                            self.state = RegionState::BeforeElement { in_array: false };
-                        }
-                        (false, b'{', Payload::Sequence) => {
-                            self.take(input, i, i + ws);
-                            i += ws;
-                            self.state = RegionState::BeforeElement { in_array: false };
-                        }
-                        (true, _, _) => {
-                            self.state = RegionState::Recover(
-                                IssueKind::MalformedJson,
-                                "expected ',' or ']'",
-                            );
-                        }
-                        _ => self.state = RegionState::AfterPayload,
-                    }
+            }
+            RegionState::AfterPayload => {
+                let Some(end) = self.end_lit.as_deref() else {
+                    return ControlFlow::Break(Progress::done(i));
+                };
+                let ws = self.held_ws.skip(self.offset + i, rest);
+                let after = &rest[ws..];
+                if after.starts_with(end) {
+                    return ControlFlow::Break(Progress::done(i + ws + end.len()));
                 }
-                RegionState::AfterPayload => {
-                    let Some(end) = self.end_lit.as_deref() else {
-                        return Progress::done(i);
-                    };
-                    let ws = self.held_ws.skip(self.offset + i, rest);
-                    let after = &rest[ws..];
-                    if after.starts_with(end) {
-                        return Progress::done(i + ws + end.len());
-                    }
-                    if !eof && (after.is_empty() || text::is_proper_prefix(after, end)) {
-                        return Progress::more(i);
-                    }
-                    return Progress::done(i);
+                if !eof && (after.is_empty() || text::is_proper_prefix(after, end)) {
+                    return ControlFlow::Break(Progress::more(i));
                 }
-                RegionState::Recover(kind, why) => {
-                    // The broken call runs to the region's end marker (consumed), or to the next
-                    // call's opening marker (left for the next region), whichever comes first.
-                    let end = self
-                        .end_lit
-                        .as_deref()
-                        .and_then(|end| rest.find(end).map(|p| (p, p + end.len())));
-                    let next = (self.spec.consume_trigger && !self.trigger_lit.is_empty())
-                        .then(|| rest.find(self.trigger_lit.as_ref()).map(|p| (p, p)))
-                        .flatten();
-                    let found = match (end, next) {
-                        (Some(e), Some(n)) => Some(if n.0 < e.0 { n.1 } else { e.1 }),
-                        (e, n) => e.or(n).map(|(_, upto)| upto),
-                    };
-                    match found {
-                        Some(n) => {
-                            self.take(input, i, i + n);
-                            let raw = std::mem::take(&mut self.raw);
-                            sink.fail_call(kind, why, &raw);
-                            return Progress::done(i + n);
+                return ControlFlow::Break(Progress::done(i));
+            }
+            RegionState::Recover(kind, why) => {
+                // The broken call runs to the region's end marker (consumed), or to the next
+                // call's opening marker (left for the next region), whichever comes first.
+                let end = self
+                    .end_lit
+                    .as_deref()
+                    .and_then(|end| rest.find(end).map(|p| (p, p + end.len())));
+                let next = (self.spec.consume_trigger && !self.trigger_lit.is_empty())
+                    .then(|| rest.find(self.trigger_lit.as_ref()).map(|p| (p, p)))
+                    .flatten();
+                let found = match (end, next) {
+                    (Some(e), Some(n)) => Some(if n.0 < e.0 { n.1 } else { e.1 }),
+                    (e, n) => e.or(n).map(|(_, upto)| upto),
+                };
+                match found {
+                    Some(n) => {
+                        self.take(input, i, i + n);
+                        let raw = std::mem::take(&mut self.raw);
+                        sink.fail_call(kind, why, &raw);
+                        return ControlFlow::Break(Progress::done(i + n));
+                    }
+                    None if eof => {
+                        self.take(input, i, input.len());
+                        let raw = std::mem::take(&mut self.raw);
+                        sink.fail_call(kind, why, &raw);
+                        return ControlFlow::Break(Progress::done(input.len()));
+                    }
+                    None => {
+                        let mut stops: Vec<&str> =
+                            self.end_lit.iter().map(|e| e.as_ref()).collect();
+                        if self.spec.consume_trigger {
+                            stops.push(&self.trigger_lit);
                         }
-                        None if eof => {
-                            self.take(input, i, input.len());
-                            let raw = std::mem::take(&mut self.raw);
-                            sink.fail_call(kind, why, &raw);
-                            return Progress::done(input.len());
-                        }
-                        None => {
-                            let mut stops: Vec<&str> =
-                                self.end_lit.iter().map(|e| e.as_ref()).collect();
-                            if self.spec.consume_trigger {
-                                stops.push(&self.trigger_lit);
-                            }
-                            let keep = text::partial_suffix_len(rest, &stops);
-                            let n = rest.len() - keep;
-                            self.take(input, i, i + n);
-                            return Progress::more(i + n);
-                        }
+                        let keep = text::partial_suffix_len(rest, &stops);
+                        let n = rest.len() - keep;
+                        self.take(input, i, i + n);
+                        return ControlFlow::Break(Progress::more(i + n));
                     }
                 }
             }
         }
+        ControlFlow::Continue(i)
+    }
+
+    fn feed_offset(&mut self) -> Option<&mut usize> {
+        Some(&mut self.offset)
     }
 }
 

@@ -28,7 +28,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
-use super::call_text::{CallText, Feed};
+use super::call_text::{CallText, Feed, Step, StepReader};
 use super::xml_invoke::{parse_attrs, Attrs, InvokeCall, TagReader};
 use super::xml_params::stream_string;
 use super::Format;
@@ -442,331 +442,319 @@ impl M3Region {
     }
 }
 
-impl RegionParser for M3Region {
-    fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
+impl StepReader for M3Region {
+    fn step(&mut self, input: &str, eof: bool, mut i: usize, sink: &mut Sink) -> Step<usize> {
         let feed = Feed { input, eof };
-        let mut i = 0;
-        loop {
-            let rest = &input[i..];
-            match self.state {
-                State::Open => {
-                    if rest.starts_with(self.block_open.as_str()) {
-                        self.raw.push_str(&self.block_open);
-                        i += self.block_open.len();
-                        self.wrapped = true;
-                        self.state = State::Between;
-                    } else if rest.starts_with(self.invoke_open.as_str()) {
-                        self.state = State::Between;
-                    } else if rest.starts_with(self.block_close.as_str()) {
-                        self.raw.push_str(&self.block_close);
-                        self.fail(
-                            IssueKind::UnexpectedText,
-                            "a closing tool_call tag with no open block",
-                            sink,
-                        );
-                        return Progress::done(i + self.block_close.len());
-                    } else if text::is_partial_of_any(
-                        rest,
-                        &[&self.block_open, &self.invoke_open, &self.block_close],
-                    ) {
-                        if !eof {
-                            return Progress::more(i);
-                        }
-                        return self.truncated(input, i, sink);
-                    } else {
-                        let n = self.ns.len().min(rest.len());
-                        self.raw.push_str(&rest[..n]);
-                        self.fail(
-                            IssueKind::UnexpectedText,
-                            "a MiniMax namespace token that starts no tool markup",
-                            sink,
-                        );
-                        return Progress::done(i + n);
-                    }
-                }
-                State::Between => {
-                    let n = text::skip_ws(rest);
-                    self.ws.push_str(&rest[..n]);
-                    i += n;
-                    let rest = &input[i..];
-                    if rest.starts_with(self.invoke_open.as_str()) {
-                        self.ws.clear();
-                        self.raw.clear();
-                        self.raw.push_str(&self.invoke_open);
-                        i += self.invoke_open.len();
-                        self.saw_anything = true;
-                        self.tag = TagReader::default();
-                        self.params = 0;
-                        self.state = State::InvokeTag;
-                    } else if rest.starts_with(self.block_close.as_str()) {
-                        self.ws.clear();
-                        return Progress::done(i + self.block_close.len());
-                    } else if !rest.is_empty()
-                        && !text::is_partial_of_any(rest, &[&self.invoke_open, &self.block_close])
-                    {
-                        if self.wrapped {
-                            self.ws.clear();
-                            self.raw.clear();
-                            self.saw_anything = true;
-                            self.state = State::Stray;
-                        } else {
-                            let ws = std::mem::take(&mut self.ws);
-                            sink.content(&ws);
-                            return Progress::done(i);
-                        }
-                    } else if !eof {
-                        return Progress::more(i);
-                    } else if rest.is_empty() && self.wrapped && !self.saw_anything {
-                        let ws = std::mem::take(&mut self.ws);
-                        self.raw.push_str(&ws);
-                        return self.truncated(input, i, sink);
-                    } else if rest.is_empty() && self.wrapped {
-                        return Progress::done(i);
-                    } else if !self.wrapped {
-                        // The rest (a partial tag, or nothing) is content again.
-                        let ws = std::mem::take(&mut self.ws);
-                        sink.content(&ws);
-                        return Progress::done(i);
-                    } else if self.saw_anything && !text::is_proper_prefix(rest, &self.invoke_open)
-                    {
-                        // The output ended inside the block's closing tag: the calls are whole.
-                        return Progress::done(input.len());
-                    } else {
-                        if self.saw_anything {
-                            self.raw.clear();
-                        } else {
-                            let ws = std::mem::take(&mut self.ws);
-                            self.raw.push_str(&ws);
-                        }
-                        return self.truncated(input, i, sink);
-                    }
-                }
-                State::Stray => {
-                    let stops = Arc::clone(&self.stray_stops);
-                    let why = "text inside a MiniMax M3 tool-call block that belongs to no call";
-                    if let ControlFlow::Break(p) =
-                        self.stray_in_block(feed, &mut i, &stops, why, sink)
-                    {
-                        return p;
-                    }
+        let rest = &input[i..];
+        match self.state {
+            State::Open => {
+                if rest.starts_with(self.block_open.as_str()) {
+                    self.raw.push_str(&self.block_open);
+                    i += self.block_open.len();
+                    self.wrapped = true;
                     self.state = State::Between;
-                }
-                State::InvokeTag | State::ParamTag | State::NestedTag => {
-                    let (n, closed) = self.tag.feed(rest);
-                    self.raw.push_str(&rest[..n]);
-                    i += n;
-                    if !closed {
-                        if eof {
-                            return self.truncated(input, i, sink);
-                        }
-                        return Progress::more(i);
-                    }
-                    let text = std::mem::take(&mut self.tag.text);
-                    self.tag = TagReader::default();
-                    match self.state {
-                        State::InvokeTag => {
-                            self.state = match self.open_invoke(parse_attrs(&text), sink) {
-                                Ok(true) => State::Body,
-                                Ok(false) => State::Between,
-                                Err((kind, why)) => State::Recover(kind, why),
-                            }
-                        }
-                        State::ParamTag => self.open_param(&text, sink),
-                        _ => self.nested_tag(&text, sink),
-                    }
-                }
-                State::Body => {
-                    let n = text::skip_ws(rest);
-                    self.raw.push_str(&rest[..n]);
-                    i += n;
-                    let rest = &input[i..];
-                    if rest.starts_with(self.invoke_close.as_str()) {
-                        self.raw.push_str(&self.invoke_close);
-                        i += self.invoke_close.len();
-                        self.finish_invoke(sink);
-                        self.state = State::Between;
-                    } else if rest.starts_with(self.block_close.as_str()) {
-                        // `</invoke>` is missing but the block ended: the call is complete.
-                        self.finish_invoke(sink);
-                        self.state = State::Between;
-                    } else if rest.starts_with(self.close_open.as_str())
-                        && !text::is_partial_of_any(rest, &[&self.invoke_close, &self.block_close])
-                    {
-                        self.state = State::Recover(
-                            IssueKind::MalformedJson,
-                            "unexpected closing tag in an invoke",
-                        );
-                    } else if rest.starts_with(self.tag_open.as_str())
-                        && rest.len() > self.tag_open.len()
-                        && !rest.starts_with(self.close_open.as_str())
-                    {
-                        self.raw.push_str(&self.tag_open);
-                        i += self.tag_open.len();
-                        self.state = State::ParamTag;
-                    } else if rest.is_empty()
-                        || rest.starts_with(self.tag_open.as_str())
-                        || text::is_partial_of_any(
-                            rest,
-                            &[&self.tag_open, &self.invoke_close, &self.block_close],
-                        )
-                    {
-                        return self.body_cut(feed, i, sink);
-                    } else {
-                        self.state = State::Recover(
-                            IssueKind::MalformedJson,
-                            "unexpected text in an invoke",
-                        );
-                    }
-                }
-                State::ValueStart => {
-                    let n = text::skip_ws(rest);
-                    self.value.push_str(&rest[..n]);
-                    self.raw.push_str(&rest[..n]);
-                    i += n;
-                    let rest = &input[i..];
-                    if rest.starts_with(self.param_close.as_str()) {
-                        self.raw.push_str(&self.param_close);
-                        i += self.param_close.len();
-                        let value = std::mem::take(&mut self.value);
-                        sink.args(&scalar_json(&value, self.schema_at(0), false));
-                        self.state = State::Body;
-                    } else if rest.starts_with(self.close_open.as_str())
-                        && !text::is_proper_prefix(rest, &self.param_close)
-                    {
-                        self.state = State::Recover(
-                            IssueKind::MalformedJson,
-                            "a parameter without its closing tag",
-                        );
-                    } else if rest.starts_with(self.tag_open.as_str())
-                        && rest.len() > self.tag_open.len()
-                        && !rest.starts_with(self.close_open.as_str())
-                    {
-                        self.value.clear();
-                        self.frames = vec![Frame::new(&self.param)];
-                        self.state = State::Nested;
-                    } else if rest.is_empty()
-                        || rest.starts_with(self.tag_open.as_str())
-                        || text::is_partial_of_any(rest, &[&self.tag_open, &self.param_close])
-                    {
-                        if eof {
-                            return self.truncated(input, i, sink);
-                        }
-                        return Progress::more(i);
-                    } else if self.string_param() {
-                        sink.args("\"");
-                        let held = std::mem::take(&mut self.value);
-                        stream_string(&held, sink);
-                        self.state = State::StringValue;
-                    } else {
-                        self.state = State::HeldValue;
-                    }
-                }
-                State::StringValue | State::HeldValue => {
-                    let streaming = self.state == State::StringValue;
-                    let ns = self.ns.as_str();
-                    let (upto, at_tag) = match rest.find(ns) {
-                        Some(p) => (p, true),
-                        None if eof => return self.truncated(input, i, sink),
-                        None => (rest.len() - text::partial_suffix_len(rest, &[ns]), false),
-                    };
-                    if streaming {
-                        stream_string(&rest[..upto], sink);
-                    } else {
-                        self.value.push_str(&rest[..upto]);
-                    }
-                    self.raw.push_str(&rest[..upto]);
-                    i += upto;
-                    if !at_tag {
-                        return Progress::more(i);
-                    }
-                    let rest = &input[i..];
-                    if rest.starts_with(self.param_close.as_str()) {
-                        self.raw.push_str(&self.param_close);
-                        i += self.param_close.len();
-                        if streaming {
-                            sink.args("\"");
-                        } else {
-                            let value = std::mem::take(&mut self.value);
-                            sink.args(&scalar_json(&value, self.schema_at(0), false));
-                        }
-                        self.state = State::Body;
-                    } else if text::is_proper_prefix(rest, &self.param_close)
-                        || (!streaming && text::is_proper_prefix(rest, &self.tag_open))
-                    {
-                        if eof {
-                            return self.truncated(input, i, sink);
-                        }
-                        return Progress::more(i);
-                    } else if !streaming
-                        && rest.starts_with(self.tag_open.as_str())
-                        && !rest.starts_with(self.close_open.as_str())
-                    {
-                        // Text, then child tags: an object with the text under `$text`.
-                        let mut root = Frame::new(&self.param);
-                        root.text = std::mem::take(&mut self.value);
-                        self.frames = vec![root];
-                        self.state = State::Nested;
-                    } else {
-                        self.state =
-                            State::Recover(IssueKind::MalformedJson, "a tag inside a string value");
-                    }
-                }
-                State::Nested => {
-                    let ns = self.ns.as_str();
-                    let (upto, at_tag) = match rest.find(ns) {
-                        Some(p) => (p, true),
-                        None if eof => return self.truncated(input, i, sink),
-                        None => (rest.len() - text::partial_suffix_len(rest, &[ns]), false),
-                    };
-                    if let Some(frame) = self.frames.last_mut() {
-                        frame.text.push_str(&rest[..upto]);
-                    }
-                    self.raw.push_str(&rest[..upto]);
-                    i += upto;
-                    if !at_tag {
-                        return Progress::more(i);
-                    }
-                    let rest = &input[i..];
-                    if rest.starts_with(self.invoke_close.as_str())
-                        || rest.starts_with(self.block_close.as_str())
-                    {
-                        self.frames.clear();
-                        self.state = State::Recover(
-                            IssueKind::MalformedJson,
-                            "an invoke ended inside a parameter",
-                        );
-                    } else if rest.starts_with(self.tag_open.as_str())
-                        && rest.len() > self.tag_open.len()
-                        && !text::is_partial_of_any(rest, &[&self.invoke_close, &self.block_close])
-                    {
-                        self.raw.push_str(&self.tag_open);
-                        i += self.tag_open.len();
-                        self.state = State::NestedTag;
-                    } else if rest.starts_with(self.tag_open.as_str())
-                        || text::is_partial_of_any(
-                            rest,
-                            &[&self.tag_open, &self.invoke_close, &self.block_close],
-                        )
-                    {
-                        return self.body_cut(feed, i, sink);
-                    } else {
-                        self.frames.clear();
-                        self.state = State::Recover(
-                            IssueKind::MalformedJson,
-                            "a namespace token that starts no tag",
-                        );
-                    }
-                }
-                State::Recover(kind, why) => {
-                    // The invoke's own closing tag belongs to it; the block's is read next.
-                    if let ControlFlow::Break(p) = self.skip_invoke(feed, &mut i, (kind, why), sink)
-                    {
-                        return p;
-                    }
+                } else if rest.starts_with(self.invoke_open.as_str()) {
                     self.state = State::Between;
+                } else if rest.starts_with(self.block_close.as_str()) {
+                    self.raw.push_str(&self.block_close);
+                    self.fail(
+                        IssueKind::UnexpectedText,
+                        "a closing tool_call tag with no open block",
+                        sink,
+                    );
+                    return ControlFlow::Break(Progress::done(i + self.block_close.len()));
+                } else if text::is_partial_of_any(
+                    rest,
+                    &[&self.block_open, &self.invoke_open, &self.block_close],
+                ) {
+                    if !eof {
+                        return ControlFlow::Break(Progress::more(i));
+                    }
+                    return ControlFlow::Break(self.truncated(input, i, sink));
+                } else {
+                    let n = self.ns.len().min(rest.len());
+                    self.raw.push_str(&rest[..n]);
+                    self.fail(
+                        IssueKind::UnexpectedText,
+                        "a MiniMax namespace token that starts no tool markup",
+                        sink,
+                    );
+                    return ControlFlow::Break(Progress::done(i + n));
                 }
             }
+            State::Between => {
+                let n = text::skip_ws(rest);
+                self.ws.push_str(&rest[..n]);
+                i += n;
+                let rest = &input[i..];
+                if rest.starts_with(self.invoke_open.as_str()) {
+                    self.ws.clear();
+                    self.raw.clear();
+                    self.raw.push_str(&self.invoke_open);
+                    i += self.invoke_open.len();
+                    self.saw_anything = true;
+                    self.tag = TagReader::default();
+                    self.params = 0;
+                    self.state = State::InvokeTag;
+                } else if rest.starts_with(self.block_close.as_str()) {
+                    self.ws.clear();
+                    return ControlFlow::Break(Progress::done(i + self.block_close.len()));
+                } else if !rest.is_empty()
+                    && !text::is_partial_of_any(rest, &[&self.invoke_open, &self.block_close])
+                {
+                    if self.wrapped {
+                        self.ws.clear();
+                        self.raw.clear();
+                        self.saw_anything = true;
+                        self.state = State::Stray;
+                    } else {
+                        let ws = std::mem::take(&mut self.ws);
+                        sink.content(&ws);
+                        return ControlFlow::Break(Progress::done(i));
+                    }
+                } else if !eof {
+                    return ControlFlow::Break(Progress::more(i));
+                } else if rest.is_empty() && self.wrapped && !self.saw_anything {
+                    let ws = std::mem::take(&mut self.ws);
+                    self.raw.push_str(&ws);
+                    return ControlFlow::Break(self.truncated(input, i, sink));
+                } else if rest.is_empty() && self.wrapped {
+                    return ControlFlow::Break(Progress::done(i));
+                } else if !self.wrapped {
+                    // The rest (a partial tag, or nothing) is content again.
+                    let ws = std::mem::take(&mut self.ws);
+                    sink.content(&ws);
+                    return ControlFlow::Break(Progress::done(i));
+                } else if self.saw_anything && !text::is_proper_prefix(rest, &self.invoke_open) {
+                    // The output ended inside the block's closing tag: the calls are whole.
+                    return ControlFlow::Break(Progress::done(input.len()));
+                } else {
+                    if self.saw_anything {
+                        self.raw.clear();
+                    } else {
+                        let ws = std::mem::take(&mut self.ws);
+                        self.raw.push_str(&ws);
+                    }
+                    return ControlFlow::Break(self.truncated(input, i, sink));
+                }
+            }
+            State::Stray => {
+                let stops = Arc::clone(&self.stray_stops);
+                let why = "text inside a MiniMax M3 tool-call block that belongs to no call";
+                if let ControlFlow::Break(p) = self.stray_in_block(feed, &mut i, &stops, why, sink)
+                {
+                    return ControlFlow::Break(p);
+                }
+                self.state = State::Between;
+            }
+            State::InvokeTag | State::ParamTag | State::NestedTag => {
+                let (n, closed) = self.tag.feed(rest);
+                self.advance(input, &mut i, n);
+                if !closed {
+                    if eof {
+                        return ControlFlow::Break(self.truncated(input, i, sink));
+                    }
+                    return ControlFlow::Break(Progress::more(i));
+                }
+                let text = std::mem::take(&mut self.tag.text);
+                self.tag = TagReader::default();
+                match self.state {
+                    State::InvokeTag => {
+                        self.state = match self.open_invoke(parse_attrs(&text), sink) {
+                            Ok(true) => State::Body,
+                            Ok(false) => State::Between,
+                            Err((kind, why)) => State::Recover(kind, why),
+                        }
+                    }
+                    State::ParamTag => self.open_param(&text, sink),
+                    _ => self.nested_tag(&text, sink),
+                }
+            }
+            State::Body => {
+                let n = text::skip_ws(rest);
+                self.advance(input, &mut i, n);
+                let rest = &input[i..];
+                if rest.starts_with(self.invoke_close.as_str()) {
+                    self.raw.push_str(&self.invoke_close);
+                    i += self.invoke_close.len();
+                    self.finish_invoke(sink);
+                    self.state = State::Between;
+                } else if rest.starts_with(self.block_close.as_str()) {
+                    // `</invoke>` is missing but the block ended: the call is complete.
+                    self.finish_invoke(sink);
+                    self.state = State::Between;
+                } else if rest.starts_with(self.close_open.as_str())
+                    && !text::is_partial_of_any(rest, &[&self.invoke_close, &self.block_close])
+                {
+                    self.state = State::Recover(
+                        IssueKind::MalformedJson,
+                        "unexpected closing tag in an invoke",
+                    );
+                } else if rest.starts_with(self.tag_open.as_str())
+                    && rest.len() > self.tag_open.len()
+                    && !rest.starts_with(self.close_open.as_str())
+                {
+                    self.raw.push_str(&self.tag_open);
+                    i += self.tag_open.len();
+                    self.state = State::ParamTag;
+                } else if rest.is_empty()
+                    || rest.starts_with(self.tag_open.as_str())
+                    || text::is_partial_of_any(
+                        rest,
+                        &[&self.tag_open, &self.invoke_close, &self.block_close],
+                    )
+                {
+                    return ControlFlow::Break(self.body_cut(feed, i, sink));
+                } else {
+                    self.state =
+                        State::Recover(IssueKind::MalformedJson, "unexpected text in an invoke");
+                }
+            }
+            State::ValueStart => {
+                let n = text::skip_ws(rest);
+                self.value.push_str(&rest[..n]);
+                self.advance(input, &mut i, n);
+                let rest = &input[i..];
+                if rest.starts_with(self.param_close.as_str()) {
+                    self.raw.push_str(&self.param_close);
+                    i += self.param_close.len();
+                    let value = std::mem::take(&mut self.value);
+                    sink.args(&scalar_json(&value, self.schema_at(0), false));
+                    self.state = State::Body;
+                } else if rest.starts_with(self.close_open.as_str())
+                    && !text::is_proper_prefix(rest, &self.param_close)
+                {
+                    self.state = State::Recover(
+                        IssueKind::MalformedJson,
+                        "a parameter without its closing tag",
+                    );
+                } else if rest.starts_with(self.tag_open.as_str())
+                    && rest.len() > self.tag_open.len()
+                    && !rest.starts_with(self.close_open.as_str())
+                {
+                    self.value.clear();
+                    self.frames = vec![Frame::new(&self.param)];
+                    self.state = State::Nested;
+                } else if rest.is_empty()
+                    || rest.starts_with(self.tag_open.as_str())
+                    || text::is_partial_of_any(rest, &[&self.tag_open, &self.param_close])
+                {
+                    if eof {
+                        return ControlFlow::Break(self.truncated(input, i, sink));
+                    }
+                    return ControlFlow::Break(Progress::more(i));
+                } else if self.string_param() {
+                    sink.args("\"");
+                    let held = std::mem::take(&mut self.value);
+                    stream_string(&held, sink);
+                    self.state = State::StringValue;
+                } else {
+                    self.state = State::HeldValue;
+                }
+            }
+            State::StringValue | State::HeldValue => {
+                let streaming = self.state == State::StringValue;
+                let ns = self.ns.as_str();
+                let (upto, at_tag) = match rest.find(ns) {
+                    Some(p) => (p, true),
+                    None if eof => return ControlFlow::Break(self.truncated(input, i, sink)),
+                    None => (rest.len() - text::partial_suffix_len(rest, &[ns]), false),
+                };
+                if streaming {
+                    stream_string(&rest[..upto], sink);
+                } else {
+                    self.value.push_str(&rest[..upto]);
+                }
+                self.advance(input, &mut i, upto);
+                if !at_tag {
+                    return ControlFlow::Break(Progress::more(i));
+                }
+                let rest = &input[i..];
+                if rest.starts_with(self.param_close.as_str()) {
+                    self.raw.push_str(&self.param_close);
+                    i += self.param_close.len();
+                    if streaming {
+                        sink.args("\"");
+                    } else {
+                        let value = std::mem::take(&mut self.value);
+                        sink.args(&scalar_json(&value, self.schema_at(0), false));
+                    }
+                    self.state = State::Body;
+                } else if text::is_proper_prefix(rest, &self.param_close)
+                    || (!streaming && text::is_proper_prefix(rest, &self.tag_open))
+                {
+                    if eof {
+                        return ControlFlow::Break(self.truncated(input, i, sink));
+                    }
+                    return ControlFlow::Break(Progress::more(i));
+                } else if !streaming
+                    && rest.starts_with(self.tag_open.as_str())
+                    && !rest.starts_with(self.close_open.as_str())
+                {
+                    // Text, then child tags: an object with the text under `$text`.
+                    let mut root = Frame::new(&self.param);
+                    root.text = std::mem::take(&mut self.value);
+                    self.frames = vec![root];
+                    self.state = State::Nested;
+                } else {
+                    self.state =
+                        State::Recover(IssueKind::MalformedJson, "a tag inside a string value");
+                }
+            }
+            State::Nested => {
+                let ns = self.ns.as_str();
+                let (upto, at_tag) = match rest.find(ns) {
+                    Some(p) => (p, true),
+                    None if eof => return ControlFlow::Break(self.truncated(input, i, sink)),
+                    None => (rest.len() - text::partial_suffix_len(rest, &[ns]), false),
+                };
+                if let Some(frame) = self.frames.last_mut() {
+                    frame.text.push_str(&rest[..upto]);
+                }
+                self.advance(input, &mut i, upto);
+                if !at_tag {
+                    return ControlFlow::Break(Progress::more(i));
+                }
+                let rest = &input[i..];
+                if rest.starts_with(self.invoke_close.as_str())
+                    || rest.starts_with(self.block_close.as_str())
+                {
+                    self.frames.clear();
+                    self.state = State::Recover(
+                        IssueKind::MalformedJson,
+                        "an invoke ended inside a parameter",
+                    );
+                } else if rest.starts_with(self.tag_open.as_str())
+                    && rest.len() > self.tag_open.len()
+                    && !text::is_partial_of_any(rest, &[&self.invoke_close, &self.block_close])
+                {
+                    self.raw.push_str(&self.tag_open);
+                    i += self.tag_open.len();
+                    self.state = State::NestedTag;
+                } else if rest.starts_with(self.tag_open.as_str())
+                    || text::is_partial_of_any(
+                        rest,
+                        &[&self.tag_open, &self.invoke_close, &self.block_close],
+                    )
+                {
+                    return ControlFlow::Break(self.body_cut(feed, i, sink));
+                } else {
+                    self.frames.clear();
+                    self.state = State::Recover(
+                        IssueKind::MalformedJson,
+                        "a namespace token that starts no tag",
+                    );
+                }
+            }
+            State::Recover(kind, why) => {
+                // The invoke's own closing tag belongs to it; the block's is read next.
+                if let ControlFlow::Break(p) = self.skip_invoke(feed, &mut i, (kind, why), sink) {
+                    return ControlFlow::Break(p);
+                }
+                self.state = State::Between;
+            }
         }
+        ControlFlow::Continue(i)
     }
 }
 

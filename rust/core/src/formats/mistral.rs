@@ -3,7 +3,9 @@
 //! `[CALL_ID]id` before `[ARGS]`; servers that skip special tokens show `[TOOL_CALLS]NAME{...}`.
 //! When `[TOOL_CALLS]` itself was skipped, a bare call array at the output start is accepted.
 
-use super::call_text::{Feed, OffsetReader};
+use std::ops::ControlFlow;
+
+use super::call_text::{CallText, Feed, Step, StepReader};
 use super::json_calls::{JsonRegion, JsonRegionSpec, Payload, STANDARD_KEYS};
 use super::Format;
 use crate::json::{ScanResult, ValueScanner};
@@ -105,13 +107,13 @@ fn is_name_char(c: char) -> bool {
     c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ':')
 }
 
-impl MistralRegion {
-    fn fail(&mut self, kind: IssueKind, why: &str, consumed: usize, sink: &mut Sink) -> Progress {
-        let raw = std::mem::take(&mut self.raw);
-        sink.fail_call(kind, why, &raw);
-        Progress::done(consumed)
+impl CallText for MistralRegion {
+    fn raw_mut(&mut self) -> &mut String {
+        &mut self.raw
     }
+}
 
+impl MistralRegion {
     /// Read name characters up to one of the stop literals; returns (bytes read, which stop
     /// follows, whether a character that is neither follows). Every stop begins with a character
     /// that cannot be in a name, so only the text right after the name is compared with them:
@@ -145,182 +147,147 @@ impl MistralRegion {
     }
 }
 
-impl OffsetReader for MistralRegion {
-    fn offset_mut(&mut self) -> &mut usize {
-        &mut self.offset
-    }
-
-    fn feed_at(&mut self, feed: Feed<'_>, sink: &mut Sink) -> Progress {
-        let Feed { input, eof } = feed;
-        let mut i = 0;
-        loop {
-            let rest = &input[i..];
-            match self.state {
-                State::Trigger => {
-                    let n = self.trigger_lit.len();
-                    self.raw.push_str(&rest[..n]);
-                    i += n;
-                    self.state = State::Decide;
-                }
-                State::Decide => {
-                    let ws = self.held_ws.skip(self.offset + i, rest);
-                    match rest[ws..].chars().next() {
-                        None if eof => {
-                            return self.fail(
-                                IssueKind::Truncated,
-                                "output ended after [TOOL_CALLS]",
-                                i,
-                                sink,
-                            )
-                        }
-                        None => return Progress::more(i),
-                        Some('[') => {
-                            i += ws;
-                            self.state = State::Array;
-                        }
-                        Some(_) => {
-                            self.raw.push_str(&rest[..ws]);
-                            i += ws;
-                            self.state = State::Name;
-                        }
+impl StepReader for MistralRegion {
+    fn step(&mut self, input: &str, eof: bool, mut i: usize, sink: &mut Sink) -> Step<usize> {
+        let feed = Feed { input, eof };
+        let rest = &input[i..];
+        match self.state {
+            State::Trigger => {
+                let n = self.trigger_lit.len();
+                self.advance(input, &mut i, n);
+                self.state = State::Decide;
+            }
+            State::Decide => {
+                let ws = self.held_ws.skip(self.offset + i, rest);
+                match rest[ws..].chars().next() {
+                    None => {
+                        let why = "output ended after [TOOL_CALLS]";
+                        return ControlFlow::Break(self.truncated_at_eof(eof, i, why, sink));
                     }
-                }
-                State::Array => {
-                    let progress = self.array.feed(rest, eof, sink);
-                    return Progress {
-                        consumed: i + progress.consumed,
-                        status: progress.status,
-                    };
-                }
-                State::Name | State::CallId => {
-                    let into_id = self.state == State::CallId;
-                    let stops = [self.args_lit.as_str(), self.call_id_lit.as_str(), "{"];
-                    let stops = stops.map(str::to_owned);
-                    let stop_refs: Vec<&str> = stops.iter().map(String::as_str).collect();
-                    let (n, which, invalid) = self.read_until(rest, &stop_refs, into_id);
-                    i += n;
-                    if invalid {
-                        self.state = State::Recover(
-                            IssueKind::MalformedJson,
-                            "unexpected text in a v11 tool call header",
-                        );
-                        continue;
-                    }
-                    match which {
-                        Some(0) => {
-                            self.raw.push_str(&self.args_lit.clone());
-                            i += self.args_lit.len();
-                            self.state = State::Args;
-                        }
-                        Some(1) => {
-                            self.raw.push_str(&self.call_id_lit.clone());
-                            i += self.call_id_lit.len();
-                            self.state = State::CallId;
-                        }
-                        Some(_) => self.state = State::Args,
-                        None if eof => {
-                            return self.fail(
-                                IssueKind::Truncated,
-                                "output ended inside a tool call header",
-                                i,
-                                sink,
-                            )
-                        }
-                        None => return Progress::more(i),
-                    }
-                    if self.state == State::Args {
-                        if self.name.is_empty() {
-                            return self.fail(
-                                IssueKind::MissingName,
-                                "the call has no name",
-                                i,
-                                sink,
-                            );
-                        }
-                        let id = (!self.call_id.is_empty()).then(|| self.call_id.clone());
-                        sink.start_call(&self.name, id);
-                    }
-                }
-                State::Args => {
-                    if !self.scanner.started() {
-                        let ws = text::skip_ws(rest);
-                        self.raw.push_str(&rest[..ws]);
+                    Some('[') => {
                         i += ws;
-                        if i == input.len() {
-                            if eof {
-                                return self.fail(
-                                    IssueKind::Truncated,
-                                    "output ended before the arguments",
-                                    i,
-                                    sink,
-                                );
-                            }
-                            return Progress::more(i);
-                        }
+                        self.state = State::Array;
                     }
-                    let rest = &input[i..];
-                    match self.scanner.scan(rest.as_bytes()) {
-                        ScanResult::Complete(n) => {
-                            sink.args(&rest[..n]);
-                            self.raw.push_str(&rest[..n]);
-                            i += n;
-                            let raw = std::mem::take(&mut self.raw);
-                            sink.end_call(&raw);
-                            self.state = State::AfterCall;
-                        }
-                        ScanResult::Incomplete => {
-                            sink.args(rest);
-                            self.raw.push_str(rest);
-                            i = input.len();
-                            if eof {
-                                return self.fail(
-                                    IssueKind::Truncated,
-                                    "output ended inside the arguments",
-                                    i,
-                                    sink,
-                                );
-                            }
-                            return Progress::more(i);
-                        }
-                        ScanResult::Invalid => {
-                            self.state =
-                                State::Recover(IssueKind::MalformedJson, "arguments are not JSON");
-                        }
+                    Some(_) => {
+                        self.advance(input, &mut i, ws);
+                        self.state = State::Name;
                     }
-                }
-                State::Recover(kind, why) => {
-                    let (n, found) = match rest.find(self.trigger_lit.as_str()) {
-                        Some(p) => (p, true),
-                        None if eof => (rest.len(), true),
-                        None => (
-                            rest.len()
-                                - text::partial_suffix_len(rest, &[self.trigger_lit.as_str()]),
-                            false,
-                        ),
-                    };
-                    self.raw.push_str(&rest[..n]);
-                    i += n;
-                    if found {
-                        return self.fail(kind, why, i, sink);
-                    }
-                    return Progress::more(i);
-                }
-                State::AfterCall => {
-                    let ws = self.held_ws.skip(self.offset + i, rest);
-                    let after = &rest[ws..];
-                    if after.starts_with(self.end_lit.as_str()) {
-                        return Progress::done(i + ws + self.end_lit.len());
-                    }
-                    if !eof && (after.is_empty() || text::is_proper_prefix(after, &self.end_lit)) {
-                        return Progress::more(i);
-                    }
-                    return Progress {
-                        consumed: i,
-                        status: Status::Done,
-                    };
                 }
             }
+            State::Array => {
+                let progress = self.array.feed(rest, eof, sink);
+                return ControlFlow::Break(Progress {
+                    consumed: i + progress.consumed,
+                    status: progress.status,
+                });
+            }
+            State::Name | State::CallId => {
+                let into_id = self.state == State::CallId;
+                let stops = [self.args_lit.as_str(), self.call_id_lit.as_str(), "{"];
+                let stops = stops.map(str::to_owned);
+                let stop_refs: Vec<&str> = stops.iter().map(String::as_str).collect();
+                let (n, which, invalid) = self.read_until(rest, &stop_refs, into_id);
+                i += n;
+                if invalid {
+                    self.state = State::Recover(
+                        IssueKind::MalformedJson,
+                        "unexpected text in a v11 tool call header",
+                    );
+                    return ControlFlow::Continue(i);
+                }
+                match which {
+                    Some(0) => {
+                        self.raw.push_str(&self.args_lit.clone());
+                        i += self.args_lit.len();
+                        self.state = State::Args;
+                    }
+                    Some(1) => {
+                        self.raw.push_str(&self.call_id_lit.clone());
+                        i += self.call_id_lit.len();
+                        self.state = State::CallId;
+                    }
+                    Some(_) => self.state = State::Args,
+                    None => {
+                        let why = "output ended inside a tool call header";
+                        return ControlFlow::Break(self.truncated_at_eof(eof, i, why, sink));
+                    }
+                }
+                if self.state == State::Args {
+                    if self.name.is_empty() {
+                        return ControlFlow::Break(self.fail_done(
+                            IssueKind::MissingName,
+                            "the call has no name",
+                            i,
+                            sink,
+                        ));
+                    }
+                    let id = (!self.call_id.is_empty()).then(|| self.call_id.clone());
+                    sink.start_call(&self.name, id);
+                }
+            }
+            State::Args => {
+                if !self.scanner.started() {
+                    let ws = text::skip_ws(rest);
+                    self.advance(input, &mut i, ws);
+                    if i == input.len() {
+                        let why = "output ended before the arguments";
+                        return ControlFlow::Break(self.wait_or_truncate(feed, i, why, sink));
+                    }
+                }
+                let rest = &input[i..];
+                match self.scanner.scan(rest.as_bytes()) {
+                    ScanResult::Complete(n) => {
+                        self.stream_args(&rest[..n], sink);
+                        i += n;
+                        self.end(sink);
+                        self.state = State::AfterCall;
+                    }
+                    ScanResult::Incomplete => {
+                        self.stream_args(rest, sink);
+                        let why = "output ended inside the arguments";
+                        return ControlFlow::Break(self.wait_or_truncate(
+                            feed,
+                            input.len(),
+                            why,
+                            sink,
+                        ));
+                    }
+                    ScanResult::Invalid => {
+                        self.state =
+                            State::Recover(IssueKind::MalformedJson, "arguments are not JSON");
+                    }
+                }
+            }
+            State::Recover(kind, why) => {
+                // The next `[TOOL_CALLS]` starts the next call.
+                let stops = [self.trigger_lit.clone()];
+                return ControlFlow::Break(
+                    match self.skip_broken(feed, &mut i, &stops, 0, (kind, why), sink) {
+                        ControlFlow::Continue(_) => Progress::done(i),
+                        ControlFlow::Break(p) => p,
+                    },
+                );
+            }
+            State::AfterCall => {
+                let ws = self.held_ws.skip(self.offset + i, rest);
+                let after = &rest[ws..];
+                if after.starts_with(self.end_lit.as_str()) {
+                    return ControlFlow::Break(Progress::done(i + ws + self.end_lit.len()));
+                }
+                if !eof && (after.is_empty() || text::is_proper_prefix(after, &self.end_lit)) {
+                    return ControlFlow::Break(Progress::more(i));
+                }
+                return ControlFlow::Break(Progress {
+                    consumed: i,
+                    status: Status::Done,
+                });
+            }
         }
+        ControlFlow::Continue(i)
+    }
+
+    fn feed_offset(&mut self) -> Option<&mut usize> {
+        Some(&mut self.offset)
     }
 }
 

@@ -33,7 +33,7 @@ use std::sync::Arc;
 use super::json_calls::{JsonCallObject, ObjOutcome, STANDARD_KEYS};
 use std::ops::ControlFlow;
 
-use super::call_text::{CallText, Feed, OffsetReader};
+use super::call_text::{CallText, Feed, Step, StepReader};
 use super::xml_params::{read_tag_name, ParamCall, TagName};
 use super::Format;
 use crate::message::IssueKind;
@@ -187,308 +187,309 @@ impl QwenRegion {
     }
 }
 
-impl OffsetReader for QwenRegion {
-    fn offset_mut(&mut self) -> &mut usize {
-        &mut self.call.offset
-    }
-
-    fn feed_at(&mut self, feed: Feed<'_>, sink: &mut Sink) -> Progress {
-        let Feed { input, eof } = feed;
+impl StepReader for QwenRegion {
+    fn step(&mut self, input: &str, eof: bool, mut i: usize, sink: &mut Sink) -> Step<usize> {
+        let feed = Feed { input, eof };
         let l = Arc::clone(&self.lits);
-        let mut i = 0;
-        loop {
-            let rest = &input[i..];
-            match self.state {
-                State::Trigger => {
-                    let lit = if self.bare {
-                        &l.function_start
-                    } else {
-                        &l.call_start
-                    };
-                    let n = lit.len().min(rest.len());
-                    self.call.advance(input, &mut i, n);
-                    self.state = if self.bare { State::Name } else { State::Start };
-                }
-                State::Start => {
-                    let ws = text::skip_ws(rest);
-                    let after = &rest[ws..];
-                    if after.is_empty() {
-                        self.call.advance(input, &mut i, ws);
-                        if eof {
-                            self.call.fail(
-                                IssueKind::Truncated,
-                                "output ended after <tool_call>",
-                                sink,
-                            );
-                            return Progress::done(i);
-                        }
-                        return Progress::more(i);
-                    }
-                    let lits = [l.function_start.as_str(), l.call_end.as_str()];
-                    match starts_with_any(after, &lits) {
-                        Some(0) => {
-                            let n = ws + lits[0].len();
-                            self.call.advance(input, &mut i, n);
-                            self.call.name.clear();
-                            self.state = State::Name;
-                        }
-                        Some(_) => {
-                            let n = ws + lits[1].len();
-                            self.call.take(input, i, i + n);
-                            self.call
-                                .fail(IssueKind::MissingName, "empty <tool_call> block", sink);
-                            return Progress::done(i + n);
-                        }
-                        None if is_partial_of_any(after, &lits) => {
-                            self.call.take(input, i, i + ws);
-                            let why = "output ended after <tool_call>";
-                            return self.call.wait_or_truncate(feed, i + ws, why, sink);
-                        }
-                        None if after.starts_with('{') => {
-                            self.call.advance(input, &mut i, ws);
-                            self.object = JsonCallObject::new(STANDARD_KEYS, false);
-                            self.state = State::Json;
-                        }
-                        None => {
-                            self.call.advance(input, &mut i, ws);
-                            self.recover(
-                                IssueKind::MalformedJson,
-                                "expected <function=NAME> or a JSON call after <tool_call>",
-                            );
-                        }
-                    }
-                }
-                State::Json => {
-                    let (n, outcome) = self.object.feed(rest, sink);
-                    self.call.advance(input, &mut i, n);
-                    match outcome {
-                        ObjOutcome::NeedMore if eof => {
-                            if self.object.close_at_eof(sink) {
-                                self.call.end(sink);
-                            } else {
-                                self.call.take(input, i, input.len());
-                                self.call.fail(
-                                    IssueKind::Truncated,
-                                    "output ended inside a call",
-                                    sink,
-                                );
-                            }
-                            return Progress::done(input.len());
-                        }
-                        ObjOutcome::NeedMore => return Progress::more(i),
-                        ObjOutcome::Done => {
-                            self.call.end(sink);
-                            self.state = State::AfterJson;
-                        }
-                        ObjOutcome::NotACall => {
-                            self.recover(IssueKind::MissingName, "the call has no name")
-                        }
-                        ObjOutcome::Error(kind, why) => self.recover(kind, why),
-                    }
-                }
-                State::AfterJson | State::AfterFunction => {
-                    let ws = self.call.held_ws.skip(self.call.offset + i, rest);
-                    let after = &rest[ws..];
-                    if after.starts_with(l.call_end.as_str()) {
-                        return Progress::done(i + ws + l.call_end.len());
-                    }
-                    let in_block = self.state == State::AfterFunction && !self.bare;
-                    if in_block && after.starts_with(l.function_start.as_str()) {
-                        // Several functions in one block.
-                        let n = ws + l.function_start.len();
-                        self.call.take(input, i + ws, i + n);
-                        i += n;
-                        self.call.name.clear();
-                        self.state = State::Name;
-                        continue;
-                    }
-                    let waiting = after.is_empty()
-                        || text::is_proper_prefix(after, &l.call_end)
-                        || (in_block && text::is_proper_prefix(after, &l.function_start));
-                    if !eof && waiting {
-                        return Progress::more(i);
-                    }
-                    return Progress::done(i);
-                }
-                State::Name => match read_tag_name(&mut self.call.name, rest, self.bare) {
-                    TagName::Done(n) => {
-                        self.call.advance(input, &mut i, n);
-                        let name = self.call.name.trim();
-                        if name.is_empty() {
-                            if self.bare {
-                                return self.call.reject(i);
-                            }
-                            self.recover(IssueKind::MissingName, "the function has no name");
-                            continue;
-                        }
-                        if self.bare {
-                            self.state = State::Confirm;
-                        } else {
-                            self.call.start(sink);
-                            self.state = State::Body;
-                        }
-                    }
-                    TagName::More => {
-                        self.call.take(input, i, input.len());
-                        i = input.len();
-                        if !eof {
-                            return Progress::more(i);
-                        }
-                        if self.bare {
-                            return self.call.reject(i);
-                        }
+        let rest = &input[i..];
+        match self.state {
+            State::Trigger => {
+                let lit = if self.bare {
+                    &l.function_start
+                } else {
+                    &l.call_start
+                };
+                let n = lit.len().min(rest.len());
+                self.call.advance(input, &mut i, n);
+                self.state = if self.bare { State::Name } else { State::Start };
+            }
+            State::Start => {
+                let ws = text::skip_ws(rest);
+                let after = &rest[ws..];
+                if after.is_empty() {
+                    self.call.advance(input, &mut i, ws);
+                    if eof {
                         self.call.fail(
                             IssueKind::Truncated,
-                            "output ended inside a function name",
+                            "output ended after <tool_call>",
                             sink,
                         );
-                        return Progress::done(i);
+                        return ControlFlow::Break(Progress::done(i));
                     }
-                    TagName::Invalid(n) => {
+                    return ControlFlow::Break(Progress::more(i));
+                }
+                let lits = [l.function_start.as_str(), l.call_end.as_str()];
+                match starts_with_any(after, &lits) {
+                    Some(0) => {
+                        let n = ws + lits[0].len();
                         self.call.advance(input, &mut i, n);
-                        if self.bare {
-                            return self.call.reject(i);
-                        }
-                        self.recover(IssueKind::MalformedJson, "bad character in a function name");
+                        self.call.name.clear();
+                        self.state = State::Name;
                     }
-                },
-                State::Confirm => {
-                    let ws = self.call.held_ws.skip(self.call.offset + i, rest);
-                    let after = &rest[ws..];
-                    let lits = [l.param_start.as_str(), l.function_end.as_str()];
-                    if starts_with_any(after, &lits).is_some() {
-                        self.call.advance(input, &mut i, ws);
-                        self.call.start(sink);
-                        self.state = State::Body;
-                        continue;
+                    Some(_) => {
+                        let n = ws + lits[1].len();
+                        self.call.take(input, i, i + n);
+                        self.call
+                            .fail(IssueKind::MissingName, "empty <tool_call> block", sink);
+                        return ControlFlow::Break(Progress::done(i + n));
                     }
-                    if !eof && (after.is_empty() || is_partial_of_any(after, &lits)) {
-                        return Progress::more(i);
-                    }
-                    return self.call.reject(i);
-                }
-                State::Body => {
-                    let ws = text::skip_ws(rest);
-                    self.call.advance(input, &mut i, ws);
-                    let rest = &input[i..];
-                    let lits = l.body_tags();
-                    if rest.is_empty() || is_partial_of_any(rest, &lits) {
-                        return self.call.wait_between_params(feed, i, sink);
-                    }
-                    match starts_with_any(rest, &lits) {
-                        Some(0) => {
-                            self.call.advance(input, &mut i, lits[0].len());
-                            self.call.key.clear();
-                            self.state = State::Key;
-                        }
-                        Some(1) => {
-                            self.call.advance(input, &mut i, lits[1].len());
-                            self.call.finish(sink);
-                            self.state = State::AfterFunction;
-                        }
-                        Some(2) => {
-                            // `</function>` is missing.
-                            self.call.finish(sink);
-                            return Progress::done(i + lits[2].len());
-                        }
-                        Some(_) => {
-                            // The next call starts: this one lacked its end tags.
-                            self.call.finish(sink);
-                            self.state = State::AfterFunction;
-                        }
-                        None => self.state = State::Stray,
-                    }
-                }
-                State::Stray => {
-                    if let ControlFlow::Break(p) =
-                        self.call.stray(feed, &mut i, &l.body_tags(), sink)
-                    {
-                        return p;
-                    }
-                    self.state = State::Body;
-                }
-                State::Key => match read_tag_name(&mut self.call.key, rest, false) {
-                    TagName::Done(n) => {
-                        self.call.advance(input, &mut i, n);
-                        if !self.call.begin_param(&self.tools, sink) {
-                            self.recover(IssueKind::MalformedJson, "a parameter has no name");
-                            continue;
-                        }
-                        self.state = State::ValueStart;
-                    }
-                    TagName::More => {
-                        self.call.take(input, i, input.len());
-                        i = input.len();
-                        return self.call.wait_or_truncate(
+                    None if is_partial_of_any(after, &lits) => {
+                        self.call.take(input, i, i + ws);
+                        let why = "output ended after <tool_call>";
+                        return ControlFlow::Break(self.call.wait_or_truncate(
                             feed,
-                            i,
-                            "output ended inside a parameter name",
+                            i + ws,
+                            why,
                             sink,
-                        );
+                        ));
                     }
-                    TagName::Invalid(n) => {
-                        self.call.advance(input, &mut i, n);
+                    None if after.starts_with('{') => {
+                        self.call.advance(input, &mut i, ws);
+                        self.object = JsonCallObject::new(STANDARD_KEYS, false);
+                        self.state = State::Json;
+                    }
+                    None => {
+                        self.call.advance(input, &mut i, ws);
                         self.recover(
                             IssueKind::MalformedJson,
-                            "bad character in a parameter name",
+                            "expected <function=NAME> or a JSON call after <tool_call>",
                         );
-                    }
-                },
-                State::ValueStart => {
-                    if rest.is_empty() {
-                        return self.call.wait_or_truncate(
-                            feed,
-                            i,
-                            "output ended inside a parameter",
-                            sink,
-                        );
-                    }
-                    if rest.starts_with('\n') {
-                        self.call.advance(input, &mut i, 1);
-                    }
-                    self.state = State::Value;
-                }
-                State::Value => {
-                    let ends = [
-                        l.param_end.as_str(),
-                        l.param_start.as_str(),
-                        l.function_end.as_str(),
-                        l.call_end.as_str(),
-                        l.call_start.as_str(),
-                    ];
-                    let why = "output ended inside a parameter";
-                    if let ControlFlow::Break(p) = self.call.value(feed, &mut i, &ends, why, sink) {
-                        return p;
-                    }
-                    self.state = State::Body;
-                }
-                State::Recover {
-                    kind,
-                    why,
-                    to_function,
-                } => {
-                    // `</tool_call>` and `</function>` end the broken call; a `<tool_call>` is
-                    // the next one.
-                    let mut stops = vec![l.call_end.as_str()];
-                    if to_function {
-                        stops.push(l.function_end.as_str());
-                    }
-                    let owned = stops.len();
-                    stops.push(l.call_start.as_str());
-                    let issue = (kind, why);
-                    match self
-                        .call
-                        .skip_broken(feed, &mut i, &stops, owned, issue, sink)
-                    {
-                        ControlFlow::Continue(1) if to_function => {
-                            self.state = State::AfterFunction;
-                        }
-                        ControlFlow::Continue(_) => return Progress::done(i),
-                        ControlFlow::Break(p) => return p,
                     }
                 }
             }
+            State::Json => {
+                let (n, outcome) = self.object.feed(rest, sink);
+                self.call.advance(input, &mut i, n);
+                match outcome {
+                    ObjOutcome::NeedMore if eof => {
+                        if self.object.close_at_eof(sink) {
+                            self.call.end(sink);
+                        } else {
+                            self.call.take(input, i, input.len());
+                            self.call.fail(
+                                IssueKind::Truncated,
+                                "output ended inside a call",
+                                sink,
+                            );
+                        }
+                        return ControlFlow::Break(Progress::done(input.len()));
+                    }
+                    ObjOutcome::NeedMore => return ControlFlow::Break(Progress::more(i)),
+                    ObjOutcome::Done => {
+                        self.call.end(sink);
+                        self.state = State::AfterJson;
+                    }
+                    ObjOutcome::NotACall => {
+                        self.recover(IssueKind::MissingName, "the call has no name")
+                    }
+                    ObjOutcome::Error(kind, why) => self.recover(kind, why),
+                }
+            }
+            State::AfterJson | State::AfterFunction => {
+                let ws = self.call.held_ws.skip(self.call.offset + i, rest);
+                let after = &rest[ws..];
+                if after.starts_with(l.call_end.as_str()) {
+                    return ControlFlow::Break(Progress::done(i + ws + l.call_end.len()));
+                }
+                let in_block = self.state == State::AfterFunction && !self.bare;
+                if in_block && after.starts_with(l.function_start.as_str()) {
+                    // Several functions in one block.
+                    let n = ws + l.function_start.len();
+                    self.call.take(input, i + ws, i + n);
+                    i += n;
+                    self.call.name.clear();
+                    self.state = State::Name;
+                    return ControlFlow::Continue(i);
+                }
+                let waiting = after.is_empty()
+                    || text::is_proper_prefix(after, &l.call_end)
+                    || (in_block && text::is_proper_prefix(after, &l.function_start));
+                if !eof && waiting {
+                    return ControlFlow::Break(Progress::more(i));
+                }
+                return ControlFlow::Break(Progress::done(i));
+            }
+            State::Name => match read_tag_name(&mut self.call.name, rest, self.bare) {
+                TagName::Done(n) => {
+                    self.call.advance(input, &mut i, n);
+                    let name = self.call.name.trim();
+                    if name.is_empty() {
+                        if self.bare {
+                            return ControlFlow::Break(self.call.reject(i));
+                        }
+                        self.recover(IssueKind::MissingName, "the function has no name");
+                        return ControlFlow::Continue(i);
+                    }
+                    if self.bare {
+                        self.state = State::Confirm;
+                    } else {
+                        self.call.start(sink);
+                        self.state = State::Body;
+                    }
+                }
+                TagName::More => {
+                    self.call.take(input, i, input.len());
+                    i = input.len();
+                    if !eof {
+                        return ControlFlow::Break(Progress::more(i));
+                    }
+                    if self.bare {
+                        return ControlFlow::Break(self.call.reject(i));
+                    }
+                    self.call.fail(
+                        IssueKind::Truncated,
+                        "output ended inside a function name",
+                        sink,
+                    );
+                    return ControlFlow::Break(Progress::done(i));
+                }
+                TagName::Invalid(n) => {
+                    self.call.advance(input, &mut i, n);
+                    if self.bare {
+                        return ControlFlow::Break(self.call.reject(i));
+                    }
+                    self.recover(IssueKind::MalformedJson, "bad character in a function name");
+                }
+            },
+            State::Confirm => {
+                let ws = self.call.held_ws.skip(self.call.offset + i, rest);
+                let after = &rest[ws..];
+                let lits = [l.param_start.as_str(), l.function_end.as_str()];
+                if starts_with_any(after, &lits).is_some() {
+                    self.call.advance(input, &mut i, ws);
+                    self.call.start(sink);
+                    self.state = State::Body;
+                    return ControlFlow::Continue(i);
+                }
+                if !eof && (after.is_empty() || is_partial_of_any(after, &lits)) {
+                    return ControlFlow::Break(Progress::more(i));
+                }
+                return ControlFlow::Break(self.call.reject(i));
+            }
+            State::Body => {
+                let ws = text::skip_ws(rest);
+                self.call.advance(input, &mut i, ws);
+                let rest = &input[i..];
+                let lits = l.body_tags();
+                if rest.is_empty() || is_partial_of_any(rest, &lits) {
+                    return ControlFlow::Break(self.call.wait_between_params(feed, i, sink));
+                }
+                match starts_with_any(rest, &lits) {
+                    Some(0) => {
+                        self.call.advance(input, &mut i, lits[0].len());
+                        self.call.key.clear();
+                        self.state = State::Key;
+                    }
+                    Some(1) => {
+                        self.call.advance(input, &mut i, lits[1].len());
+                        self.call.finish(sink);
+                        self.state = State::AfterFunction;
+                    }
+                    Some(2) => {
+                        // `</function>` is missing.
+                        self.call.finish(sink);
+                        return ControlFlow::Break(Progress::done(i + lits[2].len()));
+                    }
+                    Some(_) => {
+                        // The next call starts: this one lacked its end tags.
+                        self.call.finish(sink);
+                        self.state = State::AfterFunction;
+                    }
+                    None => self.state = State::Stray,
+                }
+            }
+            State::Stray => {
+                if let ControlFlow::Break(p) = self.call.stray(feed, &mut i, &l.body_tags(), sink) {
+                    return ControlFlow::Break(p);
+                }
+                self.state = State::Body;
+            }
+            State::Key => match read_tag_name(&mut self.call.key, rest, false) {
+                TagName::Done(n) => {
+                    self.call.advance(input, &mut i, n);
+                    if !self.call.begin_param(&self.tools, sink) {
+                        self.recover(IssueKind::MalformedJson, "a parameter has no name");
+                        return ControlFlow::Continue(i);
+                    }
+                    self.state = State::ValueStart;
+                }
+                TagName::More => {
+                    self.call.take(input, i, input.len());
+                    i = input.len();
+                    return ControlFlow::Break(self.call.wait_or_truncate(
+                        feed,
+                        i,
+                        "output ended inside a parameter name",
+                        sink,
+                    ));
+                }
+                TagName::Invalid(n) => {
+                    self.call.advance(input, &mut i, n);
+                    self.recover(
+                        IssueKind::MalformedJson,
+                        "bad character in a parameter name",
+                    );
+                }
+            },
+            State::ValueStart => {
+                if rest.is_empty() {
+                    return ControlFlow::Break(self.call.wait_or_truncate(
+                        feed,
+                        i,
+                        "output ended inside a parameter",
+                        sink,
+                    ));
+                }
+                if rest.starts_with('\n') {
+                    self.call.advance(input, &mut i, 1);
+                }
+                self.state = State::Value;
+            }
+            State::Value => {
+                let ends = [
+                    l.param_end.as_str(),
+                    l.param_start.as_str(),
+                    l.function_end.as_str(),
+                    l.call_end.as_str(),
+                    l.call_start.as_str(),
+                ];
+                let why = "output ended inside a parameter";
+                if let ControlFlow::Break(p) = self.call.value(feed, &mut i, &ends, why, sink) {
+                    return ControlFlow::Break(p);
+                }
+                self.state = State::Body;
+            }
+            State::Recover {
+                kind,
+                why,
+                to_function,
+            } => {
+                // `</tool_call>` and `</function>` end the broken call; a `<tool_call>` is
+                // the next one.
+                let mut stops = vec![l.call_end.as_str()];
+                if to_function {
+                    stops.push(l.function_end.as_str());
+                }
+                let owned = stops.len();
+                stops.push(l.call_start.as_str());
+                let issue = (kind, why);
+                match self
+                    .call
+                    .skip_broken(feed, &mut i, &stops, owned, issue, sink)
+                {
+                    ControlFlow::Continue(1) if to_function => {
+                        self.state = State::AfterFunction;
+                    }
+                    ControlFlow::Continue(_) => return ControlFlow::Break(Progress::done(i)),
+                    ControlFlow::Break(p) => return ControlFlow::Break(p),
+                }
+            }
         }
+        ControlFlow::Continue(i)
+    }
+
+    fn feed_offset(&mut self) -> Option<&mut usize> {
+        Some(&mut self.call.offset)
     }
 }
 

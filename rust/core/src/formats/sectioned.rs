@@ -6,10 +6,12 @@
 //! text between calls is content. A missing call end or section end after complete arguments does
 //! not lose the call. Arguments stream as raw JSON while they arrive.
 
-use super::call_text::CallText;
+use std::ops::ControlFlow;
+
+use super::call_text::{CallText, Step, StepReader};
 use crate::json::{ScanResult, ValueScanner};
 use crate::message::IssueKind;
-use crate::region::{MarkerTable, Progress, RegionCtx, RegionParser, Sink};
+use crate::region::{MarkerTable, Progress, RegionCtx, Sink};
 use crate::render::{self, RenderCall};
 use crate::text;
 
@@ -241,393 +243,386 @@ fn first_sentinel(s: &str) -> Option<usize> {
         .map(|(p, _)| p)
 }
 
-impl RegionParser for SectionRegion {
-    fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
-        let mut i = 0;
-        loop {
-            let rest = &input[i..];
-            match self.state {
-                State::Start => {
-                    let n = self.trigger_len.min(rest.len());
-                    match self.trigger {
-                        Mk::SectionBegin => {
-                            self.raw.push_str(&rest[..n]);
-                            self.state = State::Open { first: true };
-                        }
-                        Mk::CallBegin => {
-                            self.raw.push_str(&rest[..n]);
-                            self.state = State::Header;
-                        }
-                        _ => {
-                            self.stray.push_str(&rest[..n]);
-                            self.state = State::Open { first: false };
-                        }
+impl StepReader for SectionRegion {
+    fn step(&mut self, input: &str, eof: bool, mut i: usize, sink: &mut Sink) -> Step<usize> {
+        let rest = &input[i..];
+        match self.state {
+            State::Start => {
+                let n = self.trigger_len.min(rest.len());
+                match self.trigger {
+                    Mk::SectionBegin => {
+                        self.raw.push_str(&rest[..n]);
+                        self.state = State::Open { first: true };
                     }
-                    i += n;
+                    Mk::CallBegin => {
+                        self.raw.push_str(&rest[..n]);
+                        self.state = State::Header;
+                    }
+                    _ => {
+                        self.stray.push_str(&rest[..n]);
+                        self.state = State::Open { first: false };
+                    }
                 }
-                State::Open { first } => {
-                    let ws = text::skip_ws(rest);
-                    self.held_ws.push_str(&rest[..ws]);
-                    i += ws;
-                    let rest = &input[i..];
-                    if rest.is_empty() {
-                        if !eof {
-                            return Progress::more(i);
-                        }
-                        let held = std::mem::take(&mut self.held_ws);
-                        // Stray markers came before the held whitespace: report them first.
+                i += n;
+            }
+            State::Open { first } => {
+                let ws = text::skip_ws(rest);
+                self.held_ws.push_str(&rest[..ws]);
+                i += ws;
+                let rest = &input[i..];
+                if rest.is_empty() {
+                    if !eof {
+                        return ControlFlow::Break(Progress::more(i));
+                    }
+                    let held = std::mem::take(&mut self.held_ws);
+                    // Stray markers came before the held whitespace: report them first.
+                    self.flush_stray(sink);
+                    if first {
+                        // The section was opened and nothing followed.
+                        self.raw.push_str(&held);
+                        self.fail(
+                            IssueKind::Truncated,
+                            "output ended inside a call section",
+                            sink,
+                        );
+                    } else {
+                        sink.content(&held);
+                    }
+                    return ControlFlow::Break(Progress::done(i));
+                }
+                match self.marker_at(rest) {
+                    Some((Mk::CallBegin, n)) => {
                         self.flush_stray(sink);
-                        if first {
-                            // The section was opened and nothing followed.
-                            self.raw.push_str(&held);
-                            self.fail(
-                                IssueKind::Truncated,
-                                "output ended inside a call section",
-                                sink,
-                            );
-                        } else {
-                            sink.content(&held);
-                        }
-                        return Progress::done(i);
+                        let held = std::mem::take(&mut self.held_ws);
+                        self.raw.push_str(&held);
+                        self.advance(input, &mut i, n);
+                        self.state = State::Header;
                     }
-                    match self.marker_at(rest) {
-                        Some((Mk::CallBegin, n)) => {
-                            self.flush_stray(sink);
-                            let held = std::mem::take(&mut self.held_ws);
-                            self.raw.push_str(&held);
-                            self.raw.push_str(&rest[..n]);
-                            i += n;
-                            self.state = State::Header;
-                        }
-                        Some((Mk::SectionEnd, n)) => {
-                            self.held_ws.clear();
-                            self.raw.clear();
-                            self.flush_stray(sink);
-                            return Progress::done(i + n);
-                        }
-                        Some((_, n)) => {
-                            // A section opener still waiting for its first call joins the stray
-                            // markers, so that issues keep the order of the text.
-                            let opener = std::mem::take(&mut self.raw);
-                            self.stray.push_str(&opener);
-                            let held = std::mem::take(&mut self.held_ws);
-                            self.stray.push_str(&held);
-                            self.stray.push_str(&rest[..n]);
-                            i += n;
-                        }
-                        None if !eof && self.partial_marker(rest) => return Progress::more(i),
-                        None if first => {
-                            // `<section begin>NAME<sep>...`: the call begin was skipped.
-                            let held = std::mem::take(&mut self.held_ws);
-                            self.raw.push_str(&held);
-                            self.flush_stray(sink);
-                            self.state = State::Header;
-                        }
-                        None => {
-                            self.raw.clear();
-                            self.flush_stray(sink);
-                            let held = std::mem::take(&mut self.held_ws);
-                            sink.content(&held);
-                            return Progress::done(i);
-                        }
+                    Some((Mk::SectionEnd, n)) => {
+                        self.held_ws.clear();
+                        self.raw.clear();
+                        self.flush_stray(sink);
+                        return ControlFlow::Break(Progress::done(i + n));
+                    }
+                    Some((_, n)) => {
+                        // A section opener still waiting for its first call joins the stray
+                        // markers, so that issues keep the order of the text.
+                        let opener = std::mem::take(&mut self.raw);
+                        self.stray.push_str(&opener);
+                        let held = std::mem::take(&mut self.held_ws);
+                        self.stray.push_str(&held);
+                        self.stray.push_str(&rest[..n]);
+                        i += n;
+                    }
+                    None if !eof && self.partial_marker(rest) => {
+                        return ControlFlow::Break(Progress::more(i))
+                    }
+                    None if first => {
+                        // `<section begin>NAME<sep>...`: the call begin was skipped.
+                        let held = std::mem::take(&mut self.held_ws);
+                        self.raw.push_str(&held);
+                        self.flush_stray(sink);
+                        self.state = State::Header;
+                    }
+                    None => {
+                        self.raw.clear();
+                        self.flush_stray(sink);
+                        let held = std::mem::take(&mut self.held_ws);
+                        sink.content(&held);
+                        return ControlFlow::Break(Progress::done(i));
                     }
                 }
-                State::Header => {
-                    let kinds = [
-                        Mk::ArgsBegin,
-                        Mk::CallEnd,
-                        Mk::CallBegin,
-                        Mk::SectionEnd,
-                        Mk::SectionBegin,
-                    ];
-                    match self.scan_marks(rest, &kinds) {
-                        Ok((pos, lit_len, mk)) => {
-                            self.header.push_str(&rest[..pos]);
-                            self.raw.push_str(&rest[..pos]);
-                            i += pos;
-                            match mk {
-                                Mk::ArgsBegin => {
+            }
+            State::Header => {
+                let kinds = [
+                    Mk::ArgsBegin,
+                    Mk::CallEnd,
+                    Mk::CallBegin,
+                    Mk::SectionEnd,
+                    Mk::SectionBegin,
+                ];
+                match self.scan_marks(rest, &kinds) {
+                    Ok((pos, lit_len, mk)) => {
+                        self.header.push_str(&rest[..pos]);
+                        self.advance(input, &mut i, pos);
+                        match mk {
+                            Mk::ArgsBegin => {
+                                self.raw.push_str(&input[i..i + lit_len]);
+                                i += lit_len;
+                                self.state = self.after_separator(sink);
+                            }
+                            mk => {
+                                // A call end is the broken call's; a begin is read next.
+                                if mk == Mk::CallEnd {
                                     self.raw.push_str(&input[i..i + lit_len]);
                                     i += lit_len;
-                                    self.state = self.after_separator(sink);
                                 }
-                                mk => {
-                                    // A call end is the broken call's; a begin is read next.
-                                    if mk == Mk::CallEnd {
-                                        self.raw.push_str(&input[i..i + lit_len]);
-                                        i += lit_len;
-                                    }
-                                    self.header.clear();
-                                    self.fail(
-                                        IssueKind::MalformedJson,
-                                        "the call has no separator between name and arguments",
-                                        sink,
-                                    );
-                                    self.state = State::Open { first: false };
-                                }
+                                self.header.clear();
+                                self.fail(
+                                    IssueKind::MalformedJson,
+                                    "the call has no separator between name and arguments",
+                                    sink,
+                                );
+                                self.state = State::Open { first: false };
                             }
-                        }
-                        Err(safe) => {
-                            if eof {
-                                return self.truncated(input, i, sink);
-                            }
-                            self.header.push_str(&rest[..safe]);
-                            self.raw.push_str(&rest[..safe]);
-                            return Progress::more(i + safe);
                         }
                     }
-                }
-                State::AfterSep => {
-                    i = self.skip_ws_raw(input, i);
-                    let rest = &input[i..];
-                    let Some(c) = rest.chars().next() else {
+                    Err(safe) => {
                         if eof {
-                            return self.truncated(input, i, sink);
+                            return ControlFlow::Break(self.truncated(input, i, sink));
                         }
-                        return Progress::more(i);
-                    };
-                    let at_marker = self.marker_at(rest).is_some();
-                    if !at_marker && !eof && self.partial_marker(rest) {
-                        return Progress::more(i);
-                    }
-                    let args_next = matches!(c, '{' | '[' | '`') || at_marker;
-                    let header = std::mem::take(&mut self.header);
-                    let header = header.trim();
-                    // V3 writes the tool type `function` before the separator and the name after
-                    // it; V3.1 writes the name before it (a tool may really be called `function`).
-                    let v3_type =
-                        header == "function" && !(args_next && sink.tools().get(header).is_some());
-                    if v3_type && !args_next {
-                        self.name.clear();
-                        self.state = State::Name;
-                    } else if v3_type || header.is_empty() {
-                        self.state = State::Recover(IssueKind::MissingName, "the call has no name");
-                    } else {
-                        self.begin_call(header, None, sink);
-                        self.state = State::Fence;
+                        self.header.push_str(&rest[..safe]);
+                        self.raw.push_str(&rest[..safe]);
+                        return ControlFlow::Break(Progress::more(i + safe));
                     }
                 }
-                State::Name => {
-                    let end = rest.char_indices().find(|&(_, c)| {
-                        c.is_whitespace()
-                            || matches!(c, '`' | '{' | '[' | '<')
-                            || MarkerTable::is_sentinel(c)
-                    });
-                    match end {
-                        Some((p, _)) => {
-                            self.name.push_str(&rest[..p]);
-                            self.raw.push_str(&rest[..p]);
-                            i += p;
-                            let name = std::mem::take(&mut self.name);
-                            if name.is_empty() {
-                                self.state =
-                                    State::Recover(IssueKind::MissingName, "the call has no name");
-                            } else {
-                                self.begin_call(&name, None, sink);
-                                self.state = State::Fence;
-                            }
-                        }
-                        None => {
-                            if eof {
-                                return self.truncated(input, i, sink);
-                            }
-                            self.name.push_str(rest);
-                            self.raw.push_str(rest);
-                            return Progress::more(input.len());
+            }
+            State::AfterSep => {
+                i = self.skip_ws_raw(input, i);
+                let rest = &input[i..];
+                let Some(c) = rest.chars().next() else {
+                    if eof {
+                        return ControlFlow::Break(self.truncated(input, i, sink));
+                    }
+                    return ControlFlow::Break(Progress::more(i));
+                };
+                let at_marker = self.marker_at(rest).is_some();
+                if !at_marker && !eof && self.partial_marker(rest) {
+                    return ControlFlow::Break(Progress::more(i));
+                }
+                let args_next = matches!(c, '{' | '[' | '`') || at_marker;
+                let header = std::mem::take(&mut self.header);
+                let header = header.trim();
+                // V3 writes the tool type `function` before the separator and the name after
+                // it; V3.1 writes the name before it (a tool may really be called `function`).
+                let v3_type =
+                    header == "function" && !(args_next && sink.tools().get(header).is_some());
+                if v3_type && !args_next {
+                    self.name.clear();
+                    self.state = State::Name;
+                } else if v3_type || header.is_empty() {
+                    self.state = State::Recover(IssueKind::MissingName, "the call has no name");
+                } else {
+                    self.begin_call(header, None, sink);
+                    self.state = State::Fence;
+                }
+            }
+            State::Name => {
+                let end = rest.char_indices().find(|&(_, c)| {
+                    c.is_whitespace()
+                        || matches!(c, '`' | '{' | '[' | '<')
+                        || MarkerTable::is_sentinel(c)
+                });
+                match end {
+                    Some((p, _)) => {
+                        self.name.push_str(&rest[..p]);
+                        self.advance(input, &mut i, p);
+                        let name = std::mem::take(&mut self.name);
+                        if name.is_empty() {
+                            self.state =
+                                State::Recover(IssueKind::MissingName, "the call has no name");
+                        } else {
+                            self.begin_call(&name, None, sink);
+                            self.state = State::Fence;
                         }
                     }
-                }
-                State::Fence => {
-                    i = self.skip_ws_raw(input, i);
-                    let rest = &input[i..];
-                    if rest.starts_with(FENCE) {
-                        self.raw.push_str(FENCE);
-                        i += FENCE.len();
-                        self.fenced = true;
-                        self.state = State::FenceLang;
-                    } else if rest.is_empty() || text::is_proper_prefix(rest, FENCE) {
+                    None => {
                         if eof {
-                            return self.truncated(input, i, sink);
+                            return ControlFlow::Break(self.truncated(input, i, sink));
                         }
-                        return Progress::more(i);
-                    } else {
-                        self.state = State::ArgsStart;
+                        self.name.push_str(rest);
+                        self.raw.push_str(rest);
+                        return ControlFlow::Break(Progress::more(input.len()));
                     }
                 }
-                State::FenceLang => {
-                    let n = rest
-                        .bytes()
-                        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'))
-                        .count();
-                    self.raw.push_str(&rest[..n]);
-                    i += n;
-                    if i == input.len() {
-                        if eof {
-                            return self.truncated(input, i, sink);
-                        }
-                        return Progress::more(i);
+            }
+            State::Fence => {
+                i = self.skip_ws_raw(input, i);
+                let rest = &input[i..];
+                if rest.starts_with(FENCE) {
+                    self.raw.push_str(FENCE);
+                    i += FENCE.len();
+                    self.fenced = true;
+                    self.state = State::FenceLang;
+                } else if rest.is_empty() || text::is_proper_prefix(rest, FENCE) {
+                    if eof {
+                        return ControlFlow::Break(self.truncated(input, i, sink));
                     }
+                    return ControlFlow::Break(Progress::more(i));
+                } else {
                     self.state = State::ArgsStart;
                 }
-                State::ArgsStart => {
-                    i = self.skip_ws_raw(input, i);
-                    let rest = &input[i..];
-                    let preamble = self.syntax.args_preamble;
-                    if let Some(k) = text::starts_with_any(rest, preamble) {
-                        self.raw.push_str(preamble[k]);
-                        i += preamble[k].len();
-                        continue;
+            }
+            State::FenceLang => {
+                let n = rest
+                    .bytes()
+                    .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'))
+                    .count();
+                self.advance(input, &mut i, n);
+                if i == input.len() {
+                    if eof {
+                        return ControlFlow::Break(self.truncated(input, i, sink));
                     }
-                    if !eof && !rest.is_empty() && text::is_partial_of_any(rest, preamble) {
-                        return Progress::more(i);
+                    return ControlFlow::Break(Progress::more(i));
+                }
+                self.state = State::ArgsStart;
+            }
+            State::ArgsStart => {
+                i = self.skip_ws_raw(input, i);
+                let rest = &input[i..];
+                let preamble = self.syntax.args_preamble;
+                if let Some(k) = text::starts_with_any(rest, preamble) {
+                    self.raw.push_str(preamble[k]);
+                    i += preamble[k].len();
+                    return ControlFlow::Continue(i);
+                }
+                if !eof && !rest.is_empty() && text::is_partial_of_any(rest, preamble) {
+                    return ControlFlow::Break(Progress::more(i));
+                }
+                let Some(c) = rest.chars().next() else {
+                    if eof {
+                        return ControlFlow::Break(self.truncated(input, i, sink));
                     }
-                    let Some(c) = rest.chars().next() else {
-                        if eof {
-                            return self.truncated(input, i, sink);
-                        }
-                        return Progress::more(i);
+                    return ControlFlow::Break(Progress::more(i));
+                };
+                let no_args = match self.marker_at(rest) {
+                    Some((mk, _)) => matches!(mk, Mk::CallEnd | Mk::CallBegin | Mk::SectionEnd),
+                    None => self.fenced && c == '`',
+                };
+                if c == '{' {
+                    self.state = State::Args;
+                } else if no_args {
+                    // `NAME<sep><call end>`: a call without arguments.
+                    sink.args("{}");
+                    self.end(sink);
+                    self.state = State::AfterArgs {
+                        fence_closed: false,
                     };
-                    let no_args = match self.marker_at(rest) {
-                        Some((mk, _)) => matches!(mk, Mk::CallEnd | Mk::CallBegin | Mk::SectionEnd),
-                        None => self.fenced && c == '`',
-                    };
-                    if c == '{' {
-                        self.state = State::Args;
-                    } else if no_args {
-                        // `NAME<sep><call end>`: a call without arguments.
-                        sink.args("{}");
-                        let raw = std::mem::take(&mut self.raw);
-                        sink.end_call(&raw);
+                } else if !eof && self.partial_marker(rest) {
+                    return ControlFlow::Break(Progress::more(i));
+                } else {
+                    self.state = State::Recover(
+                        IssueKind::MalformedJson,
+                        "the arguments are not a JSON object",
+                    );
+                }
+            }
+            State::Args => {
+                // A marker token (a sentinel) interrupts the arguments. Look for one only in
+                // the text the scanner took, not in the whole input: the rest may hold many
+                // more calls, and searching it for every call would be quadratic.
+                let before = self.scanner.clone();
+                let scanned = self.scanner.scan(rest.as_bytes());
+                let extent = match scanned {
+                    ScanResult::Complete(n) => n,
+                    ScanResult::Incomplete => rest.len(),
+                    ScanResult::Invalid => rest.chars().next().map_or(0, char::len_utf8),
+                };
+                let (limit, scanned) = match first_sentinel(&rest[..extent]) {
+                    Some(p) => {
+                        self.scanner = before;
+                        (p, self.scanner.scan(&rest.as_bytes()[..p]))
+                    }
+                    None => (rest.len(), scanned),
+                };
+                let chunk = &rest[..limit];
+                match scanned {
+                    ScanResult::Complete(n) => {
+                        self.stream_args(&chunk[..n], sink);
+                        i += n;
+                        self.end(sink);
                         self.state = State::AfterArgs {
                             fence_closed: false,
                         };
-                    } else if !eof && self.partial_marker(rest) {
-                        return Progress::more(i);
-                    } else {
+                    }
+                    ScanResult::Incomplete => {
+                        self.stream_args(chunk, sink);
+                        i += limit;
+                        if limit < rest.len() {
+                            self.state = State::Recover(
+                                IssueKind::MalformedJson,
+                                "a tool-call marker interrupted the arguments",
+                            );
+                        } else if eof {
+                            return ControlFlow::Break(self.truncated(input, i, sink));
+                        } else {
+                            return ControlFlow::Break(Progress::more(i));
+                        }
+                    }
+                    ScanResult::Invalid => {
                         self.state = State::Recover(
                             IssueKind::MalformedJson,
                             "the arguments are not a JSON object",
                         );
                     }
                 }
-                State::Args => {
-                    // A marker token (a sentinel) interrupts the arguments. Look for one only in
-                    // the text the scanner took, not in the whole input: the rest may hold many
-                    // more calls, and searching it for every call would be quadratic.
-                    let before = self.scanner.clone();
-                    let scanned = self.scanner.scan(rest.as_bytes());
-                    let extent = match scanned {
-                        ScanResult::Complete(n) => n,
-                        ScanResult::Incomplete => rest.len(),
-                        ScanResult::Invalid => rest.chars().next().map_or(0, char::len_utf8),
-                    };
-                    let (limit, scanned) = match first_sentinel(&rest[..extent]) {
-                        Some(p) => {
-                            self.scanner = before;
-                            (p, self.scanner.scan(&rest.as_bytes()[..p]))
-                        }
-                        None => (rest.len(), scanned),
-                    };
-                    let chunk = &rest[..limit];
-                    match scanned {
-                        ScanResult::Complete(n) => {
-                            sink.args(&chunk[..n]);
-                            self.raw.push_str(&chunk[..n]);
-                            i += n;
-                            let raw = std::mem::take(&mut self.raw);
-                            sink.end_call(&raw);
-                            self.state = State::AfterArgs {
-                                fence_closed: false,
-                            };
-                        }
-                        ScanResult::Incomplete => {
-                            sink.args(chunk);
-                            self.raw.push_str(chunk);
-                            i += limit;
-                            if limit < rest.len() {
-                                self.state = State::Recover(
-                                    IssueKind::MalformedJson,
-                                    "a tool-call marker interrupted the arguments",
-                                );
-                            } else if eof {
-                                return self.truncated(input, i, sink);
-                            } else {
-                                return Progress::more(i);
-                            }
-                        }
-                        ScanResult::Invalid => {
-                            self.state = State::Recover(
-                                IssueKind::MalformedJson,
-                                "the arguments are not a JSON object",
-                            );
-                        }
+            }
+            State::AfterArgs { fence_closed } => {
+                i += text::skip_ws(rest);
+                let rest = &input[i..];
+                if self.fenced && !fence_closed {
+                    if rest.starts_with(FENCE) {
+                        i += FENCE.len();
+                        self.state = State::AfterArgs { fence_closed: true };
+                        return ControlFlow::Continue(i);
+                    }
+                    if !eof && (rest.is_empty() || text::is_proper_prefix(rest, FENCE)) {
+                        return ControlFlow::Break(Progress::more(i));
                     }
                 }
-                State::AfterArgs { fence_closed } => {
-                    i += text::skip_ws(rest);
-                    let rest = &input[i..];
-                    if self.fenced && !fence_closed {
-                        if rest.starts_with(FENCE) {
-                            i += FENCE.len();
-                            self.state = State::AfterArgs { fence_closed: true };
-                            continue;
-                        }
-                        if !eof && (rest.is_empty() || text::is_proper_prefix(rest, FENCE)) {
-                            return Progress::more(i);
-                        }
+                if rest.is_empty() {
+                    if eof {
+                        self.flush_stray(sink);
+                        return ControlFlow::Break(Progress::done(i));
                     }
-                    if rest.is_empty() {
+                    return ControlFlow::Break(Progress::more(i));
+                }
+                self.fenced = false;
+                match self.marker_at(rest) {
+                    Some((Mk::CallEnd, n)) => {
+                        i += n;
+                        self.state = State::Open { first: false };
+                    }
+                    Some(_) => self.state = State::Open { first: false },
+                    None if !eof && self.partial_marker(rest) => {
+                        return ControlFlow::Break(Progress::more(i))
+                    }
+                    None => {
+                        self.state = State::Recover(
+                            IssueKind::UnexpectedText,
+                            "text after the arguments inside a call",
+                        )
+                    }
+                }
+            }
+            State::Recover(kind, why) => {
+                let kinds = [Mk::CallEnd, Mk::CallBegin, Mk::SectionEnd, Mk::SectionBegin];
+                match self.scan_marks(rest, &kinds) {
+                    Ok((pos, lit_len, mk)) => {
+                        let n = if mk == Mk::CallEnd {
+                            pos + lit_len
+                        } else {
+                            pos
+                        };
+                        self.advance(input, &mut i, n);
+                        self.fail(kind, why, sink);
+                        self.fenced = false;
+                        self.state = State::Open { first: false };
+                    }
+                    Err(safe) => {
                         if eof {
-                            self.flush_stray(sink);
-                            return Progress::done(i);
-                        }
-                        return Progress::more(i);
-                    }
-                    self.fenced = false;
-                    match self.marker_at(rest) {
-                        Some((Mk::CallEnd, n)) => {
-                            i += n;
-                            self.state = State::Open { first: false };
-                        }
-                        Some(_) => self.state = State::Open { first: false },
-                        None if !eof && self.partial_marker(rest) => return Progress::more(i),
-                        None => {
-                            self.state = State::Recover(
-                                IssueKind::UnexpectedText,
-                                "text after the arguments inside a call",
-                            )
-                        }
-                    }
-                }
-                State::Recover(kind, why) => {
-                    let kinds = [Mk::CallEnd, Mk::CallBegin, Mk::SectionEnd, Mk::SectionBegin];
-                    match self.scan_marks(rest, &kinds) {
-                        Ok((pos, lit_len, mk)) => {
-                            let n = if mk == Mk::CallEnd {
-                                pos + lit_len
-                            } else {
-                                pos
-                            };
-                            self.raw.push_str(&rest[..n]);
-                            i += n;
+                            self.raw.push_str(rest);
                             self.fail(kind, why, sink);
-                            self.fenced = false;
-                            self.state = State::Open { first: false };
+                            self.flush_stray(sink);
+                            return ControlFlow::Break(Progress::done(input.len()));
                         }
-                        Err(safe) => {
-                            if eof {
-                                self.raw.push_str(rest);
-                                self.fail(kind, why, sink);
-                                self.flush_stray(sink);
-                                return Progress::done(input.len());
-                            }
-                            self.raw.push_str(&rest[..safe]);
-                            return Progress::more(i + safe);
-                        }
+                        self.raw.push_str(&rest[..safe]);
+                        return ControlFlow::Break(Progress::more(i + safe));
                     }
                 }
             }
         }
+        ControlFlow::Continue(i)
     }
 }
 

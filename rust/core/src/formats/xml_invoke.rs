@@ -28,11 +28,11 @@ use serde_json::Value;
 
 use std::ops::ControlFlow;
 
-use super::call_text::{CallText, Feed, Step};
+use super::call_text::{CallText, Feed, Step, StepReader};
 use super::xml_params::stream_string;
 use crate::json::{self, ScanResult, ValueScanner};
 use crate::message::IssueKind;
-use crate::region::{Progress, RegionCtx, RegionParser, Sink};
+use crate::region::{Progress, RegionCtx, Sink};
 use crate::spec::{ParamTags, Role, Typing};
 use crate::text;
 use crate::xml_value::{self, TypeSet};
@@ -128,8 +128,7 @@ pub trait InvokeCall: CallText {
         if !self.json_body() {
             sink.args(if self.params() == 0 { "{}" } else { "}" });
         }
-        let raw = std::mem::take(self.raw_mut());
-        sink.end_call(&raw);
+        self.end(sink);
     }
 
     /// Reads an invoke tag's attributes: `Ok(true)` when the body follows, `Ok(false)` when the
@@ -385,245 +384,233 @@ impl InvokeCall for InvokeRegion {
     }
 }
 
-impl RegionParser for InvokeRegion {
-    fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress {
+impl StepReader for InvokeRegion {
+    fn step(&mut self, input: &str, eof: bool, mut i: usize, sink: &mut Sink) -> Step<usize> {
         let feed = Feed { input, eof };
-        let mut i = 0;
-        loop {
-            let rest = &input[i..];
-            match self.state {
-                State::Open => {
-                    if self.spec.wrapped {
-                        let n = if rest.starts_with(self.trigger.as_str()) {
-                            self.trigger.len()
-                        } else {
-                            0
-                        };
-                        self.raw.push_str(&rest[..n]);
-                        i += n;
-                    }
-                    self.state = State::Between;
+        let rest = &input[i..];
+        match self.state {
+            State::Open => {
+                if self.spec.wrapped {
+                    let n = if rest.starts_with(self.trigger.as_str()) {
+                        self.trigger.len()
+                    } else {
+                        0
+                    };
+                    self.advance(input, &mut i, n);
                 }
-                State::Between => {
-                    let n = text::skip_ws(rest);
+                self.state = State::Between;
+            }
+            State::Between => {
+                let n = text::skip_ws(rest);
+                self.ws.push_str(&rest[..n]);
+                i += n;
+                let rest = &input[i..];
+                if rest.starts_with(self.spec.invoke_open.as_str()) {
+                    self.ws.clear();
+                    self.raw.clear();
+                    self.raw.push_str(&self.spec.invoke_open);
+                    i += self.spec.invoke_open.len();
+                    self.saw_anything = true;
+                    self.tag = TagReader::default();
+                    self.params = 0;
+                    self.json_body = false;
+                    self.state = State::InvokeTag;
+                } else if let Some(n) = self.block_close_at(rest) {
+                    self.ws.clear();
+                    return ControlFlow::Break(Progress::done(i + n));
+                } else if let Some(n) = self.separator_at(rest) {
+                    // Formatting, like whitespace (kept for an issue's raw text).
                     self.ws.push_str(&rest[..n]);
                     i += n;
-                    let rest = &input[i..];
-                    if rest.starts_with(self.spec.invoke_open.as_str()) {
-                        self.ws.clear();
+                } else if rest.is_empty() {
+                    if eof {
+                        return ControlFlow::Break(self.end_at_eof_between(i, sink));
+                    }
+                    return ControlFlow::Break(Progress::more(i));
+                } else if text::is_partial_of_any(rest, &self.between_lits) {
+                    if !eof {
+                        return ControlFlow::Break(Progress::more(i));
+                    }
+                    if !self.spec.wrapped {
+                        return ControlFlow::Break(self.end_at_eof_between(i, sink));
+                    }
+                    // The output ended inside a tag: the block's closing tag (the calls are
+                    // whole) or the next invoke's opening tag (a truncated call).
+                    if !text::is_proper_prefix(rest, &self.spec.invoke_open) {
+                        if self.saw_anything {
+                            return ControlFlow::Break(Progress::done(input.len()));
+                        }
+                    } else if self.saw_anything {
                         self.raw.clear();
-                        self.raw.push_str(&self.spec.invoke_open);
-                        i += self.spec.invoke_open.len();
-                        self.saw_anything = true;
-                        self.tag = TagReader::default();
-                        self.params = 0;
-                        self.json_body = false;
-                        self.state = State::InvokeTag;
-                    } else if let Some(n) = self.block_close_at(rest) {
-                        self.ws.clear();
-                        return Progress::done(i + n);
-                    } else if let Some(n) = self.separator_at(rest) {
-                        // Formatting, like whitespace (kept for an issue's raw text).
-                        self.ws.push_str(&rest[..n]);
-                        i += n;
-                    } else if rest.is_empty() {
-                        if eof {
-                            return self.end_at_eof_between(i, sink);
-                        }
-                        return Progress::more(i);
-                    } else if text::is_partial_of_any(rest, &self.between_lits) {
-                        if !eof {
-                            return Progress::more(i);
-                        }
-                        if !self.spec.wrapped {
-                            return self.end_at_eof_between(i, sink);
-                        }
-                        // The output ended inside a tag: the block's closing tag (the calls are
-                        // whole) or the next invoke's opening tag (a truncated call).
-                        if !text::is_proper_prefix(rest, &self.spec.invoke_open) {
-                            if self.saw_anything {
-                                return Progress::done(input.len());
-                            }
-                        } else if self.saw_anything {
-                            self.raw.clear();
-                        }
-                        if !self.saw_anything {
-                            let ws = std::mem::take(&mut self.ws);
-                            self.raw.push_str(&ws);
-                        }
-                        return self.truncated(input, i, sink);
-                    } else if self.spec.wrapped {
-                        self.ws.clear();
-                        self.raw.clear();
-                        self.saw_anything = true;
-                        self.state = State::Stray;
-                    } else {
+                    }
+                    if !self.saw_anything {
                         let ws = std::mem::take(&mut self.ws);
-                        sink.content(&ws);
-                        return Progress::done(i);
+                        self.raw.push_str(&ws);
                     }
-                }
-                State::Stray => {
-                    let stops = Arc::clone(&self.between_lits);
-                    let why = self.stray_why();
-                    if let ControlFlow::Break(p) =
-                        self.stray_in_block(feed, &mut i, &stops, &why, sink)
-                    {
-                        return p;
-                    }
-                    self.state = State::Between;
-                }
-                State::InvokeTag | State::ParamTag => {
-                    let (n, closed) = self.tag.feed_until(rest, &self.spec.tag_end);
-                    self.raw.push_str(&rest[..n]);
-                    i += n;
-                    if !closed {
-                        if eof {
-                            return self.truncated(input, i, sink);
-                        }
-                        return Progress::more(i);
-                    }
-                    let attrs = parse_attrs(&self.tag.text).map(|a| self.decoded(a));
-                    self.tag = TagReader::default();
-                    if self.state == State::InvokeTag {
-                        self.state = match self.open_invoke(attrs, sink) {
-                            Ok(true) => State::Body,
-                            Ok(false) => State::Between,
-                            Err((kind, why)) => State::Recover(kind, why),
-                        };
-                    } else {
-                        self.open_param(attrs, sink);
-                    }
-                }
-                State::Body => {
-                    let n = text::skip_ws(rest);
-                    self.raw.push_str(&rest[..n]);
-                    i += n;
-                    let rest = &input[i..];
-                    if rest.starts_with(self.spec.param_open.as_str()) && !self.json_body {
-                        self.raw.push_str(&self.spec.param_open);
-                        i += self.spec.param_open.len();
-                        self.state = State::ParamTag;
-                    } else if rest.starts_with(self.spec.invoke_close.as_str()) {
-                        self.raw.push_str(&self.spec.invoke_close);
-                        i += self.spec.invoke_close.len();
-                        self.finish_invoke(sink);
-                        self.state = State::Between;
-                    } else if self.block_close_at(rest).is_some()
-                        || self.separator_at(rest).is_some()
-                    {
-                        // The invoke's closing tag is missing but the block (or the call's
-                        // wrapper) ended: the call is complete.
-                        self.finish_invoke(sink);
-                        self.state = State::Between;
-                    } else if rest.starts_with('{') && self.params == 0 && !self.json_body {
-                        self.scanner = ValueScanner::new();
-                        self.state = State::JsonBody;
-                    } else if rest.is_empty() || text::is_partial_of_any(rest, &self.body_lits) {
-                        return self.body_cut(feed, i, sink);
-                    } else {
-                        self.state = State::Recover(
-                            IssueKind::MalformedJson,
-                            "unexpected text in an invoke",
-                        );
-                    }
-                }
-                State::StringValue | State::HeldValue => {
-                    let streaming = self.state == State::StringValue;
-                    let close = self.spec.param_close.as_str();
-                    let stops: &[&str] = if self.spec.cdata {
-                        &[close, CDATA_OPEN]
-                    } else {
-                        &[close]
-                    };
-                    let read =
-                        value_text(&mut self.raw, &mut self.value, rest, stops, streaming, sink);
-                    match read {
-                        text::Scan::NotFound { safe } if eof => {
-                            return self.truncated(input, i + safe, sink)
-                        }
-                        text::Scan::NotFound { safe } => return Progress::more(i + safe),
-                        text::Scan::Found { pos, which: 1 } => {
-                            self.raw.push_str(CDATA_OPEN);
-                            i += pos + CDATA_OPEN.len();
-                            self.state = State::Cdata { streaming };
-                            continue;
-                        }
-                        text::Scan::Found { pos, .. } => i += pos,
-                    }
-                    self.raw.push_str(close);
-                    i += close.len();
-                    if streaming {
-                        sink.args("\"");
-                    } else {
-                        let value = std::mem::take(&mut self.value);
-                        let text = match self.held {
-                            Held::Json => json_or_string(&value),
-                            Held::Typed(types) => xml_value::typed_json_as(&value, types),
-                        };
-                        sink.args(&text);
-                    }
-                    self.state = State::Body;
-                }
-                State::Cdata { streaming } => {
-                    let stops = [CDATA_CLOSE];
-                    let read = value_text(
-                        &mut self.raw,
-                        &mut self.value,
-                        rest,
-                        &stops,
-                        streaming,
-                        sink,
-                    );
-                    match read {
-                        text::Scan::NotFound { safe } if eof => {
-                            return self.truncated(input, i + safe, sink)
-                        }
-                        text::Scan::NotFound { safe } => return Progress::more(i + safe),
-                        text::Scan::Found { pos, .. } => i += pos + CDATA_CLOSE.len(),
-                    }
-                    self.raw.push_str(CDATA_CLOSE);
-                    self.state = if streaming {
-                        State::StringValue
-                    } else {
-                        State::HeldValue
-                    };
-                }
-                State::JsonBody => match self.scanner.scan(rest.as_bytes()) {
-                    ScanResult::Complete(n) => {
-                        sink.args(&rest[..n]);
-                        self.raw.push_str(&rest[..n]);
-                        i += n;
-                        self.json_body = true;
-                        self.state = State::Body;
-                    }
-                    ScanResult::Incomplete => {
-                        sink.args(rest);
-                        self.raw.push_str(rest);
-                        i = input.len();
-                        if eof {
-                            return self.truncated(input, i, sink);
-                        }
-                        return Progress::more(i);
-                    }
-                    ScanResult::Invalid => {
-                        self.state = State::Recover(
-                            IssueKind::MalformedJson,
-                            "invoke body is not valid JSON",
-                        );
-                    }
-                },
-                State::Recover(kind, why) => {
-                    // The invoke's own closing tag belongs to it; a block's closing tag ends the
-                    // block next.
-                    if let ControlFlow::Break(p) = self.skip_invoke(feed, &mut i, (kind, why), sink)
-                    {
-                        return p;
-                    }
-                    self.state = State::Between;
+                    return ControlFlow::Break(self.truncated(input, i, sink));
+                } else if self.spec.wrapped {
+                    self.ws.clear();
+                    self.raw.clear();
+                    self.saw_anything = true;
+                    self.state = State::Stray;
+                } else {
+                    let ws = std::mem::take(&mut self.ws);
+                    sink.content(&ws);
+                    return ControlFlow::Break(Progress::done(i));
                 }
             }
+            State::Stray => {
+                let stops = Arc::clone(&self.between_lits);
+                let why = self.stray_why();
+                if let ControlFlow::Break(p) = self.stray_in_block(feed, &mut i, &stops, &why, sink)
+                {
+                    return ControlFlow::Break(p);
+                }
+                self.state = State::Between;
+            }
+            State::InvokeTag | State::ParamTag => {
+                let (n, closed) = self.tag.feed_until(rest, &self.spec.tag_end);
+                self.advance(input, &mut i, n);
+                if !closed {
+                    if eof {
+                        return ControlFlow::Break(self.truncated(input, i, sink));
+                    }
+                    return ControlFlow::Break(Progress::more(i));
+                }
+                let attrs = parse_attrs(&self.tag.text).map(|a| self.decoded(a));
+                self.tag = TagReader::default();
+                if self.state == State::InvokeTag {
+                    self.state = match self.open_invoke(attrs, sink) {
+                        Ok(true) => State::Body,
+                        Ok(false) => State::Between,
+                        Err((kind, why)) => State::Recover(kind, why),
+                    };
+                } else {
+                    self.open_param(attrs, sink);
+                }
+            }
+            State::Body => {
+                let n = text::skip_ws(rest);
+                self.advance(input, &mut i, n);
+                let rest = &input[i..];
+                if rest.starts_with(self.spec.param_open.as_str()) && !self.json_body {
+                    self.raw.push_str(&self.spec.param_open);
+                    i += self.spec.param_open.len();
+                    self.state = State::ParamTag;
+                } else if rest.starts_with(self.spec.invoke_close.as_str()) {
+                    self.raw.push_str(&self.spec.invoke_close);
+                    i += self.spec.invoke_close.len();
+                    self.finish_invoke(sink);
+                    self.state = State::Between;
+                } else if self.block_close_at(rest).is_some() || self.separator_at(rest).is_some() {
+                    // The invoke's closing tag is missing but the block (or the call's
+                    // wrapper) ended: the call is complete.
+                    self.finish_invoke(sink);
+                    self.state = State::Between;
+                } else if rest.starts_with('{') && self.params == 0 && !self.json_body {
+                    self.scanner = ValueScanner::new();
+                    self.state = State::JsonBody;
+                } else if rest.is_empty() || text::is_partial_of_any(rest, &self.body_lits) {
+                    return ControlFlow::Break(self.body_cut(feed, i, sink));
+                } else {
+                    self.state =
+                        State::Recover(IssueKind::MalformedJson, "unexpected text in an invoke");
+                }
+            }
+            State::StringValue | State::HeldValue => {
+                let streaming = self.state == State::StringValue;
+                let close = self.spec.param_close.as_str();
+                let stops: &[&str] = if self.spec.cdata {
+                    &[close, CDATA_OPEN]
+                } else {
+                    &[close]
+                };
+                let read = value_text(&mut self.raw, &mut self.value, rest, stops, streaming, sink);
+                match read {
+                    text::Scan::NotFound { safe } if eof => {
+                        return ControlFlow::Break(self.truncated(input, i + safe, sink))
+                    }
+                    text::Scan::NotFound { safe } => {
+                        return ControlFlow::Break(Progress::more(i + safe))
+                    }
+                    text::Scan::Found { pos, which: 1 } => {
+                        self.raw.push_str(CDATA_OPEN);
+                        i += pos + CDATA_OPEN.len();
+                        self.state = State::Cdata { streaming };
+                        return ControlFlow::Continue(i);
+                    }
+                    text::Scan::Found { pos, .. } => i += pos,
+                }
+                self.raw.push_str(close);
+                i += close.len();
+                if streaming {
+                    sink.args("\"");
+                } else {
+                    let value = std::mem::take(&mut self.value);
+                    let text = match self.held {
+                        Held::Json => json_or_string(&value),
+                        Held::Typed(types) => xml_value::typed_json_as(&value, types),
+                    };
+                    sink.args(&text);
+                }
+                self.state = State::Body;
+            }
+            State::Cdata { streaming } => {
+                let stops = [CDATA_CLOSE];
+                let read = value_text(
+                    &mut self.raw,
+                    &mut self.value,
+                    rest,
+                    &stops,
+                    streaming,
+                    sink,
+                );
+                match read {
+                    text::Scan::NotFound { safe } if eof => {
+                        return ControlFlow::Break(self.truncated(input, i + safe, sink))
+                    }
+                    text::Scan::NotFound { safe } => {
+                        return ControlFlow::Break(Progress::more(i + safe))
+                    }
+                    text::Scan::Found { pos, .. } => i += pos + CDATA_CLOSE.len(),
+                }
+                self.raw.push_str(CDATA_CLOSE);
+                self.state = if streaming {
+                    State::StringValue
+                } else {
+                    State::HeldValue
+                };
+            }
+            State::JsonBody => match self.scanner.scan(rest.as_bytes()) {
+                ScanResult::Complete(n) => {
+                    self.stream_args(&rest[..n], sink);
+                    i += n;
+                    self.json_body = true;
+                    self.state = State::Body;
+                }
+                ScanResult::Incomplete => {
+                    self.stream_args(rest, sink);
+                    i = input.len();
+                    if eof {
+                        return ControlFlow::Break(self.truncated(input, i, sink));
+                    }
+                    return ControlFlow::Break(Progress::more(i));
+                }
+                ScanResult::Invalid => {
+                    self.state =
+                        State::Recover(IssueKind::MalformedJson, "invoke body is not valid JSON");
+                }
+            },
+            State::Recover(kind, why) => {
+                // The invoke's own closing tag belongs to it; a block's closing tag ends the
+                // block next.
+                if let ControlFlow::Break(p) = self.skip_invoke(feed, &mut i, (kind, why), sink) {
+                    return ControlFlow::Break(p);
+                }
+                self.state = State::Between;
+            }
         }
+        ControlFlow::Continue(i)
     }
 }
 

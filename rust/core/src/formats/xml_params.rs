@@ -136,12 +136,6 @@ impl ParamCall {
         self.end(sink);
     }
 
-    /// The call is complete (its arguments written by other means, such as a JSON object).
-    pub fn end(&mut self, sink: &mut Sink) {
-        let raw = std::mem::take(&mut self.raw);
-        sink.end_call(&raw);
-    }
-
     /// The key is read: its value begins, typed by the tool's schema. False when the key is blank.
     pub fn begin_param(&mut self, tools: &ToolSet, sink: &mut Sink) -> bool {
         let key = self.key.trim();
