@@ -12,7 +12,7 @@ import numpy as np
 import xgrammar as xgr
 
 from toolwire import ToolwireError
-from toolwire._core import StateKeyer
+from toolwire._core import StateKeyer, StateKeyPlan
 
 from .pieces import _Lru, _vocab
 
@@ -28,11 +28,16 @@ class ComposedMismatch(ToolwireError):
 
 
 #: A grammar's rows where several tools' begins are followed, by (grammar, call text so far).
-_LITERAL_ROWS = _Lru(max_bytes=8 << 20)
+_LITERAL_ROWS = _Lru(max_bytes=6 << 20)
 
 #: (grammar, call text, token) -> the tools whose begins still agree, where all are in their
 #: begins (lists of shared branches: a pointer each).
 _LITERAL_STEPS = _Lru(max_bytes=2 << 20, size=lambda key, value: 8 * len(value) + 56 + len(key[1]) + 150)
+
+#: Keyers naming those rows in the mask cache, by (grammar, call text): the text decides the
+#: row, so the key is the text's (a fresh keyer labelled with it; never fed, so shared).
+_LITERAL_KEYERS = _Lru(max_bytes=2 << 20, size=lambda key, keyer: 2 * len(key[1]) + 400)
+_LITERAL_PLAN = StateKeyPlan.opaque(b"composed literal")
 
 
 @dataclass
@@ -140,8 +145,20 @@ class ComposedMatcher:
         return k.key() if k is not None and k.cacheable else None
 
     def _cache_keyer(self) -> StateKeyer | None:
-        """The keyer whose (labelled) key is this state's row's: the scaffold's, the piece's."""
-        return self._skey if self._branches is None else self._pkey
+        """The keyer whose (labelled) key is this state's row's: the scaffold's, the piece's, or
+        where every tool left is in its begin's literal text, one naming the call's text."""
+        branches = self._branches
+        if branches is None:
+            return self._skey
+        if self._pkey is not None or type(branches) is not _Literals:
+            return self._pkey
+        key = (self.grammar.serial, bytes(self._call))
+        k = _LITERAL_KEYERS.get(key)
+        if k is None:
+            k = _LITERAL_PLAN.keyer()
+            k.label(b"L" + key[0].to_bytes(8, "little") + key[1])
+            _LITERAL_KEYERS.put(key, k)
+        return k  # type: ignore[no-any-return]
 
     def _deferrable(self) -> StateKeyer | None:
         """The keyer that may take a token the cached mask allows alone: the scaffold's (in
