@@ -97,6 +97,7 @@ class ComposedMatcher:
         self._accepted = 0
         self.terminated = _copy is not None and _copy.terminated  # a stop token ended the output
         self._scratch = xgr.allocate_token_bitmask(1, grammar.tokenizer_info.vocab_size)
+        self._sync_keys()
 
     # state -----------------------------------------------------------------
 
@@ -159,6 +160,13 @@ class ComposedMatcher:
             k.label(b"L" + key[0].to_bytes(8, "little") + key[1])
             _LITERAL_KEYERS.put(key, k)
         return k  # type: ignore[no-any-return]
+
+    def _sync_keys(self) -> None:
+        """Keep the keyers a batch step reads as attributes (``_core.unsafe_fill_request_rows``
+        reads ``_fill_key``, ``_core.feed_requests`` ``_accept_key``): called after every
+        change of part or keyer (an accepted token, a rollback)."""
+        self._fill_key = self._cache_keyer()
+        self._accept_key = self._deferrable()
 
     def _deferrable(self) -> StateKeyer | None:
         """The keyer that may take a token the cached mask allows alone: the scaffold's (in
@@ -300,6 +308,7 @@ class ComposedMatcher:
             for m, n in steps:
                 m.rollback(n)
             self._restore(state, keyers=False)  # keyers are fed only once a token is taken
+        self._sync_keys()
         return ok
 
     def _accept(self, token: int, steps: list[tuple[xgr.GrammarMatcher, int]]) -> bool:
@@ -468,6 +477,7 @@ class ComposedMatcher:
                 break
             n -= size
         self._restore(state, keyers=True)
+        self._sync_keys()
 
     def find_jump_forward_string(self) -> str:
         self._flush()
