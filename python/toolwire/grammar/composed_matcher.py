@@ -28,15 +28,14 @@ class ComposedMismatch(ToolwireError):
 
 
 #: A grammar's rows where several tools' begins are followed, by (grammar, call text so far).
-_LITERAL_ROWS = _Lru(max_bytes=6 << 20)
+_LITERAL_ROWS = _Lru(max_bytes=4 << 20)
 
 #: (grammar, call text, token) -> the tools whose begins still agree, where all are in their
-#: begins (lists of shared branches: a pointer each).
-_LITERAL_STEPS = _Lru(max_bytes=2 << 20, size=lambda key, value: 8 * len(value) + 56 + len(key[1]) + 150)
+#: begins (lists of shared branches: a pointer each, and the keyer of the row they name).
+_LITERAL_STEPS = _Lru(max_bytes=2 << 20, size=lambda key, value: 8 * len(value) + 56 + 3 * len(key[1]) + 550)
 
-#: Keyers naming those rows in the mask cache, by (grammar, call text): the text decides the
-#: row, so the key is the text's (a fresh keyer labelled with it; never fed, so shared).
-_LITERAL_KEYERS = _Lru(max_bytes=2 << 20, size=lambda key, keyer: 2 * len(key[1]) + 400)
+#: The plan of the keyers naming those rows in the mask cache: the call's text decides the row,
+#: so a keyer labelled with the grammar and the text names it (never fed, so shared).
 _LITERAL_PLAN = StateKeyPlan.opaque(b"composed literal")
 
 
@@ -47,7 +46,12 @@ class _Branch:
 
 
 class _Literals(list):  # type: ignore[type-arg]
-    """Branches all still in their begins' literal text: shared by requests, never changed."""
+    """Branches all still in their begins' literal text: shared by requests, never changed (but
+    for the keyers of their rows, by call text: one, but for a grammar's entry branches)."""
+
+    def __init__(self, branches: Any = ()) -> None:
+        super().__init__(branches)
+        self.keyers: dict[bytes, StateKeyer] = {}
 
 
 class ComposedMatcher:
@@ -153,13 +157,12 @@ class ComposedMatcher:
             return self._skey
         if self._pkey is not None or type(branches) is not _Literals:
             return self._pkey
-        key = (self.grammar.serial, bytes(self._call))
-        k = _LITERAL_KEYERS.get(key)
+        call = bytes(self._call)
+        k = branches.keyers.get(call)
         if k is None:
-            k = _LITERAL_PLAN.keyer()
-            k.label(b"L" + key[0].to_bytes(8, "little") + key[1])
-            _LITERAL_KEYERS.put(key, k)
-        return k  # type: ignore[no-any-return]
+            k = branches.keyers[call] = _LITERAL_PLAN.keyer()
+            k.label(b"L" + self.grammar.serial.to_bytes(8, "little") + call)
+        return k
 
     def _sync_keys(self) -> None:
         """Keep the keyers a batch step reads as attributes (``_core.unsafe_fill_request_rows``
@@ -347,8 +350,7 @@ class ComposedMatcher:
                     continue
                 if not data.startswith(left):
                     continue
-                m = xgr.GrammarMatcher(self.grammar.piece(b.tool))
-                m.accept_string(tool.begin)
+                m = self.grammar.begun(b.tool, len(tool.begin))
                 tail = data[len(left) :]
                 if tail and not m.accept_string(tail):
                     continue
@@ -391,10 +393,7 @@ class ComposedMatcher:
         assert self._branches is not None
         if len(self._branches) == 1 and self._branches[0].matcher is None:
             tool = self._branches[0].tool
-            m = xgr.GrammarMatcher(self.grammar.piece(tool))
-            if not m.accept_string(self.grammar.tools[tool].begin[: self._pos]):
-                raise ComposedMismatch("a tool's piece refused its own begin")
-            self._branches = [_Branch(tool, m)]
+            self._branches = [_Branch(tool, self.grammar.begun(tool, self._pos))]
         self._sync_piece_keyer()
 
     def _in_piece(self, token: int, data: bytes, steps: list[tuple[xgr.GrammarMatcher, int]]) -> bool:

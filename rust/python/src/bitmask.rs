@@ -754,9 +754,8 @@ impl TokenTable {
             return false;
         }
         let bytes = self.bytes_of(token);
-        let before = keyer
-            .label
-            .free_text_only
+        // Kept to undo the feed if the token leaves free text (plain free text cannot).
+        let before = (keyer.label.free_text_only && !keyer.inner.stays_free(bytes))
             .then(|| (keyer.inner.clone(), keyer.label.tail.clone()));
         keyer.feed(token, bytes);
         if let Some((inner, tail)) = before.filter(|_| keyer.inner.mode().name() != "free") {
