@@ -100,7 +100,7 @@ class ComposedMatcher:
         self._history: list[tuple[Any, list[tuple[xgr.GrammarMatcher, int]], list[int] | None]] = []
         self._accepted = 0
         self.terminated = _copy is not None and _copy.terminated  # a stop token ended the output
-        self._scratch = xgr.allocate_token_bitmask(1, grammar.tokenizer_info.vocab_size)
+        self._scratch: Any = None  # a one-row bitmask, where several pieces are followed
         self._sync_keys()
 
     # state -----------------------------------------------------------------
@@ -263,6 +263,8 @@ class ComposedMatcher:
         for b in self._branches:
             if b.matcher is None:
                 continue
+            if self._scratch is None:
+                self._scratch = xgr.allocate_token_bitmask(1, self.grammar.tokenizer_info.vocab_size)
             b.matcher.fill_next_token_bitmask(self._scratch, 0)
             row |= self._scratch[0].numpy().view(np.uint32)
             for forced in self._forced_ends(b.matcher):
@@ -300,6 +302,8 @@ class ComposedMatcher:
     # tokens ----------------------------------------------------------------
 
     def accept_token(self, token: int) -> bool:
+        if type(self._branches) is _Literals and self._literal_step(token):
+            return True
         self._flush()
         state = self._state()
         steps: list[tuple[xgr.GrammarMatcher, int]] = []
@@ -313,6 +317,24 @@ class ComposedMatcher:
             self._restore(state, keyers=False)  # keyers are fed only once a token is taken
         self._sync_keys()
         return ok
+
+    def _literal_step(self, token: int) -> bool:
+        """The common step among several tools' begins, known from an earlier request: the token
+        keeps two or more of them in their literal text (no matcher, nothing to flush: the
+        general path of :meth:`_accept` does the same). False: not known, or not such a step."""
+        call = bytes(self._call)
+        known = _LITERAL_STEPS.get((self.grammar.serial, call, token))
+        if known is None or len(known) < 2:
+            return False
+        self._history.append((self._state(), [], None))
+        self._accepted += 1
+        data = self._vocab.token_bytes[token]
+        self._branches = known
+        self._pos += len(data)
+        self._call += data
+        self._fill_key = known.keyers.get(call + data) or self._cache_keyer()
+        self._accept_key = None
+        return True
 
     def _accept(self, token: int, steps: list[tuple[xgr.GrammarMatcher, int]]) -> bool:
         if self._branches is None:
