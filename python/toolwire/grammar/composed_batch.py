@@ -6,11 +6,15 @@ Each request names its state with toolwire's state keyer (``toolwire._core.State
 one ``BatchMasker`` uses): in the scaffold, the scaffold's key; in one tool's piece, the piece's
 key with the scaffold's key where the call began (which decides the tokens that run on past the
 call's end). Scaffold and pieces are shared by every request with the same format settings or
-the same tool, so their masks are computed once for all requests and tool lists. Per step,
-:meth:`ComposedMasker.fill` copies the cached rows, hands the misses whose mask is one xgrammar
-matcher's (the scaffold's, or one tool's piece) to one ``BatchGrammarMatcher`` fill, ORs the
-run-on tokens of a call's end into the rows of requests inside one, computes the rest (several
-tools' begins followed at once) from the tools' begin texts, and stores the misses.
+the same tool, so their masks are computed once for all requests and tool lists; where several
+tools' begins are followed, the grammar and the call's text name the row. Per step,
+:meth:`ComposedMasker.fill` copies the cached rows in one Rust call that reads each request's
+current keyer itself (``_core.unsafe_fill_request_rows``: a Python loop over the batch cost as
+much as the copies), hands the misses whose mask is one xgrammar matcher's (the scaffold's, or
+one tool's piece) to one ``BatchGrammarMatcher`` fill, ORs the run-on tokens of a call's end into
+the rows of requests inside one, computes the rest (several tools' begins followed at once) from
+the tools' begin texts, and stores the misses; :meth:`ComposedMasker.accept` lets the keyers take
+what the cached rows allow in one more call (``_core.feed_requests``) and visits only the rest.
 
 A grammar that falls back to the whole tag gets a :class:`WholeTagRequest`: xgrammar's matcher
 with the whole tag's state keys, cached the same way.
