@@ -7,7 +7,6 @@ from __future__ import annotations
 import array
 
 import pytest
-
 from toolwire import ToolwireError
 from toolwire._core import MaskCache, StateKeyPlan, TokenTable, feed_requests, unsafe_fill_request_rows, unsafe_store_request_rows
 
