@@ -655,6 +655,42 @@ def unsafe_count_allowed(bitmask_ptr: int, rows: int, words: int, vocab: int) ->
 
 # -- RL batch scoring (rust/python/src/batch.rs) ----------------------------------------------------
 
+
+def unsafe_fill_request_rows(
+    cache: MaskCache, namespace: bytes, requests: Sequence[Any], ptr: int, rows: int, words: int, indices: Sequence[int]
+) -> tuple[list[int], list[tuple[int, int]], list[int], int]:
+    """Fill row ``indices[i]`` of the contiguous ``rows`` x ``words`` int32 bitmask at ``ptr`` for
+    ``requests[i]``: all allowed for None or a terminated request, else the row cached under
+    ``namespace`` + the key of its ``_fill_key`` keyer.
+
+    Returns ``(missed, copies, unkeyed, hits)``: the positions whose key missed (each key once;
+    a keyer that is not ``cacheable`` misses without a lookup), ``(i, j)`` pairs of later
+    positions whose key equals that of missed position ``j``, the positions whose ``_fill_key``
+    is None, and how many rows the cache served."""
+
+def unsafe_store_request_rows(
+    cache: MaskCache,
+    namespace: bytes,
+    requests: Sequence[Any],
+    ptr: int,
+    rows: int,
+    words: int,
+    indices: Sequence[int],
+    missed: Sequence[int],
+    copies: Sequence[tuple[int, int]],
+) -> int:
+    """After :func:`unsafe_fill_request_rows` over the same ``requests`` and ``indices`` and filling
+    the missed rows: store each missed row under its key, and copy row ``indices[j]`` into row
+    ``indices[i]`` for each ``(i, j)`` of ``copies``. Returns how many rows were stored."""
+
+def feed_requests(
+    table: TokenTable, cache: MaskCache, namespace: bytes, requests: Sequence[Any], tokens: Sequence[int]
+) -> tuple[list[int], int]:
+    """Take ``tokens[i]`` for ``requests[i]`` through the request's ``_accept_key`` keyer alone where
+    the mask cached under its key allows it (as :meth:`TokenTable.feed_deferred`). Returns the
+    positions left to the caller (requests without such a keyer, and tokens the keyer did not
+    take) and how many tokens the keyers took. None and terminated requests are skipped."""
+
 def detect_template(
     template: str,
     *,

@@ -125,6 +125,10 @@ _PIECE_PLANS = _Lru(max_bytes=4 << 20, size=lambda key, plan: 5 * len(key[-1]) +
 #: Masks over several tools' begins, by (tokenizer, the tools, bytes read): shared by requests.
 _LITERAL_MASKS = _Lru(max_bytes=8 << 20, size=lambda key, row: row.nbytes + 8 * len(key[1]) + 200)  # tool keys are shared
 
+#: Matchers of tools' pieces that have read part of their begin, by (tool, bytes read): forked
+#: where a call's tool is known (about 8 KiB each).
+_BEGUN = _Lru(max_bytes=2 << 20, size=lambda key, m: 8 << 10)
+
 #: Whole tags (and their JSON) of composed grammars, by the grammar's serial.
 _WHOLE_TAGS = _Lru(max_bytes=4 << 20)
 
@@ -165,6 +169,18 @@ class ComposedGrammar:
         compiler = self.compiler
         assert compiler is not None
         return self.pieces.get(tool.key, lambda: compiler.compile_structural_tag(StructuralTag(format=tool.tag)))
+
+    def begun(self, i: int, pos: int) -> xgr.GrammarMatcher:
+        """A matcher of tool ``i``'s piece that has read the first ``pos`` bytes of its begin: a
+        fork of one kept per (tool, ``pos``), cheaper than a new matcher reading them."""
+        key = (self.tools[i].key, pos)
+        m = _BEGUN.get(key)
+        if m is None:
+            m = xgr.GrammarMatcher(self.piece(i))
+            if not m.accept_string(self.tools[i].begin[:pos]):
+                raise ComposedMismatch("a tool's piece refused its own begin")
+            _BEGUN.put(key, m)
+        return m.fork()
 
     def entry_branches(self) -> _Literals:
         """Every tool, at the start of its begin."""
@@ -415,7 +431,7 @@ def _tool_entry(info: xgr.TokenizerInfo, fmt: Any, schema_mode: str, tool: Any, 
 
 _METADATA = {
     "read tools": _READ_TOOLS, "tool entries": _TOOL_ENTRIES, "piece key plans": _PIECE_PLANS, "composed grammars": _COMPOSED, "begin masks": _LITERAL_MASKS,
-    "whole tags": _WHOLE_TAGS, "whole-tag key plans": _WHOLE_PLANS, "literal rows": _LITERAL_ROWS, "literal steps": _LITERAL_STEPS,
+    "whole tags": _WHOLE_TAGS, "whole-tag key plans": _WHOLE_PLANS, "literal rows": _LITERAL_ROWS, "literal steps": _LITERAL_STEPS, "begun matchers": _BEGUN,
 }
 
 #: The byte budgets of the caches of values derived from tools and requests, together (each is

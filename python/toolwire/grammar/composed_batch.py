@@ -6,11 +6,15 @@ Each request names its state with toolwire's state keyer (``toolwire._core.State
 one ``BatchMasker`` uses): in the scaffold, the scaffold's key; in one tool's piece, the piece's
 key with the scaffold's key where the call began (which decides the tokens that run on past the
 call's end). Scaffold and pieces are shared by every request with the same format settings or
-the same tool, so their masks are computed once for all requests and tool lists. Per step,
-:meth:`ComposedMasker.fill` copies the cached rows, hands the misses whose mask is one xgrammar
-matcher's (the scaffold's, or one tool's piece) to one ``BatchGrammarMatcher`` fill, ORs the
-run-on tokens of a call's end into the rows of requests inside one, computes the rest (several
-tools' begins followed at once) from the tools' begin texts, and stores the misses.
+the same tool, so their masks are computed once for all requests and tool lists; where several
+tools' begins are followed, the grammar and the call's text name the row. Per step,
+:meth:`ComposedMasker.fill` copies the cached rows in one Rust call that reads each request's
+current keyer itself (``_core.unsafe_fill_request_rows``: a Python loop over the batch cost as
+much as the copies), hands the misses whose mask is one xgrammar matcher's (the scaffold's, or
+one tool's piece) to one ``BatchGrammarMatcher`` fill, ORs the run-on tokens of a call's end into
+the rows of requests inside one, computes the rest (several tools' begins followed at once) from
+the tools' begin texts, and stores the misses; :meth:`ComposedMasker.accept` lets the keyers take
+what the cached rows allow in one more call (``_core.feed_requests``) and visits only the rest.
 
 A grammar that falls back to the whole tag gets a :class:`WholeTagRequest`: xgrammar's matcher
 with the whole tag's state keys, cached the same way.
@@ -26,7 +30,7 @@ import numpy as np
 import xgrammar as xgr
 
 from toolwire import ToolwireError
-from toolwire._core import MaskCache, StateKeyer, StateKeyPlan
+from toolwire._core import MaskCache, StateKeyer, StateKeyPlan, feed_requests, unsafe_fill_request_rows, unsafe_store_request_rows
 
 from .composed import _WHOLE_PLANS, ComposedGrammar, _key_plan
 from .composed_matcher import ComposedMatcher, ComposedMismatch, _torch_row
@@ -47,7 +51,7 @@ class WholeTagRequest:
             _WHOLE_PLANS.put(text, plan)
         self._matcher = xgr.GrammarMatcher(grammar.whole())
         self._plan = plan
-        self._keyer = self._new_keyer()
+        self._set_keyer(self._new_keyer())
         self._text = bytearray()  # what the keyer read
         self._lengths: list[int] = []  # the text's length before each accepted token
         self._runs: list[int] = []  # tokens in each of the matcher's steps
@@ -66,6 +70,10 @@ class WholeTagRequest:
         k = self._plan.keyer()
         k.label(b"W")
         return k
+
+    def _set_keyer(self, k: StateKeyer) -> None:
+        # The keyers a batch step reads (``_core.unsafe_fill_request_rows``, ``feed_requests``).
+        self._keyer = self._fill_key = self._accept_key = k
 
     def _flush(self) -> None:
         if not self._keyer.deferred_tokens:
@@ -124,7 +132,7 @@ class WholeTagRequest:
         del self._text[self._lengths[-n] :]
         del self._lengths[-n:]
         self.terminated = False
-        self._keyer = self._new_keyer()
+        self._set_keyer(self._new_keyer())
         if self._text:
             self._keyer.accept(0, bytes(self._text))
 
@@ -195,23 +203,13 @@ class ComposedMasker:
         if len(rows) != len(requests) or (rows and (min(rows) < 0 or max(rows) >= bitmask.shape[0])):
             raise ToolwireError("indices must give one in-range bitmask row per request")
         ptr, n_rows, words = bitmask.data_ptr(), bitmask.shape[0], self.words
-        keyed, keyers, keyer_rows, unkeyed = [], [], [], []
-        for request, row in zip(requests, rows):
-            if request is None or request.terminated:
-                bitmask[row].fill_(-1)
-                continue
-            k = request._cache_keyer()
-            if k is None:
-                unkeyed.append((request, row))
-            else:
-                keyed.append(request)
-                keyers.append(k)
-                keyer_rows.append(row)
-        missed, copies = self.cache.unsafe_fill_rows(self.namespace, keyers, ptr, n_rows, words, keyer_rows)
-        self.hits += len(keyed) - len(missed)
+        requests = list(requests)
+        missed, copies, unkeyed, hits = unsafe_fill_request_rows(self.cache, self.namespace, requests, ptr, n_rows, words, rows)
+        self.hits += hits
         self.misses += len(missed) + len(unkeyed)
         matchers, matcher_rows, ends = [], [], []
-        for request, row in [(keyed[i], keyer_rows[i]) for i in missed] + unkeyed:
+        for i in missed + unkeyed:
+            request, row = requests[i], rows[i]
             one = request._one_matcher()
             if one is None:
                 bitmask[row].copy_(_torch_row(request._mask()))
@@ -229,7 +227,7 @@ class ComposedMasker:
             if extra is not None:
                 bitmask[row].numpy().view(np.uint32)[:] |= extra
         if missed:
-            self.cache.unsafe_store_rows(self.namespace, keyers, ptr, n_rows, words, keyer_rows, missed, copies)
+            unsafe_store_request_rows(self.cache, self.namespace, requests, ptr, n_rows, words, rows, missed, copies)
         return bitmask
 
     def accept(self, requests: Sequence[Any], token_ids: Sequence[int]) -> list[bool]:
@@ -239,21 +237,12 @@ class ComposedMasker:
         if len(token_ids) != len(requests):
             raise ToolwireError("accept needs one token per request")
         out = [True] * len(requests)
-        keyers, tokens, at, slow = [], [], [], []
-        for i, (r, t) in enumerate(zip(requests, token_ids)):
-            if r is None or r.terminated:
-                continue
-            k = r._deferrable() if self.defer_accept else None
-            if k is None:
-                slow.append(i)
-            else:
-                keyers.append(k)
-                tokens.append(int(t))
-                at.append(i)
-        if keyers:
-            left = self._table.feed_deferred(self.cache, self.namespace, keyers, tokens)
-            self.deferred += len(keyers) - len(left)
-            slow += [at[j] for j in left]
+        requests = list(requests)
+        if self.defer_accept:
+            slow, taken = feed_requests(self._table, self.cache, self.namespace, requests, token_ids)
+            self.deferred += taken
+        else:
+            slow = [i for i, r in enumerate(requests) if r is not None and not r.terminated]
         for i in slow:
             out[i] = requests[i].accept_token(int(token_ids[i]))
         return out

@@ -12,7 +12,7 @@ import numpy as np
 import xgrammar as xgr
 
 from toolwire import ToolwireError
-from toolwire._core import StateKeyer
+from toolwire._core import StateKeyer, StateKeyPlan
 
 from .pieces import _Lru, _vocab
 
@@ -28,11 +28,15 @@ class ComposedMismatch(ToolwireError):
 
 
 #: A grammar's rows where several tools' begins are followed, by (grammar, call text so far).
-_LITERAL_ROWS = _Lru(max_bytes=8 << 20)
+_LITERAL_ROWS = _Lru(max_bytes=4 << 20)
 
 #: (grammar, call text, token) -> the tools whose begins still agree, where all are in their
-#: begins (lists of shared branches: a pointer each).
-_LITERAL_STEPS = _Lru(max_bytes=2 << 20, size=lambda key, value: 8 * len(value) + 56 + len(key[1]) + 150)
+#: begins (lists of shared branches: a pointer each, and the keyer of the row they name).
+_LITERAL_STEPS = _Lru(max_bytes=2 << 20, size=lambda key, value: 8 * len(value) + 56 + 3 * len(key[1]) + 550)
+
+#: The plan of the keyers naming those rows in the mask cache: the call's text decides the row,
+#: so a keyer labelled with the grammar and the text names it (never fed, so shared).
+_LITERAL_PLAN = StateKeyPlan.opaque(b"composed literal")
 
 
 @dataclass
@@ -42,7 +46,12 @@ class _Branch:
 
 
 class _Literals(list):  # type: ignore[type-arg]
-    """Branches all still in their begins' literal text: shared by requests, never changed."""
+    """Branches all still in their begins' literal text: shared by requests, never changed (but
+    for the keyers of their rows, by call text: one, but for a grammar's entry branches)."""
+
+    def __init__(self, branches: Any = ()) -> None:
+        super().__init__(branches)
+        self.keyers: dict[bytes, StateKeyer] = {}
 
 
 class ComposedMatcher:
@@ -91,7 +100,8 @@ class ComposedMatcher:
         self._history: list[tuple[Any, list[tuple[xgr.GrammarMatcher, int]], list[int] | None]] = []
         self._accepted = 0
         self.terminated = _copy is not None and _copy.terminated  # a stop token ended the output
-        self._scratch = xgr.allocate_token_bitmask(1, grammar.tokenizer_info.vocab_size)
+        self._scratch: Any = None  # a one-row bitmask, where several pieces are followed
+        self._sync_keys()
 
     # state -----------------------------------------------------------------
 
@@ -140,8 +150,26 @@ class ComposedMatcher:
         return k.key() if k is not None and k.cacheable else None
 
     def _cache_keyer(self) -> StateKeyer | None:
-        """The keyer whose (labelled) key is this state's row's: the scaffold's, the piece's."""
-        return self._skey if self._branches is None else self._pkey
+        """The keyer whose (labelled) key is this state's row's: the scaffold's, the piece's, or
+        where every tool left is in its begin's literal text, one naming the call's text."""
+        branches = self._branches
+        if branches is None:
+            return self._skey
+        if self._pkey is not None or type(branches) is not _Literals:
+            return self._pkey
+        call = bytes(self._call)
+        k = branches.keyers.get(call)
+        if k is None:
+            k = branches.keyers[call] = _LITERAL_PLAN.keyer()
+            k.label(b"L" + self.grammar.serial.to_bytes(8, "little") + call)
+        return k
+
+    def _sync_keys(self) -> None:
+        """Keep the keyers a batch step reads as attributes (``_core.unsafe_fill_request_rows``
+        reads ``_fill_key``, ``_core.feed_requests`` ``_accept_key``): called after every
+        change of part or keyer (an accepted token, a rollback)."""
+        self._fill_key = self._cache_keyer()
+        self._accept_key = self._deferrable()
 
     def _deferrable(self) -> StateKeyer | None:
         """The keyer that may take a token the cached mask allows alone: the scaffold's (in
@@ -235,6 +263,8 @@ class ComposedMatcher:
         for b in self._branches:
             if b.matcher is None:
                 continue
+            if self._scratch is None:
+                self._scratch = xgr.allocate_token_bitmask(1, self.grammar.tokenizer_info.vocab_size)
             b.matcher.fill_next_token_bitmask(self._scratch, 0)
             row |= self._scratch[0].numpy().view(np.uint32)
             for forced in self._forced_ends(b.matcher):
@@ -272,6 +302,8 @@ class ComposedMatcher:
     # tokens ----------------------------------------------------------------
 
     def accept_token(self, token: int) -> bool:
+        if type(self._branches) is _Literals and self._literal_step(token):
+            return True
         self._flush()
         state = self._state()
         steps: list[tuple[xgr.GrammarMatcher, int]] = []
@@ -283,7 +315,26 @@ class ComposedMatcher:
             for m, n in steps:
                 m.rollback(n)
             self._restore(state, keyers=False)  # keyers are fed only once a token is taken
+        self._sync_keys()
         return ok
+
+    def _literal_step(self, token: int) -> bool:
+        """The common step among several tools' begins, known from an earlier request: the token
+        keeps two or more of them in their literal text (no matcher, nothing to flush: the
+        general path of :meth:`_accept` does the same). False: not known, or not such a step."""
+        call = bytes(self._call)
+        known = _LITERAL_STEPS.get((self.grammar.serial, call, token))
+        if known is None or len(known) < 2:
+            return False
+        self._history.append((self._state(), [], None))
+        self._accepted += 1
+        data = self._vocab.token_bytes[token]
+        self._branches = known
+        self._pos += len(data)
+        self._call += data
+        self._fill_key = known.keyers.get(call + data) or self._cache_keyer()
+        self._accept_key = None
+        return True
 
     def _accept(self, token: int, steps: list[tuple[xgr.GrammarMatcher, int]]) -> bool:
         if self._branches is None:
@@ -321,8 +372,7 @@ class ComposedMatcher:
                     continue
                 if not data.startswith(left):
                     continue
-                m = xgr.GrammarMatcher(self.grammar.piece(b.tool))
-                m.accept_string(tool.begin)
+                m = self.grammar.begun(b.tool, len(tool.begin))
                 tail = data[len(left) :]
                 if tail and not m.accept_string(tail):
                     continue
@@ -365,10 +415,7 @@ class ComposedMatcher:
         assert self._branches is not None
         if len(self._branches) == 1 and self._branches[0].matcher is None:
             tool = self._branches[0].tool
-            m = xgr.GrammarMatcher(self.grammar.piece(tool))
-            if not m.accept_string(self.grammar.tools[tool].begin[: self._pos]):
-                raise ComposedMismatch("a tool's piece refused its own begin")
-            self._branches = [_Branch(tool, m)]
+            self._branches = [_Branch(tool, self.grammar.begun(tool, self._pos))]
         self._sync_piece_keyer()
 
     def _in_piece(self, token: int, data: bytes, steps: list[tuple[xgr.GrammarMatcher, int]]) -> bool:
@@ -451,6 +498,7 @@ class ComposedMatcher:
                 break
             n -= size
         self._restore(state, keyers=True)
+        self._sync_keys()
 
     def find_jump_forward_string(self) -> str:
         self._flush()

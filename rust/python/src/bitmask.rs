@@ -205,7 +205,7 @@ type FillOutcome = (Vec<usize>, Vec<(usize, usize)>);
 pub struct MaskCache(std::sync::Mutex<toolwire_core::bitmask::MaskCache>);
 
 impl MaskCache {
-    fn lock(&self) -> std::sync::MutexGuard<'_, toolwire_core::bitmask::MaskCache> {
+    pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, toolwire_core::bitmask::MaskCache> {
         self.0
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -532,7 +532,7 @@ impl StateKeyPlan {
 #[pyclass(name = "StateKeyer", module = "toolwire._core")]
 #[derive(Clone)]
 pub struct StateKeyer {
-    inner: toolwire_core::bitmask::StateKeyer,
+    pub(crate) inner: toolwire_core::bitmask::StateKeyer,
     deferred: Vec<u8>,
     deferred_lengths: Vec<u32>,
     tokens: u64,
@@ -576,7 +576,7 @@ impl StateKeyer {
     }
 
     /// Append the cache key of the current state (the label's prefix, the key, its suffix).
-    fn push_key(&self, out: &mut Vec<u8>) {
+    pub(crate) fn push_key(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.label.prefix);
         out.extend_from_slice(&self.inner.key());
         out.extend_from_slice(&self.label.suffix);
@@ -728,6 +728,46 @@ impl TokenTable {
             _ => &[],
         }
     }
+
+    /// :meth:`feed_deferred` for one keyer: whether it took `token` (fed and deferred). `key`
+    /// holds the namespace's `ns` bytes and serves as scratch.
+    pub(crate) fn defer(
+        &self,
+        cache: &toolwire_core::bitmask::MaskCache,
+        key: &mut Vec<u8>,
+        ns: usize,
+        keyer: &mut StateKeyer,
+        token: u32,
+    ) -> bool {
+        let allowed = !self.stops.contains(&token)
+            && keyer.inner.text_level()
+            && keyer.inner.cacheable()
+            && !keyer.stops_at(self.bytes_of(token))
+            && {
+                key.truncate(ns);
+                keyer.push_key(key);
+                cache
+                    .peek(key)
+                    .is_some_and(|row| row.allows(token as usize))
+            };
+        if !allowed {
+            return false;
+        }
+        let bytes = self.bytes_of(token);
+        // Kept to undo the feed if the token leaves free text (plain free text cannot).
+        let before = (keyer.label.free_text_only && !keyer.inner.stays_free(bytes))
+            .then(|| (keyer.inner.clone(), keyer.label.tail.clone()));
+        keyer.feed(token, bytes);
+        if let Some((inner, tail)) = before.filter(|_| keyer.inner.mode().name() != "free") {
+            keyer.inner = inner;
+            keyer.label.tail = tail;
+            keyer.tokens -= 1;
+            return false;
+        }
+        keyer.deferred.extend_from_slice(bytes);
+        keyer.deferred_lengths.push(bytes.len() as u32);
+        true
+    }
 }
 
 #[pymethods]
@@ -796,32 +836,7 @@ impl TokenTable {
         let mut key = namespace.to_vec();
         let cache = cache.lock();
         for (i, (keyer, &token)) in keyers.iter_mut().zip(&tokens).enumerate() {
-            let allowed = !self.stops.contains(&token)
-                && keyer.inner.text_level()
-                && keyer.inner.cacheable()
-                && !keyer.stops_at(self.bytes_of(token))
-                && {
-                    key.truncate(namespace.len());
-                    keyer.push_key(&mut key);
-                    cache
-                        .peek(&key)
-                        .is_some_and(|row| row.allows(token as usize))
-                };
-            let bytes = self.bytes_of(token);
-            let before = (allowed && keyer.label.free_text_only)
-                .then(|| (keyer.inner.clone(), keyer.label.tail.clone()));
-            if allowed {
-                keyer.feed(token, bytes);
-            }
-            if let Some((inner, tail)) = before.filter(|_| keyer.inner.mode().name() != "free") {
-                keyer.inner = inner;
-                keyer.label.tail = tail;
-                keyer.tokens -= 1;
-                left.push(i);
-            } else if allowed {
-                keyer.deferred.extend_from_slice(bytes);
-                keyer.deferred_lengths.push(bytes.len() as u32);
-            } else {
+            if !self.defer(&cache, &mut key, namespace.len(), keyer, token) {
                 left.push(i);
             }
         }

@@ -8,6 +8,7 @@ mod detect;
 mod parser;
 mod pool;
 mod request;
+mod rows;
 mod toolset;
 mod vocab;
 
@@ -58,6 +59,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<bitmask::TokenTable>()?;
     m.add_function(wrap_pyfunction!(bitmask::unsafe_apply_token_bitmask, m)?)?;
     m.add_function(wrap_pyfunction!(bitmask::unsafe_count_allowed, m)?)?;
+    m.add_function(wrap_pyfunction!(rows::unsafe_fill_request_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(rows::unsafe_store_request_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(rows::feed_requests, m)?)?;
     m.add_function(wrap_pyfunction!(parser::formats, m)?)?;
     m.add_function(wrap_pyfunction!(parser::format_info, m)?)?;
     m.add_function(wrap_pyfunction!(parser::engine_names, m)?)?;

@@ -21,7 +21,9 @@ pub const ENTRY_OVERHEAD: usize = 96;
 
 const RUN_BLOCK: usize = 16;
 
-/// A stored row: its words, or runs `(word, count)` when those take fewer bytes.
+/// A stored row: its words, or runs `(word, end)` when those take fewer bytes (each run's end
+/// offset rather than its length, so that a word is found by binary search: a keyer asks whether
+/// a row allows a token at every deferred step).
 enum Stored {
     Raw(Box<[u32]>),
     Runs { len: usize, runs: Box<[(u32, u32)]> },
@@ -51,7 +53,7 @@ impl Stored {
             while end < mask.len() && mask[end] == value {
                 end += 1;
             }
-            runs.push((value, (end - at) as u32));
+            runs.push((value, end as u32));
             at = end;
         }
         if runs.is_empty() || runs.len() * 8 >= mask.len() * 4 {
@@ -98,8 +100,8 @@ impl Row<'_> {
             Stored::Raw(words) => out.copy_from_slice(words),
             Stored::Runs { runs, .. } => {
                 let mut at = 0;
-                for &(value, count) in runs.iter() {
-                    let end = at + count as usize;
+                for &(value, end) in runs.iter() {
+                    let end = end as usize;
                     out[at..end].fill(value);
                     at = end;
                 }
@@ -113,11 +115,8 @@ impl Row<'_> {
         let value = match self.0 {
             Stored::Raw(words) => words.get(word).copied(),
             Stored::Runs { runs, .. } => {
-                let mut end = 0;
-                runs.iter().find_map(|&(value, count)| {
-                    end += count as usize;
-                    (word < end).then_some(value)
-                })
+                let at = runs.partition_point(|&(_, end)| end as usize <= word);
+                runs.get(at).map(|&(value, _)| value)
             }
         };
         value.is_some_and(|w| (w >> bit) & 1 == 1)
@@ -130,9 +129,14 @@ impl Row<'_> {
     }
 }
 
+/// `tick` is the entry's last use; `queued` its place in `MaskCache::order`, at most `tick`: a
+/// hit only moves `tick` (no reordering on the hot path), and eviction moves an entry that was
+/// used since it was queued to the back instead of dropping it, which still drops the least
+/// recently used one (every other entry's last use is later than its place in the queue).
 struct Slot {
     mask: Stored,
     tick: u64,
+    queued: u64,
 }
 
 /// Hit, miss and eviction counts since creation (or the last [`MaskCache::clear`]).
@@ -186,12 +190,7 @@ impl MaskCache {
         let tick = self.next_tick();
         match self.map.get_mut(key) {
             Some(slot) => {
-                let shared = self
-                    .order
-                    .remove(&slot.tick)
-                    .expect("every slot has a recency entry");
                 slot.tick = tick;
-                self.order.insert(tick, shared);
                 self.stats.hits += 1;
                 Some(Row(&slot.mask))
             }
@@ -223,21 +222,34 @@ impl MaskCache {
         }
         self.remove(key);
         while self.used + cost > self.max_bytes {
-            let (_, oldest) = self
+            let (queued, oldest) = self
                 .order
                 .pop_first()
                 .expect("used > 0 means some entry exists");
             let slot = self
                 .map
-                .remove(&oldest)
+                .get_mut(&oldest)
                 .expect("recency entries point at slots");
+            if slot.tick != queued {
+                slot.queued = slot.tick; // used since: back of the queue
+                self.order.insert(slot.tick, oldest);
+                continue;
+            }
+            let slot = self.map.remove(&oldest).expect("just found");
             self.used -= Self::cost(&oldest, &slot.mask);
             self.stats.evictions += 1;
         }
         let tick = self.next_tick();
         let shared: Arc<[u8]> = Arc::from(key);
         self.order.insert(tick, shared.clone());
-        self.map.insert(shared, Slot { mask: stored, tick });
+        self.map.insert(
+            shared,
+            Slot {
+                mask: stored,
+                tick,
+                queued: tick,
+            },
+        );
         self.used += cost;
         self.stats.inserts += 1;
         true
@@ -247,7 +259,7 @@ impl MaskCache {
     pub fn remove(&mut self, key: &[u8]) -> bool {
         match self.map.remove(key) {
             Some(slot) => {
-                self.order.remove(&slot.tick);
+                self.order.remove(&slot.queued);
                 self.used -= Self::cost(key, &slot.mask);
                 true
             }
@@ -362,6 +374,36 @@ mod tests {
             assert!(c.used_bytes() <= c.max_bytes());
             assert_eq!(c.map.len(), c.order.len());
             assert_eq!(c.used_bytes(), c.len() * ENTRY);
+        }
+    }
+
+    #[test]
+    fn evictions_follow_a_reference_lru() {
+        // A hit only moves the entry's tick; eviction requeues entries used since they were
+        // queued. The entries kept must be those of an exact LRU.
+        let mut c = MaskCache::new(8 * ENTRY);
+        let mut model: Vec<u8> = Vec::new(); // least recently used first
+        let mut x: u64 = 99;
+        for _ in 0..5000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let k = (x >> 33) as u8 % 24;
+            if c.get(&[k]).is_some() {
+                model.retain(|&m| m != k);
+                model.push(k);
+            } else {
+                assert!(c.insert(&[k], &row(1)));
+                if model.len() == 8 {
+                    model.remove(0);
+                }
+                model.push(k);
+            }
+            let mut kept: Vec<u8> = (0..24).filter(|k| c.contains(&[*k])).collect();
+            let mut want = model.clone();
+            want.sort_unstable();
+            kept.sort_unstable();
+            assert_eq!(kept, want);
         }
     }
 

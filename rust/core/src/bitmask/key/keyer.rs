@@ -284,6 +284,16 @@ impl StateKeyer {
             .expect("modes other than Lost have a plan")
     }
 
+    /// Whether [`StateKeyer::accept`] of `bytes` would leave the keyer at its free-text anchor
+    /// (plain free text, no marker's first byte): then it is still in free text after them.
+    pub fn stays_free(&self, bytes: &[u8]) -> bool {
+        self.text_level
+            && self.mode == Mode::Free
+            && self.pending.is_empty()
+            && self.utf8 == 0
+            && self.free_fast(bytes)
+    }
+
     fn free_fast(&self, bytes: &[u8]) -> bool {
         let plan = self.plan.as_ref().expect("free mode has a plan");
         !bytes.iter().any(|b| plan.firsts.contains(b)) && tail_need(bytes) == 0

@@ -1,0 +1,230 @@
+//! A batch step over request objects in one call each way: the rows a batch of composed
+//! requests (`toolwire.grammar.composed_batch`) needs, and the tokens it takes through the keyers
+//! alone.
+//!
+//! A step of `ComposedMasker` used to loop over its requests in Python to collect each one's
+//! keyer before the one Rust lookup (`MaskCache.unsafe_fill_rows`) and again before
+//! `TokenTable.feed_deferred`: about a microsecond a row, as much as the row copy itself. Here
+//! the requests are handed over as they are and the loop reads, for each, the attributes the
+//! request keeps current: `terminated`, and the keyer of its row (`_fill_key`) or of the tokens
+//! it may take alone (`_accept_key`), None where it has none. Python then only visits the rows
+//! that missed and the tokens left to the matchers.
+
+use pyo3::intern;
+use pyo3::prelude::*;
+
+use crate::bitmask::{MaskBuf, MaskCache, StateKeyer, TokenTable};
+use crate::ToolwireError;
+
+/// What a request asks of a step.
+enum Slot<'py> {
+    /// None or terminated: the row allows everything, the token is taken.
+    Done,
+    /// No keyer: the caller's.
+    Unkeyed,
+    Keyed(Bound<'py, StateKeyer>),
+}
+
+fn slots<'py>(requests: &[Bound<'py, PyAny>], attr: &str) -> PyResult<Vec<Slot<'py>>> {
+    let Some(first) = requests.first() else {
+        return Ok(Vec::new());
+    };
+    let py = first.py();
+    let attr = pyo3::types::PyString::intern(py, attr);
+    requests
+        .iter()
+        .map(|r| {
+            if r.is_none() || r.getattr(intern!(py, "terminated"))?.is_truthy()? {
+                return Ok(Slot::Done);
+            }
+            let k = r.getattr(&attr)?;
+            if k.is_none() {
+                return Ok(Slot::Unkeyed);
+            }
+            Ok(Slot::Keyed(k.downcast_into::<StateKeyer>()?))
+        })
+        .collect()
+}
+
+/// Missed positions (each key once), `(i, j)` pairs of later positions sharing the key of missed
+/// position `j`, unkeyed positions, and rows served from the cache.
+type Outcome = (Vec<usize>, Vec<(usize, usize)>, Vec<usize>, usize);
+
+/// Fill row ``indices[i]`` of the contiguous ``rows`` x ``words`` int32 bitmask at ``ptr`` for
+/// ``requests[i]``: all allowed for None or a terminated request, else the row cached under
+/// ``namespace`` + the key of its ``_fill_key`` keyer.
+///
+/// Returns ``(missed, copies, unkeyed, hits)``: the positions whose key missed (each key once;
+/// a keyer that is not ``cacheable`` misses without a lookup), ``(i, j)`` pairs of later
+/// positions whose key equals that of missed position ``j``, the positions whose ``_fill_key``
+/// is None, and how many rows the cache served.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+pub fn unsafe_fill_request_rows(
+    cache: &MaskCache,
+    namespace: &[u8],
+    requests: Vec<Bound<'_, PyAny>>,
+    ptr: usize,
+    rows: usize,
+    words: usize,
+    indices: Vec<usize>,
+) -> PyResult<Outcome> {
+    let buf = MaskBuf::new(ptr, rows, words)?;
+    if requests.len() != indices.len() {
+        return Err(ToolwireError::new_err("one bitmask row per request"));
+    }
+    for &r in &indices {
+        buf.check_row(r)?;
+    }
+    let slots = slots(&requests, "_fill_key")?;
+    let mut keyers = Vec::with_capacity(slots.len());
+    let (mut missed, mut copies, mut unkeyed) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, slot) in slots.iter().enumerate() {
+        match slot {
+            // SAFETY: the caller vouched for the extent; the row index was checked.
+            Slot::Done => unsafe { buf.row_mut(indices[i]) }.fill(u32::MAX),
+            Slot::Unkeyed => unkeyed.push(i),
+            Slot::Keyed(k) => keyers.push((i, k.try_borrow()?)),
+        }
+    }
+    let mut key = namespace.to_vec();
+    let mut missed_keys: Vec<(Vec<u8>, usize)> = Vec::new();
+    let mut hits = 0;
+    let mut cache = cache.lock();
+    for (i, keyer) in &keyers {
+        let i = *i;
+        if !keyer.inner.cacheable() {
+            missed.push(i);
+            continue;
+        }
+        key.truncate(namespace.len());
+        keyer.push_key(&mut key);
+        if let Some((_, j)) = missed_keys.iter().find(|(k, _)| *k == key) {
+            copies.push((i, *j));
+            continue;
+        }
+        match cache.get(&key) {
+            Some(row) if row.len() == words => {
+                // SAFETY: the caller vouched for the extent; the row index was checked.
+                row.copy_to(unsafe { buf.row_mut(indices[i]) });
+                hits += 1;
+            }
+            Some(_) => {
+                return Err(ToolwireError::new_err(
+                    "a cached row has another length: one cache serves one vocabulary size",
+                ))
+            }
+            None => {
+                missed.push(i);
+                missed_keys.push((key.clone(), i));
+            }
+        }
+    }
+    Ok((missed, copies, unkeyed, hits))
+}
+
+/// After :func:`unsafe_fill_request_rows` over the same ``requests`` and ``indices`` and filling
+/// the missed rows: store each missed row under its key, and copy row ``indices[j]`` into row
+/// ``indices[i]`` for each ``(i, j)`` of ``copies``. Returns how many rows were stored.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+pub fn unsafe_store_request_rows(
+    cache: &MaskCache,
+    namespace: &[u8],
+    requests: Vec<Bound<'_, PyAny>>,
+    ptr: usize,
+    rows: usize,
+    words: usize,
+    indices: Vec<usize>,
+    missed: Vec<usize>,
+    copies: Vec<(usize, usize)>,
+) -> PyResult<usize> {
+    let buf = MaskBuf::new(ptr, rows, words)?;
+    if requests.len() != indices.len() {
+        return Err(ToolwireError::new_err("one bitmask row per request"));
+    }
+    let row_of = |i: usize| -> PyResult<usize> {
+        let r = *indices
+            .get(i)
+            .ok_or_else(|| ToolwireError::new_err(format!("position {i} is out of range")))?;
+        buf.check_row(r)?;
+        Ok(r)
+    };
+    let picked: Vec<Bound<'_, PyAny>> = missed
+        .iter()
+        .map(|&i| {
+            requests
+                .get(i)
+                .cloned()
+                .ok_or_else(|| ToolwireError::new_err(format!("position {i} is out of range")))
+        })
+        .collect::<PyResult<_>>()?;
+    let slots = slots(&picked, "_fill_key")?;
+    let mut keyers = Vec::new();
+    for (&i, slot) in missed.iter().zip(&slots) {
+        if let Slot::Keyed(k) = slot {
+            keyers.push((row_of(i)?, k.try_borrow()?));
+        }
+    }
+    let mut key = namespace.to_vec();
+    let mut stored = 0;
+    let mut cache = cache.lock();
+    for (r, keyer) in &keyers {
+        if !keyer.inner.cacheable() {
+            continue;
+        }
+        key.truncate(namespace.len());
+        keyer.push_key(&mut key);
+        // SAFETY: the caller vouched for the extent; the row index was checked.
+        stored += usize::from(cache.insert(&key, unsafe { buf.row(*r) }));
+    }
+    drop(cache);
+    for &(i, j) in &copies {
+        let (dst, src) = (row_of(i)?, row_of(j)?);
+        if dst != src {
+            // SAFETY: as above; distinct rows of one buffer do not overlap.
+            unsafe { buf.row_mut(dst) }.copy_from_slice(unsafe { buf.row(src) });
+        }
+    }
+    Ok(stored)
+}
+
+/// Take ``tokens[i]`` for ``requests[i]`` through the request's ``_accept_key`` keyer alone where
+/// the mask cached under its key allows it (as :meth:`TokenTable.feed_deferred`). Returns the
+/// positions left to the caller (requests without such a keyer, and tokens the keyer did not
+/// take) and how many tokens the keyers took. None and terminated requests are skipped.
+#[pyfunction]
+pub fn feed_requests(
+    table: &TokenTable,
+    cache: &MaskCache,
+    namespace: &[u8],
+    requests: Vec<Bound<'_, PyAny>>,
+    tokens: Vec<u32>,
+) -> PyResult<(Vec<usize>, usize)> {
+    if requests.len() != tokens.len() {
+        return Err(ToolwireError::new_err("one token per request"));
+    }
+    let slots = slots(&requests, "_accept_key")?;
+    let mut left = Vec::new();
+    let mut keyers = Vec::with_capacity(slots.len());
+    for (i, slot) in slots.iter().enumerate() {
+        match slot {
+            Slot::Done => {}
+            Slot::Unkeyed => left.push(i),
+            // Borrowed all at once: a keyer met twice is an error, not fed twice.
+            Slot::Keyed(k) => keyers.push((i, k.try_borrow_mut()?)),
+        }
+    }
+    let mut key = namespace.to_vec();
+    let cache = cache.lock();
+    let mut taken = 0;
+    for (i, keyer) in &mut keyers {
+        if table.defer(&cache, &mut key, namespace.len(), keyer, tokens[*i]) {
+            taken += 1;
+        } else {
+            left.push(*i);
+        }
+    }
+    left.sort_unstable();
+    Ok((left, taken))
+}

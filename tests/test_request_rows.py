@@ -1,0 +1,67 @@
+"""The batch-step calls over request objects (``_core.unsafe_fill_request_rows``,
+``unsafe_store_request_rows``, ``feed_requests``): what they read from each request, and misuse
+answered by an exception (the composed differential suite covers the masks they serve)."""
+
+from __future__ import annotations
+
+import array
+
+import pytest
+from toolwire import ToolwireError
+from toolwire._core import MaskCache, StateKeyPlan, TokenTable, feed_requests, unsafe_fill_request_rows, unsafe_store_request_rows
+
+WORDS = 2
+TAG = '{"type": "triggered_tags", "triggers": ["<a>"], "tags": [{"type": "tag", "begin": "<a>", "content": {"type": "any_text"}, "end": "</a>"}], "at_least_one": false, "stop_after_first": false}'
+
+
+class Req:
+    def __init__(self, keyer, terminated: bool = False) -> None:
+        self.terminated = terminated
+        self._fill_key = self._accept_key = keyer
+
+
+def buffer(rows: int) -> tuple[array.array, int]:
+    buf = array.array("i", [0] * (rows * WORDS))
+    return buf, buf.buffer_info()[0]
+
+
+def keyer():
+    k = StateKeyPlan.from_tag(b"0123456789abcdef", TAG).keyer()
+    k.label(b"T")
+    return k
+
+
+def test_rows_are_stored_then_served_and_done_rows_allow_everything() -> None:
+    cache, table = MaskCache(), TokenTable([b"x", b"y", b"<a>"], [1])
+    buf, ptr = buffer(4)
+    reqs = [Req(keyer()), None, Req(keyer(), terminated=True), Req(None)]
+    missed, copies, unkeyed, hits = unsafe_fill_request_rows(cache, b"ns", reqs, ptr, 4, WORDS, [0, 1, 2, 3])
+    assert (missed, copies, unkeyed, hits) == ([0], [], [3], 0)
+    assert list(buf[2:6]) == [-1] * 4  # None and terminated: all allowed
+    buf[0] = 0b1  # the missed row, as a matcher would fill it: token 0 only
+    assert unsafe_store_request_rows(cache, b"ns", reqs, ptr, 4, WORDS, [0, 1, 2, 3], missed, copies) == 1
+    buf[0] = 0
+    assert unsafe_fill_request_rows(cache, b"ns", reqs[:1], ptr, 4, WORDS, [0]) == ([], [], [], 1)
+    assert buf[0] == 1
+    # Token 0 is allowed by the cached row: taken by the keyer; token 2 is not: left.
+    left, taken = feed_requests(table, cache, b"ns", [reqs[0], None, reqs[3]], [0, 0, 0])
+    assert (left, taken) == ([2], 1) and reqs[0]._accept_key.deferred_tokens == 1
+    assert feed_requests(table, cache, b"ns", [Req(keyer())], [2]) == ([0], 0)
+
+
+def test_misuse_raises() -> None:
+    cache, table = MaskCache(), TokenTable([b"x"], [])
+    buf, ptr = buffer(1)
+    with pytest.raises(ToolwireError):
+        unsafe_fill_request_rows(cache, b"", [Req(keyer())], ptr, 1, WORDS, [1])  # row out of range
+    with pytest.raises(ToolwireError):
+        unsafe_fill_request_rows(cache, b"", [Req(keyer())], ptr, 1, WORDS, [])
+    with pytest.raises(ToolwireError):
+        feed_requests(table, cache, b"", [Req(keyer())], [])
+    with pytest.raises(AttributeError):
+        feed_requests(table, cache, b"", [object()], [0])
+    with pytest.raises(TypeError):
+        feed_requests(table, cache, b"", [Req("not a keyer")], [0])
+    shared = Req(keyer())
+    with pytest.raises(RuntimeError):  # one keyer twice in a batch is not fed twice
+        feed_requests(table, cache, b"", [shared, shared], [0, 0])
