@@ -84,7 +84,17 @@ impl ToolSet {
     }
 
     pub fn get(&self, name: &str) -> Option<&Tool> {
-        self.by_name.get(name).map(|&i| &self.tools[i])
+        self.index_of(name).map(|i| &self.tools[i])
+    }
+
+    /// The position of the tool named `name` in [`ToolSet::tools`]. A short list is searched in
+    /// order (names are unique), which costs less than hashing the name: every parsed call looks
+    /// its tool up, and a request rarely declares more than a few tools.
+    pub fn index_of(&self, name: &str) -> Option<usize> {
+        if self.tools.len() <= LINEAR_LOOKUP {
+            return self.tools.iter().position(|t| t.name == name);
+        }
+        self.by_name.get(name).copied()
     }
 
     pub fn tools(&self) -> &[Tool] {
@@ -96,6 +106,9 @@ impl ToolSet {
         self.digest
     }
 }
+
+/// Tool lists up to this long are searched in order rather than through the hash map.
+const LINEAR_LOOKUP: usize = 8;
 
 fn digest_of(tools: &Value) -> u64 {
     let mut hasher = DefaultHasher::new();
