@@ -190,11 +190,16 @@ struct Pending {
 
 impl Pending {
     fn push_str(&mut self, s: &str) {
+        self.compact();
+        self.text.push_str(s);
+    }
+
+    /// Drop the consumed bytes once they are half the buffer, before more text is appended.
+    fn compact(&mut self) {
         if self.start > 0 && self.start >= self.text.len() / 2 {
             self.text.drain(..self.start);
             self.start = 0;
         }
-        self.text.push_str(s);
     }
 
     fn clear(&mut self) {
@@ -481,8 +486,9 @@ impl StreamParser {
         if self.stop_lits.is_empty() {
             self.pending.push_str(text);
         } else {
-            let released = self.stop_tail.push(text, &self.stop_lits);
-            self.pending.push_str(&released);
+            self.pending.compact();
+            self.stop_tail
+                .push_into(text, &self.stop_lits, &mut self.pending.text);
         }
     }
 
@@ -707,8 +713,11 @@ impl StreamParser {
         };
         match found {
             Scan::Found { pos, which } => {
-                let before = self.pending[..pos].to_owned();
-                self.emit_content(&before);
+                let before = &self.pending[..pos];
+                if !before.trim().is_empty() {
+                    self.at_output_start = false;
+                }
+                self.sink.content(before);
                 self.consume(pos);
                 if which == REOPEN {
                     let open = self.reopen_text().unwrap_or_default();
@@ -746,13 +755,6 @@ impl StreamParser {
                 false
             }
         }
-    }
-
-    fn emit_content(&mut self, text: &str) {
-        if !text.trim().is_empty() {
-            self.at_output_start = false;
-        }
-        self.sink.content(text);
     }
 
     fn open_region(&mut self, trigger: usize) {
