@@ -198,6 +198,34 @@ mod tests {
     }
 
     #[test]
+    fn one_parse_checks_arguments_as_json_and_against_the_schema() {
+        let tools = json!([{"name": "f", "parameters": {"type": "object",
+            "properties": {"city": {"type": "string"}}}}]);
+        let config = ParserConfig::new("hermes", ToolSet::from_json(&tools).unwrap(), None);
+        let config = config.unwrap();
+        let kinds = |arguments: &str| {
+            let text =
+                format!(r#"<tool_call>{{"name": "f", "arguments": {arguments}}}</tool_call>"#);
+            let message = parse(&config, &text);
+            let kinds: Vec<_> = message.issues.iter().map(|i| i.kind).collect();
+            (message.tool_calls.len(), kinds)
+        };
+        assert_eq!(kinds(r#"{"city": "Oslo"}"#), (1, vec![]));
+        assert_eq!(
+            kinds(r#"{"city": 5}"#),
+            (1, vec![IssueKind::SchemaViolation])
+        );
+        assert_eq!(
+            kinds(r#"{"city": Oslo}"#),
+            (0, vec![IssueKind::MalformedJson])
+        );
+        // A lone surrogate escape: serde_json's `Value` (and so the schema check) refuses it,
+        // its lenient pass does not: the call stands, unchecked, as it did before the two
+        // passes became one.
+        assert_eq!(kinds(r#"{"city": "\ud800"}"#), (1, vec![]));
+    }
+
+    #[test]
     fn a_token_id_missing_from_the_vocab_is_refused_before_anything_is_fed() {
         let pieces = [(0, b"x".to_vec(), false), (1, b"y".to_vec(), false)];
         let vocab = Arc::new(Vocab::from_pieces(pieces).unwrap());

@@ -78,7 +78,9 @@ pub fn token_ids(obj: &Bound<'_, PyAny>, param: &str) -> PyResult<Vec<u32>> {
         let item = item?;
         // The common case first: an int that fits. The argument's name (one string per id) is
         // only written for an error.
-        let fits = item.is_exact_instance_of::<PyInt>().then(|| item.extract::<u32>());
+        let fits = item
+            .is_exact_instance_of::<PyInt>()
+            .then(|| item.extract::<u32>());
         match fits {
             Some(Ok(id)) => ids.push(id),
             _ => ids.push(unsigned(&item, &format!("{param}[{position}]"))?),
