@@ -10,15 +10,21 @@
 /// costs time proportional to the text before the match, however many literals are absent.
 pub fn find_any<S: AsRef<str>>(hay: &str, literals: &[S]) -> Option<(usize, usize)> {
     let bytes = hay.as_bytes();
-    let mut first_bytes = [false; 256];
     let (mut distinct, mut count) = ([0u8; 3], 0);
     for lit in literals.iter().map(AsRef::as_ref).filter(|l| !l.is_empty()) {
         let first = lit.as_bytes()[0];
-        if !std::mem::replace(&mut first_bytes[first as usize], true) {
+        if !distinct[..count.min(3)].contains(&first) {
             if let Some(slot) = distinct.get_mut(count) {
                 *slot = first;
             }
             count += 1;
+        }
+    }
+    // With more than three distinct first bytes, a table of them (only then: it costs a fill).
+    let mut first_bytes = [false; 256];
+    if count > 3 {
+        for lit in literals.iter().map(AsRef::as_ref).filter(|l| !l.is_empty()) {
+            first_bytes[lit.as_bytes()[0] as usize] = true;
         }
     }
     // With at most three distinct first bytes, jump between candidates with memchr.
@@ -34,6 +40,13 @@ pub fn find_any<S: AsRef<str>>(hay: &str, literals: &[S]) -> Option<(usize, usiz
         };
         found.map(|k| from + k)
     };
+    // A literal matches at a candidate when its second byte does (checked first: most
+    // candidates are some other markup opening with the same byte) and then all of it does.
+    let matches = |rest: &[u8], lit: &[u8]| {
+        !lit.is_empty()
+            && lit.get(1).is_none_or(|b| rest.get(1) == Some(b))
+            && rest.starts_with(lit)
+    };
     let mut from = 0;
     while let Some(pos) = next_candidate(from) {
         from = pos + 1;
@@ -42,7 +55,7 @@ pub fn find_any<S: AsRef<str>>(hay: &str, literals: &[S]) -> Option<(usize, usiz
             .iter()
             .map(AsRef::as_ref)
             .enumerate()
-            .filter(|(_, l)| !l.is_empty() && rest.starts_with(l.as_bytes()))
+            .filter(|(_, l)| matches(rest, l.as_bytes()))
             .max_by_key(|(which, l)| (l.len(), std::cmp::Reverse(*which)));
         if let Some((which, _)) = best {
             return Some((pos, which));
