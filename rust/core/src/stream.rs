@@ -449,34 +449,36 @@ impl StreamParser {
         Ok(self.sink.take_deltas())
     }
 
+    /// The decoded pieces as one text (a special-token marker as its sentinel, sentinel
+    /// characters in decoded text as U+FFFD), given to the stop-text check at once: it decides
+    /// the same whatever the chunking, and one scan costs less than one per piece.
     fn push_pieces(&mut self, pieces: Vec<Piece>) {
+        let mut joined = String::new();
         for piece in pieces {
             match piece {
-                Piece::Text(text) => {
-                    if text.chars().any(MarkerTable::is_sentinel) {
-                        let scrubbed: String = text
-                            .chars()
-                            .map(|c| {
-                                if MarkerTable::is_sentinel(c) {
-                                    '\u{FFFD}'
-                                } else {
-                                    c
-                                }
-                            })
-                            .collect();
-                        self.push_input(&scrubbed);
-                    } else {
-                        self.push_input(&text);
-                    }
+                // Sentinels are 4-byte characters led by 0xF4: most text has no such byte.
+                Piece::Text(text)
+                    if text.as_bytes().contains(&0xF4)
+                        && text.chars().any(MarkerTable::is_sentinel) =>
+                {
+                    joined.extend(text.chars().map(|c| {
+                        if MarkerTable::is_sentinel(c) {
+                            '\u{FFFD}'
+                        } else {
+                            c
+                        }
+                    }));
                 }
+                Piece::Text(text) if joined.is_empty() => joined = text,
+                Piece::Text(text) => joined.push_str(&text),
                 Piece::Special { text, .. } => match self.markers.sentinel_for(&text) {
-                    Some(sentinel) => {
-                        let sentinel = sentinel.to_owned();
-                        self.push_input(&sentinel);
-                    }
-                    None => self.push_input(&text),
+                    Some(sentinel) => joined.push_str(sentinel),
+                    None => joined.push_str(&text),
                 },
             }
+        }
+        if !joined.is_empty() {
+            self.push_input(&joined);
         }
     }
 
