@@ -320,3 +320,24 @@ def test_envelope_stretches_keep_what_stands_before_them():
         assert env.ids == tok.encode(text + "<|im_end|>\n<|im_start|>assistant\n", add_special_tokens=False)
     (learnt,) = (v for v in cache.values() if isinstance(v, Learnt))
     assert learnt.stretches is not None
+
+
+@pytest.mark.parametrize("form", ["tuple", "numpy", "numpy last int", "bools and ints"])
+def test_token_ids_in_any_int_form_make_the_same_episode(form):
+    np = pytest.importorskip("numpy")
+    tok = qwen_hf()
+    text = hermes_text(CALLS, reasoning=REASONING) + "<|im_end|>"
+    ids = ids_of(tok, text)
+    given = {
+        "tuple": tuple(ids),
+        "numpy": [np.int64(i) for i in ids],
+        "numpy last int": [np.int64(i) for i in ids[:-1]] + [ids[-1]],
+        "bools and ints": [bool(i) if i in (0, 1) else i for i in ids] + [IM_END],
+    }[form]
+    expected_ids = ids + [IM_END] if form == "bools and ints" else ids
+    plain, other = new_episode(tok), new_episode(tok)
+    plain.start([USER]), other.start([USER])
+    a, b = plain.add_completion(expected_ids), other.add_completion(given)
+    assert b.token_ids == a.token_ids == expected_ids and all(type(i) is int for i in other.token_ids)
+    assert b.message.to_openai() == a.message.to_openai() and len(b.message.tool_calls) == 2
+    assert other.sample().token_ids == plain.sample().token_ids

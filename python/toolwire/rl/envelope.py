@@ -227,9 +227,20 @@ def _shape(tok: ChatTokenizer, assistant: dict[str, Any], results: Sequence[dict
 
 def _slot_values(assistant: dict[str, Any], results: Sequence[dict[str, Any]]) -> dict[str, str]:
     calls = [c for c in assistant.get("tool_calls") or [] if c.get("type", "function") == "function"]
-    values = {f"TWI{k}": c["id"] for k, c in enumerate(calls)}
-    values.update({f"TWC{k}": r["content"] for k, r in enumerate(results)})
+    values = dict(zip(_slot_names("TWI", len(calls)), [c["id"] for c in calls]))
+    values.update(zip(_slot_names("TWC", len(results)), [r["content"] for r in results]))
     return values
+
+
+_SLOT_NAMES: dict[str, list[str]] = {"TWI": [], "TWC": []}
+
+
+def _slot_names(kind: str, count: int) -> list[str]:
+    """``kind`` + 0, 1, ... (count of them), written once for every turn to use."""
+    names = _SLOT_NAMES[kind]
+    if len(names) < count:
+        names.extend(f"{kind}{k}" for k in range(len(names), count))
+    return names[:count]
 
 
 Slotted = list[list[str]]

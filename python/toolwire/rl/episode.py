@@ -261,14 +261,26 @@ class Episode:
                 "add_completion() needs a started episode waiting for a completion"
                 + (" (the episode is done)" if self.done else "")
             )
-        ids = list(map(int, token_ids))
+        # A list of ints is copied as it is (int() of each cost more than the parse of a short
+        # turn): the parser takes only exact ints from it, and anything else in it (numpy ints,
+        # bools) sends it through int() below, as any other sequence goes.
+        plain = type(token_ids) is list and (not token_ids or type(token_ids[-1]) is int)
+        ids = token_ids.copy() if plain else list(map(int, token_ids))
         if logprobs is not None and len(logprobs) != len(ids):
             raise ToolwireError(f"{len(logprobs)} logprobs for {len(ids)} token ids")
         style = self._style_now()
         parse_ids = ids
         if ids and ids[-1] in self.tokenizer.stop_ids and self.tokenizer.token_text(ids[-1]) not in self._parser_ends:
             parse_ids = ids[:-1]
-        message = self._parser(self._reasoning_mode(style)).parse_tokens(parse_ids, finish_reason)
+        parser = self._parser(self._reasoning_mode(style))
+        try:
+            message = parser.parse_tokens(parse_ids, finish_reason)
+        except TypeError:
+            if not any(type(i) is not int for i in ids):
+                raise
+            ids = list(map(int, ids))
+            parse_ids = ids[: len(parse_ids)]
+            message = parser.parse_tokens(parse_ids, finish_reason)
         mask = [1] * len(ids)
         grammar = grammar if grammar is not None else self.grammar
         if grammar is not None and ids:
@@ -342,7 +354,7 @@ class Episode:
 
     def sample(self) -> Sample:
         role_of = [m["role"] for m in self.messages] + ["assistant"]  # the last: a turn opened, not sampled yet
-        roles = list(map(role_of.__getitem__, self._owner))
+        roles = [role_of[o] for o in self._owner]
         issues = [t.issues for t in self.turns]
         return Sample(
             token_ids=list(self._ids),

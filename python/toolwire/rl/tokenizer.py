@@ -57,6 +57,7 @@ class ChatTokenizer:
         self.name = name
         self._envelope_caches: dict[str, dict[Any, Any]] = {}
         self._bytes: list[bytes] | None = None
+        self._lengths: list[int] | None = None
         self.special_tokens_split: dict[str, int] = self.special_tokens
         """The special tokens ``encode`` splits its text at before anything else (each stretch
         between two is encoded on its own), text to id: the ``special_tokens``, or those of a
@@ -159,8 +160,14 @@ class ChatTokenizer:
         return self._bytes
 
     def token_lengths(self, ids: Sequence[int]) -> list[int]:
-        """The byte length of each id's text."""
-        return list(map(len, self._bytes_of(ids)))
+        """The byte length of each id's text (from a table of them by id, made on first use:
+        every envelope measures its ids)."""
+        if self._lengths is None:
+            self._lengths = list(map(len, self._table()))
+        try:
+            return list(map(self._lengths.__getitem__, ids))
+        except IndexError:  # an id past the table (a sparse vocabulary)
+            return [len(self.token_bytes(i)) for i in ids]
 
     def _bytes_of(self, ids: Sequence[int]) -> list[bytes]:
         table = self._table()

@@ -113,28 +113,74 @@ impl ValueScanner {
 }
 
 /// Incremental reader of one JSON string literal's contents (after its opening quote).
+///
+/// Call objects read several short strings each (keys, the tool name): contents that fit
+/// [`INLINE`] bytes are kept here rather than on the heap.
 #[derive(Debug, Clone, Default)]
 pub struct StringReader {
-    raw: String,
+    inline: [u8; INLINE],
+    inline_len: usize,
+    /// The contents once they outgrew `inline` (empty until then).
+    spilled: String,
     escaped: bool,
 }
+
+/// The longest contents a [`StringReader`] keeps without allocating.
+const INLINE: usize = 32;
 
 impl StringReader {
     /// Consume from `text`; returns the offset just past the closing quote when the string ends.
     pub fn feed(&mut self, text: &str) -> Option<usize> {
         let bytes = text.as_bytes();
-        for (i, &b) in bytes.iter().enumerate() {
-            if self.escaped {
-                self.escaped = false;
-            } else if b == b'\\' {
-                self.escaped = true;
-            } else if b == b'"' {
-                self.raw.push_str(&text[..i]);
+        let mut from = 0;
+        if self.escaped && !bytes.is_empty() {
+            // The byte after a backslash is escaped, whatever it is.
+            self.escaped = false;
+            from = 1;
+        }
+        // Only a quote or a backslash matters: jump from one to the next.
+        while let Some(k) = memchr::memchr2(b'"', b'\\', &bytes[from.min(bytes.len())..]) {
+            let i = from + k;
+            if bytes[i] == b'"' {
+                self.push(&text[..i]);
                 return Some(i + 1);
             }
+            if i + 1 == bytes.len() {
+                self.escaped = true;
+            }
+            from = i + 2;
         }
-        self.raw.push_str(text);
+        self.push(text);
         None
+    }
+
+    fn push(&mut self, piece: &str) {
+        let end = self.inline_len + piece.len();
+        if self.spilled.is_empty() && end <= INLINE {
+            self.inline[self.inline_len..end].copy_from_slice(piece.as_bytes());
+            self.inline_len = end;
+            return;
+        }
+        if self.spilled.is_empty() {
+            let mut spilled = String::with_capacity(end);
+            spilled.push_str(self.inline_str());
+            self.spilled = spilled;
+        }
+        self.spilled.push_str(piece);
+    }
+
+    /// What `inline` holds: whole `str` pieces, so valid UTF-8.
+    fn inline_str(&self) -> &str {
+        std::str::from_utf8(&self.inline[..self.inline_len]).unwrap_or_default()
+    }
+
+    /// The raw contents read so far (escapes as written).
+    fn raw(&self) -> &str {
+        if self.spilled.is_empty() {
+            self.inline_str()
+        } else {
+            &self.spilled
+        }
     }
 
     /// The decoded string, or `None` when its escapes are invalid.
@@ -142,14 +188,15 @@ impl StringReader {
         if let Some(plain) = self.plain() {
             return Some(plain.to_owned());
         }
-        let literal = format!("\"{}\"", self.raw);
+        let literal = format!("\"{}\"", self.raw());
         serde_json::from_str::<String>(&literal).ok()
     }
 
     /// The contents when they decode to themselves (no escape, no control character).
     pub fn plain(&self) -> Option<&str> {
-        let plain = !self.raw.bytes().any(|b| b == b'\\' || b < 0x20);
-        plain.then_some(self.raw.as_str())
+        let raw = self.raw();
+        let plain = !raw.bytes().any(|b| b == b'\\' || b < 0x20);
+        plain.then_some(raw)
     }
 }
 
@@ -216,6 +263,41 @@ mod tests {
                 },
             };
             assert_eq!(&text[end..], "rest");
+        }
+    }
+
+    #[test]
+    fn reads_strings_across_chunks_and_past_the_inline_buffer() {
+        let cases = [
+            (r#"name" rest"#, Some("name")),
+            (r#"a\"b\\" x"#, Some(r#"a"b\"#)),
+            (r#"\u00e9t\u00e9"#, Some("\u{e9}t\u{e9}")),
+            (
+                "long string of more than thirty-two bytes, é and all\" ",
+                None,
+            ),
+            (r#"\x" bad escape"#, None),
+        ];
+        for (text, decoded) in cases {
+            let end = text.rfind('"').map(|q| q + 1);
+            let whole = {
+                let mut reader = StringReader::default();
+                (reader.feed(text), reader.decoded())
+            };
+            assert_eq!(whole.0, end, "{text}");
+            if let Some(decoded) = decoded {
+                assert_eq!(whole.1.as_deref(), Some(decoded), "{text}");
+            }
+            for split in (0..=text.len()).filter(|&k| text.is_char_boundary(k)) {
+                let mut reader = StringReader::default();
+                let (a, b) = text.split_at(split);
+                let got = match reader.feed(a) {
+                    Some(n) => Some(n),
+                    None => reader.feed(b).map(|n| a.len() + n),
+                };
+                assert_eq!(got, end, "{text} split at {split}");
+                assert_eq!(reader.decoded(), whole.1, "{text} split at {split}");
+            }
         }
     }
 

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use crate::ids::IdSource;
 use crate::message::{DeltaBuffer, Issue, IssueKind, Message, ToolCall};
+use crate::schema::{NotJson, Violation};
 use crate::spec::Syntax;
 use crate::tools::{ToolChoice, ToolKind, ToolSet};
 
@@ -176,6 +177,8 @@ struct CallRecord {
     model_id: bool,
     /// A call to a custom tool: its input is sent whole when the call completes.
     custom: bool,
+    /// The declared tool of that name (its index in the tool set), looked up once.
+    tool: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -196,6 +199,8 @@ pub struct Sink {
     markers: Arc<MarkerTable>,
     tool_choice: ToolChoice,
     parallel_tool_calls: bool,
+    /// Emptied records of an earlier output's calls, reused by [`Sink::start_call`].
+    spare: Vec<CallRecord>,
     /// Ids of the completed calls once `ids_indexed` (see [`Sink::end_call`]), and how many
     /// calls completed.
     complete_ids: HashSet<String>,
@@ -219,6 +224,7 @@ impl Sink {
             deltas: DeltaBuffer::default(),
             message: Message::default(),
             calls: Vec::new(),
+            spare: Vec::new(),
             open: None,
             ids,
             tools,
@@ -353,31 +359,39 @@ impl Sink {
                 "",
             );
         }
-        let name = self.markers.restore(name).into_owned();
+        let name = self.markers.restore(name);
         let index = self.calls.len();
         let (id, model_id) = match model_id {
             Some(id) if !id.is_empty() => (self.markers.restore(&id).into_owned(), true),
             _ => (self.ids.next_id(index, &name), false),
         };
-        let custom = self
-            .tools
-            .get(&name)
-            .is_some_and(|t| t.kind == ToolKind::Custom);
+        let tool = self.tools.index_of(&name);
+        let custom = tool.is_some_and(|t| self.tools.tools()[t].kind == ToolKind::Custom);
         if !custom {
             self.deltas.call_start(index, &id, &name);
         }
-        self.calls.push(CallRecord {
+        // A record of an earlier output, emptied by `reset`: its strings keep their buffers.
+        let mut record = self.spare.pop().unwrap_or_else(|| CallRecord {
             call: ToolCall {
                 index,
-                id,
-                name,
+                id: String::new(),
+                name: String::new(),
                 arguments: String::new(),
                 input: None,
             },
             state: CallState::Open,
             model_id,
             custom,
+            tool,
         });
+        record.call.index = index;
+        record.call.id = id;
+        record.call.name.push_str(&name);
+        record.state = CallState::Open;
+        record.model_id = model_id;
+        record.custom = custom;
+        record.tool = tool;
+        self.calls.push(record);
         self.open = Some(index);
     }
 
@@ -400,12 +414,18 @@ impl Sink {
         let Some(index) = self.open.take() else {
             return;
         };
+        // The schema check parses the arguments as serde_json would: the one parse serves as
+        // the JSON check too. Text it refuses is read again by the plain check, which is more
+        // lenient (lone surrogate escapes) and has the last word on what is malformed.
+        let checked = self.validate(index);
         if self.calls[index].custom {
             let input = custom_input(&self.calls[index].call.arguments);
             let call = &mut self.calls[index].call;
             self.deltas.custom_call(index, &call.id, &call.name, &input);
             call.input = Some(input);
-        } else if !crate::json::is_valid(&self.calls[index].call.arguments) {
+        } else if !matches!(checked, Some(Ok(_)))
+            && !crate::json::is_valid(&self.calls[index].call.arguments)
+        {
             self.open = Some(index);
             self.fail_call(
                 IssueKind::MalformedJson,
@@ -439,11 +459,29 @@ impl Sink {
             );
             self.push_issue(Some(index), IssueKind::MissingMarkers, detail, raw);
         }
-        self.check_against_tools(index, raw);
+        self.check_against_tools(index, raw, checked);
         self.check_against_choice(index, raw);
     }
 
-    fn check_against_tools(&mut self, index: usize, raw: &str) {
+    /// The call's arguments checked against its tool's compiled schema, where it has one (a
+    /// declared function tool); `Err` when they are not JSON as serde_json reads a `Value`.
+    fn validate(&self, index: usize) -> Option<Result<Vec<Violation>, NotJson>> {
+        let record = &self.calls[index];
+        let tool = &self.tools.tools()[record.tool?];
+        if tool.kind != ToolKind::Function {
+            return None;
+        }
+        let validator = tool.validator.as_ref()?;
+        Some(validator.validate_json(&record.call.arguments))
+    }
+
+    /// `checked`: what [`Sink::validate`] found for this call.
+    fn check_against_tools(
+        &mut self,
+        index: usize,
+        raw: &str,
+        checked: Option<Result<Vec<Violation>, NotJson>>,
+    ) {
         // Fields borrowed apart rather than the tool set's `Arc` cloned: threads parsing with
         // the same tools would all write its count, once per call.
         let Self {
@@ -468,7 +506,7 @@ impl Sink {
                 keyword,
             });
         };
-        let Some(tool) = tools.get(&call.name) else {
+        let Some(tool) = calls[index].tool.map(|t| &tools.tools()[t]) else {
             let detail = format!("tool {:?} is not among the request's tools", call.name);
             push(IssueKind::UnknownTool, detail, None);
             return;
@@ -476,7 +514,7 @@ impl Sink {
         if tool.kind != ToolKind::Function {
             return;
         }
-        let Some(validator) = &tool.validator else {
+        if tool.validator.is_none() {
             if let Some(error) = &tool.schema_error {
                 let detail = format!(
                     "arguments not checked: the schema of tool {:?} is invalid: {error}",
@@ -485,8 +523,8 @@ impl Sink {
                 push(IssueKind::UncheckedArguments, detail, None);
             }
             return;
-        };
-        let Ok(violations) = validator.validate_json(&call.arguments) else {
+        }
+        let Some(Ok(violations)) = checked else {
             return;
         };
         for violation in violations.into_iter().take(MAX_VIOLATIONS) {
@@ -605,7 +643,19 @@ impl Sink {
         tool_calls.clear();
         issues.clear();
         *finish_reason = None;
-        self.calls.clear();
+        // The records are kept, emptied, for the next output's calls (a few, of modest size:
+        // what a batch of similar outputs reuses).
+        for mut record in self.calls.drain(..) {
+            let call = &mut record.call;
+            if self.spare.len() < SPARE_RECORDS
+                && call.name.capacity() + call.arguments.capacity() <= SPARE_BYTES
+            {
+                call.name.clear();
+                call.arguments.clear();
+                call.input = None;
+                self.spare.push(record);
+            }
+        }
         self.open = None;
         self.complete_ids.clear();
         self.ids_indexed = false;
@@ -621,6 +671,11 @@ impl Sink {
         self.deltas = DeltaBuffer::discarding();
     }
 }
+
+/// [`Sink::reset`] keeps at most this many call records, of at most this many bytes of name
+/// and arguments each, for the next output.
+const SPARE_RECORDS: usize = 16;
+const SPARE_BYTES: usize = 4096;
 
 /// At most this many schema violations are reported per call.
 const MAX_VIOLATIONS: usize = 8;

@@ -10,15 +10,21 @@
 /// costs time proportional to the text before the match, however many literals are absent.
 pub fn find_any<S: AsRef<str>>(hay: &str, literals: &[S]) -> Option<(usize, usize)> {
     let bytes = hay.as_bytes();
-    let mut first_bytes = [false; 256];
     let (mut distinct, mut count) = ([0u8; 3], 0);
     for lit in literals.iter().map(AsRef::as_ref).filter(|l| !l.is_empty()) {
         let first = lit.as_bytes()[0];
-        if !std::mem::replace(&mut first_bytes[first as usize], true) {
+        if !distinct[..count.min(3)].contains(&first) {
             if let Some(slot) = distinct.get_mut(count) {
                 *slot = first;
             }
             count += 1;
+        }
+    }
+    // With more than three distinct first bytes, a table of them (only then: it costs a fill).
+    let mut first_bytes = [false; 256];
+    if count > 3 {
+        for lit in literals.iter().map(AsRef::as_ref).filter(|l| !l.is_empty()) {
+            first_bytes[lit.as_bytes()[0] as usize] = true;
         }
     }
     // With at most three distinct first bytes, jump between candidates with memchr.
@@ -34,6 +40,13 @@ pub fn find_any<S: AsRef<str>>(hay: &str, literals: &[S]) -> Option<(usize, usiz
         };
         found.map(|k| from + k)
     };
+    // A literal matches at a candidate when its second byte does (checked first: most
+    // candidates are some other markup opening with the same byte) and then all of it does.
+    let matches = |rest: &[u8], lit: &[u8]| {
+        !lit.is_empty()
+            && lit.get(1).is_none_or(|b| rest.get(1) == Some(b))
+            && rest.starts_with(lit)
+    };
     let mut from = 0;
     while let Some(pos) = next_candidate(from) {
         from = pos + 1;
@@ -42,7 +55,7 @@ pub fn find_any<S: AsRef<str>>(hay: &str, literals: &[S]) -> Option<(usize, usiz
             .iter()
             .map(AsRef::as_ref)
             .enumerate()
-            .filter(|(_, l)| !l.is_empty() && rest.starts_with(l.as_bytes()))
+            .filter(|(_, l)| matches(rest, l.as_bytes()))
             .max_by_key(|(which, l)| (l.len(), std::cmp::Reverse(*which)));
         if let Some((which, _)) = best {
             return Some((pos, which));
@@ -163,46 +176,35 @@ pub struct StopTail {
 impl StopTail {
     /// Append `new`; returns the text before the run still held.
     pub fn push<S: AsRef<str>>(&mut self, new: &str, stops: &[S]) -> String {
-        self.held.push_str(new);
-        let s = self.held.as_str();
-        let mut run_start = self.in_run.then_some(0);
-        let mut at = self.scanned;
-        loop {
-            if run_start.is_some() {
-                let rest = &s[at..];
-                match rest.chars().next() {
-                    None => break,
-                    Some(c) if c.is_whitespace() => {
-                        at += c.len_utf8();
-                        continue;
-                    }
-                    _ => {}
-                }
-                if let Some(which) = starts_with_any(rest, stops) {
-                    at += stops[which].as_ref().len();
-                    continue;
-                }
-                if is_partial_of_any(rest, stops) {
-                    break;
-                }
-                run_start = None;
-            }
-            match find_any(&s[at..], stops) {
-                Some((pos, which)) => {
-                    run_start = Some(at + pos);
-                    at += pos + stops[which].as_ref().len();
-                }
-                None => {
-                    at = s.len() - partial_suffix_len(&s[at..], stops);
-                    break;
-                }
-            }
-        }
-        let split = run_start.unwrap_or(at);
-        self.in_run = run_start.is_some();
+        let mut released = String::new();
+        self.push_into(new, stops, &mut released);
+        released
+    }
+
+    /// [`StopTail::push`], appending the released text to `out`. With nothing held (the usual
+    /// case: no stop text at the end so far) `new` is scanned where it is, and only what is held
+    /// back is copied here.
+    pub fn push_into<S: AsRef<str>>(&mut self, new: &str, stops: &[S], out: &mut String) {
+        let (split, at) = if self.held.is_empty() {
+            // Nothing held: not in a run, and nothing scanned (`scanned` is where the scan
+            // stopped past the start of what is held).
+            let (run_start, at) = held_run(new, None, 0, stops);
+            let split = run_start.unwrap_or(at);
+            out.push_str(&new[..split]);
+            self.held.push_str(&new[split..]);
+            self.in_run = run_start.is_some();
+            (split, at)
+        } else {
+            self.held.push_str(new);
+            let run_start = self.in_run.then_some(0);
+            let (run_start, at) = held_run(&self.held, run_start, self.scanned, stops);
+            let split = run_start.unwrap_or(at);
+            out.push_str(&self.held[..split]);
+            self.held.drain(..split);
+            self.in_run = run_start.is_some();
+            (split, at)
+        };
         self.scanned = at - split;
-        let rest = self.held.split_off(split);
-        std::mem::replace(&mut self.held, rest)
     }
 
     /// The output ended: nothing when what is held is a run of stop texts (whitespace after them
@@ -217,6 +219,48 @@ impl StopTail {
             held
         }
     }
+}
+
+/// Where the held run of stop texts starts in `s` (`run_start`: where it started before, when
+/// `s` began in one), and how far the scan read, resuming at `at`.
+fn held_run<S: AsRef<str>>(
+    s: &str,
+    mut run_start: Option<usize>,
+    mut at: usize,
+    stops: &[S],
+) -> (Option<usize>, usize) {
+    loop {
+        if run_start.is_some() {
+            let rest = &s[at..];
+            match rest.chars().next() {
+                None => break,
+                Some(c) if c.is_whitespace() => {
+                    at += c.len_utf8();
+                    continue;
+                }
+                _ => {}
+            }
+            if let Some(which) = starts_with_any(rest, stops) {
+                at += stops[which].as_ref().len();
+                continue;
+            }
+            if is_partial_of_any(rest, stops) {
+                break;
+            }
+            run_start = None;
+        }
+        match find_any(&s[at..], stops) {
+            Some((pos, which)) => {
+                run_start = Some(at + pos);
+                at += pos + stops[which].as_ref().len();
+            }
+            None => {
+                at = s.len() - partial_suffix_len(&s[at..], stops);
+                break;
+            }
+        }
+    }
+    (run_start, at)
 }
 
 #[cfg(test)]

@@ -84,7 +84,17 @@ impl ToolSet {
     }
 
     pub fn get(&self, name: &str) -> Option<&Tool> {
-        self.by_name.get(name).map(|&i| &self.tools[i])
+        self.index_of(name).map(|i| &self.tools[i])
+    }
+
+    /// The position of the tool named `name` in [`ToolSet::tools`]. A short list is searched in
+    /// order (names are unique), which costs less than hashing the name: every parsed call looks
+    /// its tool up, and a request rarely declares more than a few tools.
+    pub fn index_of(&self, name: &str) -> Option<usize> {
+        if self.tools.len() <= LINEAR_LOOKUP {
+            return self.tools.iter().position(|t| t.name == name);
+        }
+        self.by_name.get(name).copied()
     }
 
     pub fn tools(&self) -> &[Tool] {
@@ -96,6 +106,9 @@ impl ToolSet {
         self.digest
     }
 }
+
+/// Tool lists up to this long are searched in order rather than through the hash map.
+const LINEAR_LOOKUP: usize = 8;
 
 fn digest_of(tools: &Value) -> u64 {
     let mut hasher = DefaultHasher::new();
@@ -182,6 +195,34 @@ mod tests {
         let issues: Vec<_> = message.issues.iter().map(|i| (i.kind, i.index)).collect();
         assert_eq!(issues, [(IssueKind::UncheckedArguments, Some(0))]);
         assert!(message.issues[0].detail.contains("unknown type"));
+    }
+
+    #[test]
+    fn one_parse_checks_arguments_as_json_and_against_the_schema() {
+        let tools = json!([{"name": "f", "parameters": {"type": "object",
+            "properties": {"city": {"type": "string"}}}}]);
+        let config = ParserConfig::new("hermes", ToolSet::from_json(&tools).unwrap(), None);
+        let config = config.unwrap();
+        let kinds = |arguments: &str| {
+            let text =
+                format!(r#"<tool_call>{{"name": "f", "arguments": {arguments}}}</tool_call>"#);
+            let message = parse(&config, &text);
+            let kinds: Vec<_> = message.issues.iter().map(|i| i.kind).collect();
+            (message.tool_calls.len(), kinds)
+        };
+        assert_eq!(kinds(r#"{"city": "Oslo"}"#), (1, vec![]));
+        assert_eq!(
+            kinds(r#"{"city": 5}"#),
+            (1, vec![IssueKind::SchemaViolation])
+        );
+        assert_eq!(
+            kinds(r#"{"city": Oslo}"#),
+            (0, vec![IssueKind::MalformedJson])
+        );
+        // A lone surrogate escape: serde_json's `Value` (and so the schema check) refuses it,
+        // its lenient pass does not: the call stands, unchecked, as it did before the two
+        // passes became one.
+        assert_eq!(kinds(r#"{"city": "\ud800"}"#), (1, vec![]));
     }
 
     #[test]

@@ -75,7 +75,16 @@ pub fn token_ids(obj: &Bound<'_, PyAny>, param: &str) -> PyResult<Vec<u32>> {
         .ok_or_else(|| wrong_type(param, obj, "a sequence of int token ids"))?;
     let mut ids = Vec::with_capacity(obj.len().unwrap_or(0));
     for (position, item) in items.enumerate() {
-        ids.push(unsigned(&item?, &format!("{param}[{position}]"))?);
+        let item = item?;
+        // The common case first: an int that fits. The argument's name (one string per id) is
+        // only written for an error.
+        let fits = item
+            .is_exact_instance_of::<PyInt>()
+            .then(|| item.extract::<u32>());
+        match fits {
+            Some(Ok(id)) => ids.push(id),
+            _ => ids.push(unsigned(&item, &format!("{param}[{position}]"))?),
+        }
     }
     Ok(ids)
 }

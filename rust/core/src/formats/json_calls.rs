@@ -84,7 +84,13 @@ pub fn after_trigger(ctx: &RegionCtx<'_>) -> Box<dyn RegionParser> {
 fn closing_tag(syntax: &Syntax) -> Option<&'static str> {
     let after = match (syntax.layout.section, syntax.template) {
         (Some((_, end)), _) => end.trim_start().strip_prefix(']').unwrap_or(end),
-        (None, Some(template)) => template.end.rsplit_once('}').map_or("", |(_, end)| end),
+        // By bytes: this runs for every region, and a `char` search costs more than the tag.
+        (None, Some(template)) => {
+            let end = template.end;
+            end.bytes()
+                .rposition(|b| b == b'}')
+                .map_or("", |at| &end[at + 1..])
+        }
         (None, None) => "",
     };
     Some(after.trim()).filter(|tag| !tag.is_empty())
@@ -493,6 +499,9 @@ enum RegionState {
     Recover(IssueKind, &'static str),
 }
 
+/// The bytes a region's call text is given room for from the start.
+const RAW_CAPACITY: usize = 128;
+
 /// A call region whose calls are JSON objects.
 pub struct JsonRegion {
     spec: JsonRegionSpec,
@@ -522,7 +531,8 @@ impl JsonRegion {
             soft: ctx.soft(),
             state: RegionState::Trigger,
             object: JsonCallObject::new(spec.keys, ctx.soft()),
-            raw: String::new(),
+            // Room for a typical call's text at once, rather than growing it in steps.
+            raw: String::with_capacity(RAW_CAPACITY),
             consumed_all: String::new(),
             calls_done: 0,
             offset: 0,

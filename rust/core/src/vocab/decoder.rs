@@ -103,6 +103,13 @@ struct Utf8Pending {
 impl Utf8Pending {
     /// Appends the text of `bytes` (continuing any pending sequence) to `out`.
     fn feed(&mut self, mut bytes: &[u8], out: &mut String) {
+        // The usual token: whole characters, nothing pending.
+        if self.len == 0 {
+            if let Ok(text) = std::str::from_utf8(bytes) {
+                out.push_str(text);
+                return;
+            }
+        }
         if self.len > 0 {
             // Try to complete the pending character with the first bytes of this token.
             let take = (4 - self.len).min(bytes.len());
