@@ -286,6 +286,8 @@ class ComposedMatcher:
         past a whole end: :func:`compose` refuses such a vocabulary.)"""
         end = self._end
         tail = bytes(self._call[-self._keep :])  # the call's last bytes
+        if not tail or tail[-1] not in end[:-1]:  # no start of the end's text is the call's last
+            return []
         out = []
         for j in range(len(end) - 1, 0, -1):  # shortest rest first
             if tail.endswith(end[:j]):
