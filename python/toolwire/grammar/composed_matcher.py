@@ -72,7 +72,8 @@ class ComposedMatcher:
     the cached mask allows through the piece's keyer alone (``TokenTable.feed_deferred``,
     never a token that completes the call's end); the piece's matcher reads them in one
     ``accept_string`` before anything else asks it (:meth:`_flush`), kept as one history
-    entry that a rollback into it splits."""
+    entry that a rollback into it splits; a call's end seen before from a state of the same key
+    closes the call without that read (:meth:`_known_close`)."""
 
     def __init__(self, grammar: ComposedGrammar, *, _copy: ComposedMatcher | None = None) -> None:
         assert grammar.scaffold is not None
