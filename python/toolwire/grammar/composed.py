@@ -51,6 +51,7 @@ from toolwire.masks import _digest
 
 from .cache import tag_json
 from .calls import _call_tag, _ToolTags
+from .composed_matcher import _CLOSES as _KNOWN_ENDS
 from .composed_matcher import _LITERAL_ROWS, _LITERAL_STEPS, SENTINEL, ComposedMatcher, ComposedMismatch, _Branch, _Literals
 from .format_view import _format, _turn_channels
 from .pieces import PieceCache, _Lru, _set_bits, _vocab, default_pieces
@@ -431,7 +432,7 @@ def _tool_entry(info: xgr.TokenizerInfo, fmt: Any, schema_mode: str, tool: Any, 
 
 _METADATA = {
     "read tools": _READ_TOOLS, "tool entries": _TOOL_ENTRIES, "piece key plans": _PIECE_PLANS, "composed grammars": _COMPOSED, "begin masks": _LITERAL_MASKS,
-    "whole tags": _WHOLE_TAGS, "whole-tag key plans": _WHOLE_PLANS, "literal rows": _LITERAL_ROWS, "literal steps": _LITERAL_STEPS, "begun matchers": _BEGUN,
+    "whole tags": _WHOLE_TAGS, "whole-tag key plans": _WHOLE_PLANS, "literal rows": _LITERAL_ROWS, "literal steps": _LITERAL_STEPS, "known call ends": _KNOWN_ENDS, "begun matchers": _BEGUN,
 }
 
 #: The byte budgets of the caches of values derived from tools and requests, together (each is

@@ -32,7 +32,13 @@ _LITERAL_ROWS = _Lru(max_bytes=4 << 20)
 
 #: (grammar, call text, token) -> the tools whose begins still agree, where all are in their
 #: begins (lists of shared branches: a pointer each, and the keyer of the row they name).
-_LITERAL_STEPS = _Lru(max_bytes=2 << 20, size=lambda key, value: 8 * len(value) + 56 + 3 * len(key[1]) + 550)
+_LITERAL_STEPS = _Lru(max_bytes=(3 << 20) // 2, size=lambda key, value: 8 * len(value) + 56 + 3 * len(key[1]) + 550)
+
+#: (grammar, a piece's labelled state key, token) -> True where the piece read that token as its
+#: call's end from a state of that key: later, :meth:`ComposedMatcher._known_close` closes the
+#: call there without the piece's matcher reading the deferred arguments (equal keys give equal
+#: masks, so equal states as far as the end is concerned: the differential test checks it).
+_CLOSES = _Lru(max_bytes=1 << 19, size=lambda key, value: len(key[1]) + 200)
 
 #: The plan of the keyers naming those rows in the mask cache: the call's text decides the row,
 #: so a keyer labelled with the grammar and the text names it (never fed, so shared).
@@ -66,7 +72,8 @@ class ComposedMatcher:
     the cached mask allows through the piece's keyer alone (``TokenTable.feed_deferred``,
     never a token that completes the call's end); the piece's matcher reads them in one
     ``accept_string`` before anything else asks it (:meth:`_flush`), kept as one history
-    entry that a rollback into it splits."""
+    entry that a rollback into it splits; a call's end seen before from a state of the same key
+    closes the call without that read (:meth:`_known_close`)."""
 
     def __init__(self, grammar: ComposedGrammar, *, _copy: ComposedMatcher | None = None) -> None:
         assert grammar.scaffold is not None
@@ -183,7 +190,9 @@ class ComposedMatcher:
         k = self._skey if self._branches is None else self._pkey
         if k is None or not k.deferred_tokens:
             return
-        data, lengths = k.take_deferred_run()
+        self._read_deferred(*k.take_deferred_run())
+
+    def _read_deferred(self, data: bytes, lengths: list[int]) -> None:
         state = self._state()
         m = self._read_run(data)
         self._history.append((state, [(m, 1)], lengths))
@@ -278,6 +287,8 @@ class ComposedMatcher:
         past a whole end: :func:`compose` refuses such a vocabulary.)"""
         end = self._end
         tail = bytes(self._call[-self._keep :])  # the call's last bytes
+        if not tail or tail[-1] not in end[:-1]:  # no start of the end's text is the call's last
+            return []
         out = []
         for j in range(len(end) - 1, 0, -1):  # shortest rest first
             if tail.endswith(end[:j]):
@@ -304,6 +315,8 @@ class ComposedMatcher:
     def accept_token(self, token: int) -> bool:
         if type(self._branches) is _Literals and self._literal_step(token):
             return True
+        if self._pkey is not None and self._known_close(token):
+            return True
         self._flush()
         state = self._state()
         steps: list[tuple[xgr.GrammarMatcher, int]] = []
@@ -317,6 +330,48 @@ class ComposedMatcher:
             self._restore(state, keyers=False)  # keyers are fed only once a token is taken
         self._sync_keys()
         return ok
+
+    def _ends_call(self, data: bytes) -> bool:
+        """Whether the call's text with ``data`` after it ends with the call's end."""
+        end = self._end
+        if len(data) >= len(end):
+            return data.endswith(end)
+        return end.endswith(data) and self._call.endswith(end[: len(end) - len(data)])
+
+    def _known_close(self, token: int) -> bool:
+        """A call's end known from a state of the same key (:data:`_CLOSES`): close the call; the
+        run the piece's keyer took alone stays unread, one history entry, read by the matcher
+        only where a rollback undoes the close (:class:`_CatchUp`). False: the general path."""
+        k = self._pkey
+        end = self._end
+        data = self._vocab.token_bytes[token] if 0 <= token < len(self._vocab.token_bytes) else b""
+        if not data or not end or token in self._stops or not k.cacheable or not (end.endswith(data) or data.endswith(end)):  # type: ignore[union-attr]
+            return False
+        if _CLOSES.get((self.grammar.serial, k.key(), token)) is None:  # type: ignore[union-attr]
+            return False
+        m = self._branches[0].matcher  # type: ignore[index]
+        steps: list[tuple[Any, int]] = []
+        if k.deferred_tokens:  # type: ignore[union-attr]
+            run, lengths = k.take_deferred_run()  # type: ignore[union-attr]
+            if not (bytes(self._call[-len(end) :]) + run).endswith(end[: max(len(end) - len(data), 0)]):
+                self._read_deferred(run, lengths)  # not the end after all: the general path decides
+                return False
+            run_steps: list[tuple[Any, int]] = []  # the matcher's, once a rollback had it read the run
+            self._history.append((self._state(), run_steps, lengths))
+            self._accepted += len(lengths)
+            self._pos += len(run)
+            self._call += run
+            steps.append((_CatchUp(m, run, run_steps), 1))  # type: ignore[arg-type]
+        elif not self._ends_call(data):
+            return False
+        state = self._state()
+        self._pos += len(data)
+        self._call += data
+        self._close_call(b"", steps)
+        self._history.append((state, steps, None))
+        self._accepted += 1
+        self._sync_keys()
+        return True
 
     def _literal_step(self, token: int) -> bool:
         """The common step among several tools' begins, known from an earlier request: the token
@@ -425,11 +480,15 @@ class ComposedMatcher:
         if not m.accept_token(token):  # type: ignore[union-attr]
             return False
         steps.append((m, 1))  # type: ignore[arg-type]
-        self._pkey.accept(token, data)  # type: ignore[union-attr]
+        k = self._pkey
+        key = k.key() if self._end and k.cacheable and self._ends_call(data) else None  # type: ignore[union-attr]
+        k.accept(token, data)  # type: ignore[union-attr]
         self._pos += len(data)
         call = self._call
         call += data
         if (not self._end or call.endswith(self._end)) and m.is_completed():  # type: ignore[union-attr]
+            if key is not None:
+                _CLOSES.put((self.grammar.serial, key, token), True)
             self._close_call(b"", steps)
         return True
 
@@ -526,6 +585,19 @@ class ComposedMatcher:
         while common and not all(r.startswith(common) for r in rests):
             common = common[:-1]
         return common.decode("utf-8", "ignore")
+
+
+class _CatchUp:
+    """A step of a call closed by :meth:`ComposedMatcher._known_close`: undoing it has the
+    piece's matcher read the unread run (and the run's history entry undo that)."""
+
+    def __init__(self, matcher: xgr.GrammarMatcher, run: bytes, steps: list[tuple[Any, int]]) -> None:
+        self.matcher, self.run, self.steps = matcher, run, steps
+
+    def rollback(self, n: int) -> None:
+        if not self.matcher.accept_string(self.run):
+            raise ComposedMismatch(f"a matcher refused {len(self.run)} bytes its cached masks allowed")
+        self.steps.append((self.matcher, 1))
 
 
 def _torch_row(row: np.ndarray) -> Any:
