@@ -195,6 +195,8 @@ pub fn unsafe_count_allowed(
 
 /// Positions that missed, and `(position, filled position)` pairs of equal keys.
 type FillOutcome = (Vec<usize>, Vec<(usize, usize)>);
+/// What [`MaskCache::fill_keyed`] found: missed positions, copies, hits.
+pub(crate) type KeyedFill = (Vec<usize>, Vec<(usize, usize)>, usize);
 
 /// A bounded least-recently-used cache of bitmask rows (int32 words) keyed by bytes.
 ///
@@ -209,6 +211,96 @@ impl MaskCache {
         self.0
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Fill each `(position, row, keyer)`'s row of `buf` with the row cached under `namespace`
+    /// followed by the keyer's key: the one cache walk of a batch step, whether the keyers come
+    /// as a list (`unsafe_fill_rows`) or are read off request objects (`rows.rs`). Returns the
+    /// positions that missed (each key once; a keyer that is not cacheable misses without a
+    /// lookup), `(i, j)` pairs of later positions sharing missed position `j`'s key, and the
+    /// number of hits.
+    pub(crate) fn fill_keyed<'k>(
+        &self,
+        namespace: &[u8],
+        buf: &MaskBuf,
+        keyed: impl IntoIterator<Item = (usize, usize, &'k StateKeyer)>,
+    ) -> PyResult<KeyedFill> {
+        let mut key = namespace.to_vec();
+        let (mut missed, mut copies, mut hits) = (Vec::new(), Vec::new(), 0);
+        let mut missed_keys: Vec<(Vec<u8>, usize)> = Vec::new();
+        let mut cache = self.lock();
+        for (i, r, keyer) in keyed {
+            buf.check_row(r)?;
+            if !keyer.inner.cacheable() {
+                missed.push(i);
+                continue;
+            }
+            key.truncate(namespace.len());
+            keyer.push_key(&mut key);
+            if let Some((_, j)) = missed_keys.iter().find(|(k, _)| *k == key) {
+                copies.push((i, *j));
+                continue;
+            }
+            match cache.get(&key) {
+                Some(row) if row.len() == buf.words => {
+                    // SAFETY: the caller vouched for the extent; the row index was checked.
+                    row.copy_to(unsafe { buf.row_mut(r) });
+                    hits += 1;
+                }
+                Some(_) => {
+                    return Err(ToolwireError::new_err(
+                        "a cached row has another length: one cache serves one vocabulary size",
+                    ))
+                }
+                None => {
+                    missed.push(i);
+                    missed_keys.push((key.clone(), i));
+                }
+            }
+        }
+        Ok((missed, copies, hits))
+    }
+
+    /// After [`MaskCache::fill_keyed`] and filling the missed rows: store each `(row, keyer)`'s
+    /// row under its key (not where the keyer is not cacheable), then copy row `indices[j]`
+    /// into row `indices[i]` for each `(i, j)` of `copies`. Returns how many rows were stored.
+    pub(crate) fn store_keyed<'k>(
+        &self,
+        namespace: &[u8],
+        buf: &MaskBuf,
+        keyed: impl IntoIterator<Item = (usize, &'k StateKeyer)>,
+        indices: &[usize],
+        copies: &[(usize, usize)],
+    ) -> PyResult<usize> {
+        let row_of = |i: usize| -> PyResult<usize> {
+            let r = *indices
+                .get(i)
+                .ok_or_else(|| ToolwireError::new_err(format!("position {i} is out of range")))?;
+            buf.check_row(r)?;
+            Ok(r)
+        };
+        let mut key = namespace.to_vec();
+        let mut stored = 0;
+        let mut cache = self.lock();
+        for (r, keyer) in keyed {
+            buf.check_row(r)?;
+            if !keyer.inner.cacheable() {
+                continue;
+            }
+            key.truncate(namespace.len());
+            keyer.push_key(&mut key);
+            // SAFETY: the caller vouched for the extent; the row index was checked.
+            stored += usize::from(cache.insert(&key, unsafe { buf.row(r) }));
+        }
+        drop(cache);
+        for &(i, j) in copies {
+            let (dst, src) = (row_of(i)?, row_of(j)?);
+            if dst != src {
+                // SAFETY: as above; distinct rows of one buffer do not overlap.
+                unsafe { buf.row_mut(dst) }.copy_from_slice(unsafe { buf.row(src) });
+            }
+        }
+        Ok(stored)
     }
 }
 
@@ -297,38 +389,9 @@ impl MaskCache {
         for &r in &indices {
             buf.check_row(r)?;
         }
-        let mut key = namespace.to_vec();
-        let mut missed = Vec::new();
-        let mut missed_keys: Vec<(Vec<u8>, usize)> = Vec::new();
-        let mut copies = Vec::new();
-        let mut cache = self.lock();
-        for (i, (keyer, &r)) in keyers.iter().zip(&indices).enumerate() {
-            if !keyer.inner.cacheable() {
-                missed.push(i);
-                continue;
-            }
-            key.truncate(namespace.len());
-            keyer.push_key(&mut key);
-            if let Some((_, j)) = missed_keys.iter().find(|(k, _)| *k == key) {
-                copies.push((i, *j));
-                continue;
-            }
-            match cache.get(&key) {
-                Some(row) if row.len() == words => {
-                    // SAFETY: the caller vouched for the extent; the row index was checked.
-                    row.copy_to(unsafe { buf.row_mut(r) });
-                }
-                Some(_) => {
-                    return Err(ToolwireError::new_err(
-                        "a cached row has another length: one cache serves one vocabulary size",
-                    ))
-                }
-                None => {
-                    missed.push(i);
-                    missed_keys.push((key.clone(), i));
-                }
-            }
-        }
+        let keyed = keyers.iter().zip(&indices).enumerate();
+        let (missed, copies, _) =
+            self.fill_keyed(namespace, &buf, keyed.map(|(i, (k, &r))| (i, r, &**k)))?;
         Ok((missed, copies))
     }
 
@@ -352,35 +415,15 @@ impl MaskCache {
         if keyers.len() != indices.len() {
             return Err(ToolwireError::new_err("one bitmask row per keyer"));
         }
-        let row_of = |i: usize| -> PyResult<usize> {
-            let r = *indices
-                .get(i)
-                .ok_or_else(|| ToolwireError::new_err(format!("position {i} is out of range")))?;
-            buf.check_row(r)?;
-            Ok(r)
-        };
-        let mut key = namespace.to_vec();
-        let mut stored = 0;
-        let mut cache = self.lock();
+        let mut keyed = Vec::with_capacity(missed.len());
         for &i in &missed {
-            let r = row_of(i)?;
-            if !keyers[i].inner.cacheable() {
-                continue;
-            }
-            key.truncate(namespace.len());
-            keyers[i].push_key(&mut key);
-            // SAFETY: the caller vouched for the extent; the row index was checked.
-            stored += usize::from(cache.insert(&key, unsafe { buf.row(r) }));
+            let (r, k) = indices
+                .get(i)
+                .zip(keyers.get(i))
+                .ok_or_else(|| ToolwireError::new_err(format!("position {i} is out of range")))?;
+            keyed.push((*r, &**k));
         }
-        drop(cache);
-        for &(i, j) in &copies {
-            let (dst, src) = (row_of(i)?, row_of(j)?);
-            if dst != src {
-                // SAFETY: as above; distinct rows of one buffer do not overlap.
-                unsafe { buf.row_mut(dst) }.copy_from_slice(unsafe { buf.row(src) });
-            }
-        }
-        Ok(stored)
+        self.store_keyed(namespace, &buf, keyed, &indices, &copies)
     }
 
     /// Store row ``row`` of the bitmask at ``ptr`` under ``namespace + keyer.key()``.

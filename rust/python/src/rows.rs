@@ -78,7 +78,7 @@ pub fn unsafe_fill_request_rows(
     }
     let slots = slots(&requests, "_fill_key")?;
     let mut keyers = Vec::with_capacity(slots.len());
-    let (mut missed, mut copies, mut unkeyed) = (Vec::new(), Vec::new(), Vec::new());
+    let mut unkeyed = Vec::new();
     for (i, slot) in slots.iter().enumerate() {
         match slot {
             // SAFETY: the caller vouched for the extent; the row index was checked.
@@ -87,39 +87,8 @@ pub fn unsafe_fill_request_rows(
             Slot::Keyed(k) => keyers.push((i, k.try_borrow()?)),
         }
     }
-    let mut key = namespace.to_vec();
-    let mut missed_keys: Vec<(Vec<u8>, usize)> = Vec::new();
-    let mut hits = 0;
-    let mut cache = cache.lock();
-    for (i, keyer) in &keyers {
-        let i = *i;
-        if !keyer.inner.cacheable() {
-            missed.push(i);
-            continue;
-        }
-        key.truncate(namespace.len());
-        keyer.push_key(&mut key);
-        if let Some((_, j)) = missed_keys.iter().find(|(k, _)| *k == key) {
-            copies.push((i, *j));
-            continue;
-        }
-        match cache.get(&key) {
-            Some(row) if row.len() == words => {
-                // SAFETY: the caller vouched for the extent; the row index was checked.
-                row.copy_to(unsafe { buf.row_mut(indices[i]) });
-                hits += 1;
-            }
-            Some(_) => {
-                return Err(ToolwireError::new_err(
-                    "a cached row has another length: one cache serves one vocabulary size",
-                ))
-            }
-            None => {
-                missed.push(i);
-                missed_keys.push((key.clone(), i));
-            }
-        }
-    }
+    let keyed = keyers.iter().map(|(i, k)| (*i, indices[*i], &**k));
+    let (missed, copies, hits) = cache.fill_keyed(namespace, &buf, keyed)?;
     Ok((missed, copies, unkeyed, hits))
 }
 
@@ -143,13 +112,6 @@ pub fn unsafe_store_request_rows(
     if requests.len() != indices.len() {
         return Err(ToolwireError::new_err("one bitmask row per request"));
     }
-    let row_of = |i: usize| -> PyResult<usize> {
-        let r = *indices
-            .get(i)
-            .ok_or_else(|| ToolwireError::new_err(format!("position {i} is out of range")))?;
-        buf.check_row(r)?;
-        Ok(r)
-    };
     let picked: Vec<Bound<'_, PyAny>> = missed
         .iter()
         .map(|&i| {
@@ -163,30 +125,11 @@ pub fn unsafe_store_request_rows(
     let mut keyers = Vec::new();
     for (&i, slot) in missed.iter().zip(&slots) {
         if let Slot::Keyed(k) = slot {
-            keyers.push((row_of(i)?, k.try_borrow()?));
+            keyers.push((indices[i], k.try_borrow()?));
         }
     }
-    let mut key = namespace.to_vec();
-    let mut stored = 0;
-    let mut cache = cache.lock();
-    for (r, keyer) in &keyers {
-        if !keyer.inner.cacheable() {
-            continue;
-        }
-        key.truncate(namespace.len());
-        keyer.push_key(&mut key);
-        // SAFETY: the caller vouched for the extent; the row index was checked.
-        stored += usize::from(cache.insert(&key, unsafe { buf.row(*r) }));
-    }
-    drop(cache);
-    for &(i, j) in &copies {
-        let (dst, src) = (row_of(i)?, row_of(j)?);
-        if dst != src {
-            // SAFETY: as above; distinct rows of one buffer do not overlap.
-            unsafe { buf.row_mut(dst) }.copy_from_slice(unsafe { buf.row(src) });
-        }
-    }
-    Ok(stored)
+    let keyed = keyers.iter().map(|(r, k)| (*r, &**k));
+    cache.store_keyed(namespace, &buf, keyed, &indices, &copies)
 }
 
 /// Take ``tokens[i]`` for ``requests[i]`` through the request's ``_accept_key`` keyer alone where
