@@ -6,7 +6,8 @@ from :class:`ComposedMasker` must equal the row xgrammar fills for the whole tag
 tokens, bit for bit. Configurations cross formats, ``tool_choice`` (auto, required, named),
 ``parallel_tool_calls``, reasoning and ``constrained_tools``; batch sizes 1, 16 and 64.
 ``TOOLWIRE_COMPOSED_ROUNDS=N`` repeats the walks N times with new seeds (the long run, see
-``benches/README.md``); the default keeps the suite short.
+``benches/README.md``); the default keeps the suite short. ``TOOLWIRE_COMPOSED_FIRST_ROUND=K``
+starts the rounds at K, so a long run can try seeds no earlier run tried.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ MORE = ["deepseek_v3", "deepseek_v4", "dots", "ernie45", "functiongemma", "gemma
 NAMED = {"type": "function", "function": {"name": "get_time"}}
 LONG = "TOOLWIRE_COMPOSED_ROUNDS" in os.environ
 ROUNDS = int(os.environ.get("TOOLWIRE_COMPOSED_ROUNDS", "1"))
+FIRST_ROUND = int(os.environ.get("TOOLWIRE_COMPOSED_FIRST_ROUND", "0"))
 CITIES = ["Paris", "Zürich", 'the "Big Apple"', "Ho Chi Minh City"]
 THINK = {None: "", "think": "<think>Let me see.</think>\n\n", "closing_only": "Let me see.</think>\n\n"}
 
@@ -125,7 +127,7 @@ def test_composed_masks_equal_the_whole_tag(fmt, choice, parallel, reasoning, co
     forced = choice != "auto"
     compared = 0
     batches = [1, 16, 64] if fmt == "hermes" else [1, 16] if fmt in FORMATS or LONG else [16]
-    for round_, batch in itertools.product(range(ROUNDS), batches):
+    for round_, batch in itertools.product(range(FIRST_ROUND, FIRST_ROUND + ROUNDS), batches):
         compared += _walk(grammar, fmt, batch, seed=round_ * 7919 + batch + len(fmt), forced=forced, reasoning=reasoning, steps=40 if batch == 64 else 70)
     assert compared >= 40 * ROUNDS, compared
     print(f"composed-differential {fmt} {choice} parallel={parallel} reasoning={reasoning} constrained={constrained}: {compared} steps, 0 differences")
@@ -179,7 +181,7 @@ def test_composed_masks_equal_the_whole_tag_with_many_tools_and_a_warm_mask_cach
     assert grammar.fallback is None, grammar.fallback
     whole = qwen_compiler().compile_structural_tag(grammar.whole_tag)
     masker = ComposedMasker(qwen_info())
-    compared = sum(_walk(grammar, fmt, 16, seed, forced=False, reasoning=None, steps=120, reply=_many_reply, masker=masker, whole=whole) for seed in range(3 * ROUNDS))
+    compared = sum(_walk(grammar, fmt, 16, seed, forced=False, reasoning=None, steps=120, reply=_many_reply, masker=masker, whole=whole) for seed in range(3 * FIRST_ROUND, 3 * (FIRST_ROUND + ROUNDS)))
     assert masker.hits > masker.misses // 5 > 0, masker.stats()  # the walks drift at random: many misses
     print(f"composed-differential {fmt} 24 tools, warm cache: {compared} steps, 0 differences ({masker.hits} rows from the cache)")
 

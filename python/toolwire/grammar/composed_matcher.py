@@ -156,15 +156,17 @@ class ComposedMatcher:
         k = self._cache_keyer()
         return k.key() if k is not None and k.cacheable else None
 
-    def _cache_keyer(self) -> StateKeyer | None:
+    def _cache_keyer(self, call: bytes | None = None) -> StateKeyer | None:
         """The keyer whose (labelled) key is this state's row's: the scaffold's, the piece's, or
-        where every tool left is in its begin's literal text, one naming the call's text."""
+        where every tool left is in its begin's literal text, one naming the call's text
+        (``call``, where the caller has it as bytes)."""
         branches = self._branches
         if branches is None:
             return self._skey
         if self._pkey is not None or type(branches) is not _Literals:
             return self._pkey
-        call = bytes(self._call)
+        if call is None:
+            call = bytes(self._call)
         k = branches.keyers.get(call)
         if k is None:
             k = branches.keyers[call] = _LITERAL_PLAN.keyer()
@@ -331,12 +333,18 @@ class ComposedMatcher:
         self._sync_keys()
         return ok
 
-    def _ends_call(self, data: bytes) -> bool:
-        """Whether the call's text with ``data`` after it ends with the call's end."""
+    def _ends_call(self, data: bytes, pending: bytes = b"") -> bool:
+        """Whether the call's text with ``pending`` (a run not read yet) and ``data`` after it
+        ends with the call's end."""
         end = self._end
         if len(data) >= len(end):
             return data.endswith(end)
-        return end.endswith(data) and self._call.endswith(end[: len(end) - len(data)])
+        if not end.endswith(data):
+            return False
+        before = end[: len(end) - len(data)]
+        if not pending:
+            return self._call.endswith(before)
+        return (bytes(self._call[-len(end) :]) + pending).endswith(before)
 
     def _known_close(self, token: int) -> bool:
         """A call's end known from a state of the same key (:data:`_CLOSES`): close the call; the
@@ -353,7 +361,7 @@ class ComposedMatcher:
         steps: list[tuple[Any, int]] = []
         if k.deferred_tokens:  # type: ignore[union-attr]
             run, lengths = k.take_deferred_run()  # type: ignore[union-attr]
-            if not (bytes(self._call[-len(end) :]) + run).endswith(end[: max(len(end) - len(data), 0)]):
+            if not self._ends_call(data, run):
                 self._read_deferred(run, lengths)  # not the end after all: the general path decides
                 return False
             run_steps: list[tuple[Any, int]] = []  # the matcher's, once a rollback had it read the run
@@ -387,7 +395,7 @@ class ComposedMatcher:
         self._branches = known
         self._pos += len(data)
         self._call += data
-        self._fill_key = known.keyers.get(call + data) or self._cache_keyer()
+        self._fill_key = self._cache_keyer(call + data)
         self._accept_key = None
         return True
 

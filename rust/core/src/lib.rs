@@ -37,4 +37,3 @@ pub mod xml_value;
 
 pub use error::{Error, Result};
 pub mod schema;
-pub fn hello() {}

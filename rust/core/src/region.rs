@@ -199,8 +199,8 @@ pub struct Sink {
     markers: Arc<MarkerTable>,
     tool_choice: ToolChoice,
     parallel_tool_calls: bool,
-    /// Emptied records of an earlier output's calls, reused by [`Sink::start_call`].
-    spare: Vec<CallRecord>,
+    /// Emptied calls of an earlier output, reused by [`Sink::start_call`].
+    spare: Vec<ToolCall>,
     /// Ids of the completed calls once `ids_indexed` (see [`Sink::end_call`]), and how many
     /// calls completed.
     complete_ids: HashSet<String>,
@@ -370,27 +370,24 @@ impl Sink {
         if !custom {
             self.deltas.call_start(index, &id, &name);
         }
-        // A record of an earlier output, emptied by `reset`: its strings keep their buffers.
-        let mut record = self.spare.pop().unwrap_or_else(|| CallRecord {
-            call: ToolCall {
-                index,
-                id: String::new(),
-                name: String::new(),
-                arguments: String::new(),
-                input: None,
-            },
+        // A call of an earlier output, emptied by `reset`: its strings keep their buffers.
+        let mut call = self.spare.pop().unwrap_or_else(|| ToolCall {
+            index,
+            id: String::new(),
+            name: String::new(),
+            arguments: String::new(),
+            input: None,
+        });
+        call.index = index;
+        call.id = id;
+        call.name.push_str(&name);
+        let record = CallRecord {
+            call,
             state: CallState::Open,
             model_id,
             custom,
             tool,
-        });
-        record.call.index = index;
-        record.call.id = id;
-        record.call.name.push_str(&name);
-        record.state = CallState::Open;
-        record.model_id = model_id;
-        record.custom = custom;
-        record.tool = tool;
+        };
         self.calls.push(record);
         self.open = Some(index);
     }
@@ -645,15 +642,14 @@ impl Sink {
         *finish_reason = None;
         // The records are kept, emptied, for the next output's calls (a few, of modest size:
         // what a batch of similar outputs reuses).
-        for mut record in self.calls.drain(..) {
-            let call = &mut record.call;
-            if self.spare.len() < SPARE_RECORDS
+        for CallRecord { mut call, .. } in self.calls.drain(..) {
+            if self.spare.len() < SPARE_CALLS
                 && call.name.capacity() + call.arguments.capacity() <= SPARE_BYTES
             {
                 call.name.clear();
                 call.arguments.clear();
                 call.input = None;
-                self.spare.push(record);
+                self.spare.push(call);
             }
         }
         self.open = None;
@@ -672,9 +668,9 @@ impl Sink {
     }
 }
 
-/// [`Sink::reset`] keeps at most this many call records, of at most this many bytes of name
+/// [`Sink::reset`] keeps at most this many calls, of at most this many bytes of name
 /// and arguments each, for the next output.
-const SPARE_RECORDS: usize = 16;
+const SPARE_CALLS: usize = 16;
 const SPARE_BYTES: usize = 4096;
 
 /// At most this many schema violations are reported per call.

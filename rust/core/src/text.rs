@@ -175,35 +175,35 @@ pub struct StopTail {
 
 impl StopTail {
     /// Append `new`; returns the text before the run still held.
+    #[cfg(test)]
     pub fn push<S: AsRef<str>>(&mut self, new: &str, stops: &[S]) -> String {
         let mut released = String::new();
         self.push_into(new, stops, &mut released);
         released
     }
 
-    /// [`StopTail::push`], appending the released text to `out`. With nothing held (the usual
-    /// case: no stop text at the end so far) `new` is scanned where it is, and only what is held
-    /// back is copied here.
+    /// Append `new`, appending the text before the run still held to `out`. With nothing held
+    /// (the usual case: no stop text at the end so far) `new` is scanned where it is, and only
+    /// what is held back is copied here.
     pub fn push_into<S: AsRef<str>>(&mut self, new: &str, stops: &[S], out: &mut String) {
-        let (split, at) = if self.held.is_empty() {
-            // Nothing held: not in a run, and nothing scanned (`scanned` is where the scan
-            // stopped past the start of what is held).
-            let (run_start, at) = held_run(new, None, 0, stops);
-            let split = run_start.unwrap_or(at);
-            out.push_str(&new[..split]);
-            self.held.push_str(&new[split..]);
-            self.in_run = run_start.is_some();
-            (split, at)
+        let from_new = self.held.is_empty();
+        // `scanned` is where the scan stopped past the start of what is held: with nothing
+        // held, not in a run and nothing scanned.
+        let (text, run_start, scanned) = if from_new {
+            (new, None, 0)
         } else {
             self.held.push_str(new);
-            let run_start = self.in_run.then_some(0);
-            let (run_start, at) = held_run(&self.held, run_start, self.scanned, stops);
-            let split = run_start.unwrap_or(at);
-            out.push_str(&self.held[..split]);
-            self.held.drain(..split);
-            self.in_run = run_start.is_some();
-            (split, at)
+            (self.held.as_str(), self.in_run.then_some(0), self.scanned)
         };
+        let (run_start, at) = held_run(text, run_start, scanned, stops);
+        let split = run_start.unwrap_or(at);
+        out.push_str(&text[..split]);
+        if from_new {
+            self.held.push_str(&new[split..]);
+        } else {
+            self.held.drain(..split);
+        }
+        self.in_run = run_start.is_some();
         self.scanned = at - split;
     }
 
