@@ -5,150 +5,27 @@
 //! `parse` is `feed` of the whole text followed by `finish`, so one-shot and streamed parsing agree
 //! by construction; every decision waits until enough text has arrived, never on a chunk boundary.
 
+mod config;
+mod regions;
+
+pub use config::{ParserConfig, Reasoning};
+
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use self::regions::Budget;
 use crate::error::{Error, Result};
-use crate::formats;
 use crate::formats::json_calls::{stripped_opener, unwrapped_region};
-use crate::formats::Format;
 use crate::ids::{IdSource, RandomIds};
 use crate::message::{Delta, Issue, Message};
-use crate::region::{MarkerTable, RegionCtx, RegionParser, Sink, Status};
-use crate::request::{ReasoningMode, ToolChoice};
-use crate::spec::{Role, Syntax};
+use crate::region::{MarkerTable, RegionParser, Sink};
+use crate::spec::Role;
 use crate::text::{self, Scan};
-use crate::tools::ToolSet;
 use crate::vocab::{Piece, TokenDecoder, Vocab};
 
 /// Scan ids of what content scanning finds besides triggers.
 const STRAY: usize = usize::MAX;
 const REOPEN: usize = usize::MAX - 1;
-
-/// How reasoning is delimited in the output.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Reasoning {
-    /// Reasoning stays in content.
-    Off,
-    /// The output may open with `open`; text up to `close` is reasoning.
-    Paired {
-        open: &'static str,
-        close: &'static str,
-    },
-    /// The prompt already opened reasoning: text up to `close` is reasoning (an `open` the model
-    /// writes again at the start is dropped).
-    ClosingOnly {
-        open: &'static str,
-        close: &'static str,
-    },
-}
-
-impl Reasoning {
-    /// How the request's reasoning mode delimits reasoning in this format's output.
-    pub fn resolve(syntax: &Syntax, mode: ReasoningMode) -> Self {
-        match (mode, mode.delimiters(syntax.reasoning)) {
-            (ReasoningMode::ClosingOnly, Some((open, close))) => {
-                Reasoning::ClosingOnly { open, close }
-            }
-            (_, Some((open, close))) => Reasoning::Paired { open, close },
-            (_, None) => Reasoning::Off,
-        }
-    }
-}
-
-/// Everything a stream needs that does not change between requests with the same tools.
-#[derive(Debug, Clone)]
-pub struct ParserConfig {
-    pub spec: &'static Format,
-    pub tools: Arc<ToolSet>,
-    pub reasoning: Reasoning,
-    /// What the request allows; calls against it are flagged, not dropped.
-    pub tool_choice: ToolChoice,
-    pub parallel_tool_calls: bool,
-    /// The most bytes one tool call may take (`None`: no limit). A call region that runs this
-    /// long without producing anything but argument text (no content, reasoning, call start or
-    /// end) is cut: see [`ParserConfig::with_max_call_bytes`].
-    pub max_call_bytes: Option<usize>,
-}
-
-impl ParserConfig {
-    /// `reasoning`: a [`ReasoningMode`] name (`None`: unset, no reasoning).
-    pub fn new(format: &str, tools: ToolSet, reasoning: Option<&str>) -> Result<Self> {
-        let spec =
-            formats::lookup(format).ok_or_else(|| Error::UnknownFormat(format.to_owned()))?;
-        let mode = reasoning.map_or(Ok(ReasoningMode::Unset), ReasoningMode::from_name)?;
-        let reasoning = Reasoning::resolve(&spec.syntax, mode);
-        Ok(Self {
-            spec,
-            tools: Arc::new(tools),
-            reasoning,
-            tool_choice: ToolChoice::Auto,
-            parallel_tool_calls: true,
-            max_call_bytes: None,
-        })
-    }
-
-    /// Bound what one call may make the parser hold. A call region that runs past `max` bytes
-    /// without producing content, reasoning, or a call start or end (a call whose name and
-    /// arguments run that long, or text a format's parser must hold before it can decide what it
-    /// is) is cut there: the parser is told the output ended, the call it was reading is dropped
-    /// and reported as a `too_large` issue whose raw text is what the parser had kept of it, and
-    /// the rest of the region, up to the format's next section-end marker (call-end or
-    /// message-end for formats without sections; the end of the output when none comes), is
-    /// dropped; the issue's detail says how many bytes. The length is checked
-    /// every `max / 16` bytes (at fixed offsets in the region, so the cut does not depend on how
-    /// the output was chunked): a call is cut within `max + max / 8` bytes of where it began.
-    /// Content and reasoning outside calls are never cut.
-    pub fn with_max_call_bytes(mut self, max: Option<usize>) -> Self {
-        self.max_call_bytes = max;
-        self
-    }
-
-    /// Delimit reasoning as `mode` says.
-    pub fn with_reasoning(mut self, mode: ReasoningMode) -> Self {
-        self.reasoning = Reasoning::resolve(&self.spec.syntax, mode);
-        self
-    }
-
-    /// Share an already compiled tool set.
-    pub fn with_tool_set(mut self, tools: Arc<ToolSet>) -> Self {
-        self.tools = tools;
-        self
-    }
-
-    /// Flag calls that break the request's `tool_choice` / `parallel_tool_calls`, and a missing
-    /// call when one was required. The choice must fit the tools ([`ToolChoice::check`]).
-    pub fn with_tool_choice(
-        mut self,
-        tool_choice: ToolChoice,
-        parallel_tool_calls: bool,
-    ) -> Result<Self> {
-        tool_choice.check(&*self.tools)?;
-        self.tool_choice = tool_choice;
-        self.parallel_tool_calls = parallel_tool_calls;
-        Ok(self)
-    }
-
-    /// Marker texts of this configuration that a tokenizer may have as special tokens.
-    pub fn special_marker_texts(&self) -> Vec<&'static str> {
-        let mut texts: Vec<&'static str> = self
-            .spec
-            .syntax
-            .markers()
-            .filter(|m| m.special_token)
-            .map(|m| m.text)
-            .chain(self.spec.syntax.stops.iter().copied())
-            .collect();
-        match self.reasoning {
-            Reasoning::Paired { open, close } | Reasoning::ClosingOnly { open, close } => {
-                texts.extend([open, close])
-            }
-            Reasoning::Off => {}
-        }
-        texts.dedup();
-        texts
-    }
-}
 
 enum State {
     /// Output start, when reasoning may open it.
@@ -160,22 +37,6 @@ enum State {
     Discard {
         dropped: usize,
     },
-}
-
-/// Where a region stands against `max_call_bytes`: the parser is fed up to fixed check points
-/// (region offsets), so where a call is cut does not depend on how the output was chunked.
-#[derive(Debug, Clone, Copy)]
-struct Budget {
-    limit: usize,
-    step: usize,
-    /// Region bytes consumed by the parser.
-    consumed: usize,
-    /// The next check point (a region offset).
-    next_check: usize,
-    /// The last check point at which the region had produced something, and the sink's count
-    /// of such events then.
-    quiet_since: usize,
-    events: u64,
 }
 
 /// Text waiting to be parsed. Consuming from the front moves a cursor instead of shifting the
@@ -755,164 +616,6 @@ impl StreamParser {
                 self.consume(upto);
                 self.state = State::Content;
                 false
-            }
-        }
-    }
-
-    fn open_region(&mut self, trigger: usize) {
-        let ctx = RegionCtx {
-            syntax: &self.config.spec.syntax,
-            tools: &self.config.tools,
-            markers: &self.markers,
-            trigger,
-        };
-        self.state = State::Region((self.config.spec.new_region)(&ctx));
-        // The first window holds the whole trigger: a region parser starts by reading it.
-        self.budget = self.new_budget(self.trigger_lits[trigger].len());
-    }
-
-    fn new_budget(&self, trigger_len: usize) -> Option<Budget> {
-        self.config.max_call_bytes.map(|limit| {
-            let step = (limit / 16).max(1);
-            Budget {
-                limit,
-                step,
-                consumed: 0,
-                next_check: trigger_len + step,
-                quiet_since: 0,
-                events: self.sink.events(),
-            }
-        })
-    }
-
-    fn step_region(&mut self, mut parser: Box<dyn RegionParser>, eof: bool) -> bool {
-        let Some(mut budget) = self.budget else {
-            return self.step_region_unbounded(parser, eof);
-        };
-        // Feed the parser no further than the next check point (rounded up to a character).
-        let want = budget.next_check - budget.consumed;
-        let mut window = want.min(self.pending.len());
-        while !self.pending.is_char_boundary(window) {
-            window += 1;
-        }
-        let at_check = window >= want;
-        let feed_eof = eof && window == self.pending.len();
-        let progress = parser.feed(&self.pending[..window], feed_eof, &mut self.sink);
-        let consumed = progress.consumed.min(window);
-        self.consume(consumed);
-        budget.consumed += consumed;
-        if !at_check || progress.status != Status::Continue {
-            self.budget = Some(budget);
-            let more = window < self.pending.len() + consumed;
-            return self.after_region_feed(parser, progress.status, consumed, feed_eof, more);
-        }
-        let check = budget.consumed + (window - consumed);
-        let events = self.sink.events();
-        if events != budget.events {
-            budget.events = events;
-            budget.quiet_since = check;
-        } else if check - budget.quiet_since > budget.limit {
-            self.budget = None;
-            return self.cut_region(parser, window - consumed, budget.limit);
-        }
-        budget.next_check = check + budget.step;
-        self.budget = Some(budget);
-        // The next window reaches past this check point: feed it if text past it has arrived.
-        self.state = State::Region(parser);
-        self.pending.len() > window - consumed
-    }
-
-    /// The region ran past `max_call_bytes`: tell its parser the output ended after the first
-    /// `seen` pending bytes (it drops the call it was reading, reported as `too_large`), then
-    /// drop the rest of the region.
-    fn cut_region(&mut self, mut parser: Box<dyn RegionParser>, seen: usize, limit: usize) -> bool {
-        self.sink.begin_cut(limit);
-        let progress = parser.feed(&self.pending[..seen], true, &mut self.sink);
-        let consumed = progress.consumed.min(seen);
-        self.consume(consumed);
-        self.at_output_start = false;
-        if let Status::Reject(text) = progress.status {
-            // Not a call after all: its text is content, and nothing is dropped.
-            self.sink.cancel_cut();
-            self.sink.content(&text);
-            self.state = State::Content;
-            return true;
-        }
-        self.sink.end_cut();
-        self.state = State::Discard { dropped: 0 };
-        true
-    }
-
-    fn step_discard(&mut self, dropped: usize, eof: bool) -> bool {
-        let lits: Vec<&str> = self.discard_lits.iter().map(|l| l.as_ref()).collect();
-        // Dropped bytes are counted as text (a special-token marker by its characters).
-        let found = text::scan(&self.pending, &lits);
-        let (upto, end_len) = match found {
-            Scan::Found { pos, which } => (pos, Some(lits[which].len())),
-            Scan::NotFound { .. } if eof => (self.pending.len(), None),
-            Scan::NotFound { safe } => (safe, None),
-        };
-        let dropped = dropped + self.markers.restore(&self.pending[..upto]).len();
-        self.consume(upto + end_len.unwrap_or(0));
-        if end_len.is_some() || eof {
-            self.sink.finish_cut(dropped);
-            self.state = State::Content;
-            return end_len.is_some();
-        }
-        self.state = State::Discard { dropped };
-        false
-    }
-
-    fn step_region_unbounded(&mut self, mut parser: Box<dyn RegionParser>, eof: bool) -> bool {
-        let before = self.pending.len();
-        let progress = parser.feed(&self.pending, eof, &mut self.sink);
-        let consumed = progress.consumed.min(before);
-        self.consume(consumed);
-        let more = consumed > 0 && !self.pending.is_empty();
-        self.after_region_feed(parser, progress.status, consumed, eof, more)
-    }
-
-    fn after_region_feed(
-        &mut self,
-        parser: Box<dyn RegionParser>,
-        status: Status,
-        consumed: usize,
-        eof: bool,
-        more: bool,
-    ) -> bool {
-        match status {
-            Status::Continue if eof => {
-                let rest = std::mem::take(&mut self.pending);
-                self.sink.fail_call(
-                    crate::message::IssueKind::Truncated,
-                    "output ended inside a call",
-                    &rest,
-                );
-                self.state = State::Content;
-                false
-            }
-            Status::Continue => {
-                self.state = State::Region(parser);
-                more
-            }
-            Status::Done => {
-                self.at_output_start = false;
-                self.state = State::Content;
-                true
-            }
-            Status::Reject(text) => {
-                self.at_output_start = false;
-                let text = if text.is_empty() && consumed == 0 && !self.pending.is_empty() {
-                    let first = self.pending.chars().next().map_or(0, char::len_utf8);
-                    let head = self.pending[..first].to_owned();
-                    self.consume(first);
-                    head
-                } else {
-                    text
-                };
-                self.sink.content(&text);
-                self.state = State::Content;
-                true
             }
         }
     }
