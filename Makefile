@@ -18,6 +18,8 @@ lint:
 	cargo fmt --all -- --check
 	rustfmt --edition 2021 --check $(MACRO_MODULES)
 	cargo clippy --workspace --all-targets -- -D warnings
+	# The cargo-fuzz targets (outside the workspace) share tests/support/fuzzing.rs: they must build.
+	cargo check --manifest-path fuzz/Cargo.toml
 	@if [ -f $(STUBTEST_ALLOWLIST) ]; then \
 		echo "$(PYTHON) -m mypy.stubtest toolwire._core --allowlist $(STUBTEST_ALLOWLIST)"; \
 		$(PYTHON) -m mypy.stubtest toolwire._core --allowlist $(STUBTEST_ALLOWLIST); \

@@ -13,6 +13,6 @@ mod fuzzing;
 fuzz_target!(|data: &[u8]| {
     let case = fuzzing::structured(data);
     if let Err(e) = fuzzing::check_tokens(&case, data) {
-        panic!("{e}\n  format {} text {:?}", case.format.name, case.text);
+        panic!("{e}\n  format {} text {:?}", case.format.syntax.name, case.text);
     }
 });

