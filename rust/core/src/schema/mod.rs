@@ -32,6 +32,7 @@
 
 mod compile;
 mod ecma_regex;
+mod equality;
 mod format;
 mod instance;
 mod node;
