@@ -56,6 +56,12 @@ def test_misuse_raises() -> None:
         unsafe_fill_request_rows(cache, b"", [Req(keyer())], ptr, 1, WORDS, [1])  # row out of range
     with pytest.raises(ToolwireError):
         unsafe_fill_request_rows(cache, b"", [Req(keyer())], ptr, 1, WORDS, [])
+    # A store checks every row before it stores any.
+    with pytest.raises(ToolwireError, match="out of range"):
+        unsafe_store_request_rows(cache, b"", [Req(keyer()), Req(keyer())], ptr, 1, WORDS, [0, 1], [0, 1], [])
+    with pytest.raises(ToolwireError, match="one bitmask row per request"):
+        unsafe_store_request_rows(cache, b"", [Req(keyer())], ptr, 1, WORDS, [0, 0], [0], [])
+    assert len(cache) == 0
     with pytest.raises(ToolwireError):
         feed_requests(table, cache, b"", [Req(keyer())], [])
     with pytest.raises(AttributeError):

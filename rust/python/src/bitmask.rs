@@ -43,6 +43,29 @@ impl MaskBuf {
         Ok(MaskBuf { ptr, rows, words })
     }
 
+    /// The bitmask at `ptr` as a batch step addresses it: one row of `indices` for each of its
+    /// `items` (`what`: "request", "keyer"), every index checked before any row is touched, so
+    /// a bad index fails the call rather than half of it.
+    pub fn for_indices(
+        ptr: usize,
+        rows: usize,
+        words: usize,
+        indices: &[usize],
+        items: usize,
+        what: &str,
+    ) -> PyResult<Self> {
+        let buf = Self::new(ptr, rows, words)?;
+        if items != indices.len() {
+            return Err(ToolwireError::new_err(format!(
+                "one bitmask row per {what}"
+            )));
+        }
+        for &r in indices {
+            buf.check_row(r)?;
+        }
+        Ok(buf)
+    }
+
     pub fn check_row(&self, row: usize) -> PyResult<()> {
         if row >= self.rows {
             return Err(ToolwireError::new_err(format!(
@@ -382,13 +405,7 @@ impl MaskCache {
         words: usize,
         indices: Vec<usize>,
     ) -> PyResult<FillOutcome> {
-        let buf = MaskBuf::new(ptr, rows, words)?;
-        if keyers.len() != indices.len() {
-            return Err(ToolwireError::new_err("one bitmask row per keyer"));
-        }
-        for &r in &indices {
-            buf.check_row(r)?;
-        }
+        let buf = MaskBuf::for_indices(ptr, rows, words, &indices, keyers.len(), "keyer")?;
         let keyed = keyers.iter().zip(&indices).enumerate();
         let (missed, copies, _) =
             self.fill_keyed(namespace, &buf, keyed.map(|(i, (k, &r))| (i, r, &**k)))?;
@@ -411,10 +428,7 @@ impl MaskCache {
         missed: Vec<usize>,
         copies: Vec<(usize, usize)>,
     ) -> PyResult<usize> {
-        let buf = MaskBuf::new(ptr, rows, words)?;
-        if keyers.len() != indices.len() {
-            return Err(ToolwireError::new_err("one bitmask row per keyer"));
-        }
+        let buf = MaskBuf::for_indices(ptr, rows, words, &indices, keyers.len(), "keyer")?;
         let mut keyed = Vec::with_capacity(missed.len());
         for &i in &missed {
             let (r, k) = indices

@@ -69,13 +69,7 @@ pub fn unsafe_fill_request_rows(
     words: usize,
     indices: Vec<usize>,
 ) -> PyResult<Outcome> {
-    let buf = MaskBuf::new(ptr, rows, words)?;
-    if requests.len() != indices.len() {
-        return Err(ToolwireError::new_err("one bitmask row per request"));
-    }
-    for &r in &indices {
-        buf.check_row(r)?;
-    }
+    let buf = MaskBuf::for_indices(ptr, rows, words, &indices, requests.len(), "request")?;
     let slots = slots(&requests, "_fill_key")?;
     let mut keyers = Vec::with_capacity(slots.len());
     let mut unkeyed = Vec::new();
@@ -108,10 +102,7 @@ pub fn unsafe_store_request_rows(
     missed: Vec<usize>,
     copies: Vec<(usize, usize)>,
 ) -> PyResult<usize> {
-    let buf = MaskBuf::new(ptr, rows, words)?;
-    if requests.len() != indices.len() {
-        return Err(ToolwireError::new_err("one bitmask row per request"));
-    }
+    let buf = MaskBuf::for_indices(ptr, rows, words, &indices, requests.len(), "request")?;
     let picked: Vec<Bound<'_, PyAny>> = missed
         .iter()
         .map(|&i| {
