@@ -221,9 +221,47 @@ impl StopTail {
     }
 }
 
+/// True when no held run can start at or past `at`, read off the end of `s` alone. A run reaches
+/// the end, so its last stop text holds the last non-whitespace character, or the start of a
+/// stop text ends `s`: either begins within the longest stop text's length before the trailing
+/// whitespace. Where no stop text (nor the start of one that ends `s`) begins there, nothing is
+/// held, and the whole completion need not be searched. (Stop texts that begin with whitespace,
+/// or are empty, do not take this shortcut.)
+fn tail_is_clear<S: AsRef<str>>(s: &str, at: usize, stops: &[S]) -> bool {
+    let mut longest = 0;
+    for stop in stops.iter().map(AsRef::as_ref) {
+        if stop.is_empty() || stop.starts_with(char::is_whitespace) {
+            return false;
+        }
+        longest = longest.max(stop.len());
+    }
+    let bytes = s.as_bytes();
+    let from = s.trim_end().len().saturating_sub(longest).max(at);
+    (from..bytes.len()).all(|q| {
+        let rest = &bytes[q..];
+        stops
+            .iter()
+            .map(|stop| stop.as_ref().as_bytes())
+            .all(|stop| stop[0] != rest[0] || !(rest.starts_with(stop) || stop.starts_with(rest)))
+    })
+}
+
 /// Where the held run of stop texts starts in `s` (`run_start`: where it started before, when
 /// `s` began in one), and how far the scan read, resuming at `at`.
 fn held_run<S: AsRef<str>>(
+    s: &str,
+    run_start: Option<usize>,
+    at: usize,
+    stops: &[S],
+) -> (Option<usize>, usize) {
+    if run_start.is_none() && tail_is_clear(s, at, stops) {
+        return (None, s.len());
+    }
+    scan_held_run(s, run_start, at, stops)
+}
+
+/// [`held_run`] by reading `s` from `at` on.
+fn scan_held_run<S: AsRef<str>>(
     s: &str,
     mut run_start: Option<usize>,
     mut at: usize,
@@ -309,6 +347,56 @@ mod tests {
             partial_suffix_len("x<｜tool", &["<｜tool▁calls▁begin｜>"]),
             "<｜tool".len()
         );
+    }
+
+    #[test]
+    fn a_clear_tail_gives_what_the_scan_gives() {
+        let stops = ["<|im_end|>", "</s>", "<|endoftext|>"];
+        let pieces = [
+            "<|im_end|>",
+            "</s>",
+            "<|im",
+            "<",
+            "</",
+            " ",
+            "\n",
+            "a",
+            "é",
+            "｜",
+            "<|endoftext|>",
+            "|>",
+            "s>",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let (mut clear, mut held) = (0, 0);
+        for _ in 0..20_000 {
+            let text: String = (0..next(9)).map(|_| pieces[next(pieces.len())]).collect();
+            let at = (0..=text.len())
+                .filter(|&k| text.is_char_boundary(k))
+                .nth(next(4));
+            let at = at.unwrap_or(0);
+            let scanned = scan_held_run(&text, None, at, &stops);
+            assert_eq!(
+                held_run(&text, None, at, &stops),
+                scanned,
+                "{text:?} from {at}"
+            );
+            if tail_is_clear(&text, at, &stops) {
+                clear += 1;
+            } else if scanned.0.is_some() || scanned.1 < text.len() {
+                held += 1;
+            }
+        }
+        // Both sides of the shortcut were exercised.
+        assert!(clear > 1_000 && held > 1_000, "{clear} clear, {held} held");
+        // Stop texts opening with whitespace never take it.
+        assert!(!tail_is_clear("abc", 0, &["\n<end>"]));
     }
 
     #[test]
