@@ -3,8 +3,9 @@
 //! parallel and dominated by the parse itself, so it should not hold the interpreter.
 //!
 //! What runs with the GIL held runs on one thread whatever `threads` says, so it is kept to
-//! reading the inputs (texts are borrowed from their Python strings, not copied; a piece's token ids
-//! go into one flat vector) and building the result. Each thread parses with one stream, reset
+//! reading the inputs and building the result. A piece's texts are copied into one buffer (and its
+//! token ids into one vector): a copy of a completion costs less than holding a reference to its
+//! Python string and giving it back under the GIL once the piece is parsed. Each thread parses with one stream, reset
 //! between completions, so the stream's set-up is paid once per thread, not per completion.
 
 use std::collections::BTreeMap;
@@ -16,7 +17,6 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyIterator, PyList, PyString};
 use toolwire_core::ids::{IdSource, RandomIds};
 use toolwire_core::message::IssueKind;
@@ -29,7 +29,8 @@ use crate::pool;
 use crate::{to_py_err, ToolwireError};
 
 enum Completion {
-    Text(PyBackedStr),
+    /// A range of [`Batch::text`].
+    Text(Range<usize>),
     /// A range of [`Batch::ids`].
     Ids(Range<usize>),
 }
@@ -37,6 +38,7 @@ enum Completion {
 /// The completions as read under the GIL.
 struct Batch {
     items: Vec<Completion>,
+    text: String,
     ids: Vec<u32>,
 }
 
@@ -46,11 +48,16 @@ impl Batch {
     fn read(items: &Bound<'_, PyIterator>, count: usize, strip_ids: &[u32]) -> PyResult<Self> {
         let mut batch = Batch {
             items: Vec::with_capacity(count),
+            text: String::new(),
             ids: Vec::new(),
         };
         for item in items.clone().take(count) {
             let completion = match item?.downcast_into::<PyString>() {
-                Ok(text) => Completion::Text(PyBackedStr::try_from(text)?),
+                Ok(text) => {
+                    let start = batch.text.len();
+                    batch.text.push_str(text.to_str()?);
+                    Completion::Text(start..batch.text.len())
+                }
                 Err(other) => Completion::Ids(batch.read_ids(&other.into_inner(), strip_ids)?),
             };
             batch.items.push(completion);
@@ -107,7 +114,7 @@ impl Streams {
                 stream
             });
             match completion {
-                Completion::Text(text) => stream.feed(text)?,
+                Completion::Text(range) => stream.feed(&batch.text[range.clone()])?,
                 Completion::Ids(range) => {
                     let vocab = shared.vocab.as_ref().ok_or(Error::NoVocab)?;
                     stream.feed_tokens(vocab, &batch.ids[range.clone()])?
@@ -119,8 +126,8 @@ impl Streams {
         Ok(out)
     }
 
-    /// Parses pieces off `queue` until it is empty and closed; each piece's completions and
-    /// results go to `done`.
+    /// Parses pieces off `queue` until it is empty and closed; each piece's results go to
+    /// `done`.
     fn drain<T>(
         &mut self,
         shared: &Shared<T>,
@@ -135,7 +142,8 @@ impl Streams {
                     *self = Streams::default();
                     Err(panicked())
                 });
-            if done.send((k, batch, parsed)).is_err() {
+            drop(batch);
+            if done.send((k, parsed)).is_err() {
                 return;
             }
         }
@@ -157,9 +165,8 @@ fn panicked() -> Error {
 
 /// A piece of the batch: its index and its completions.
 type Piece = (usize, Batch);
-/// A parsed piece: its index, its completions (dropped by the caller, under the GIL) and its
-/// results.
-type Parsed<T> = (usize, Batch, Result<Vec<T>, Error>);
+/// A parsed piece: its index and its results.
+type Parsed<T> = (usize, Result<Vec<T>, Error>);
 
 /// The parse of every completion, in order, on `threads` threads (default: the machine's cores)
 /// with the GIL released; `keep` reads what the caller returns off each finished stream.
@@ -252,7 +259,7 @@ fn parse_all<T: Send + 'static>(
     }
     let mut all = Vec::with_capacity(total);
     for answer in slots {
-        let (_, _batch, parsed) = answer.ok_or_else(|| to_py_err(panicked()))?;
+        let (_, parsed) = answer.ok_or_else(|| to_py_err(panicked()))?;
         all.extend(parsed.map_err(to_py_err)?);
     }
     Ok(all)
