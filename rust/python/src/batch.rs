@@ -3,9 +3,10 @@
 //! parallel and dominated by the parse itself, so it should not hold the interpreter.
 //!
 //! What runs with the GIL held runs on one thread whatever `threads` says, so it is kept to
-//! reading the inputs and building the result. A piece's texts are copied into one buffer (and its
-//! token ids into one vector): a copy of a completion costs less than holding a reference to its
-//! Python string and giving it back under the GIL once the piece is parsed. Each thread parses with one stream, reset
+//! reading the inputs and building the result. A piece's texts are copied into one buffer (and
+//! its token ids into one vector): a copy of a completion costs less than holding a reference to
+//! its Python string and giving it back under the GIL once the piece is parsed, at the price of
+//! holding the batch's text twice while it is parsed. Each thread parses with one stream, reset
 //! between completions, so the stream's set-up is paid once per thread, not per completion.
 
 use std::collections::BTreeMap;
