@@ -5,6 +5,8 @@
 //! byte and can be resumed on the next chunk; the full value is checked once, when it is complete.
 //! Nesting is a counter, so a hostile 100,000-deep input cannot overflow the stack.
 
+use std::borrow::Cow;
+
 #[derive(Debug, Clone, Default)]
 pub struct ValueScanner {
     depth: u64,
@@ -114,8 +116,10 @@ impl ValueScanner {
 
 /// Incremental reader of one JSON string literal's contents (after its opening quote).
 ///
-/// Call objects read several short strings each (keys, the tool name): contents that fit
-/// [`INLINE`] bytes are kept here rather than on the heap.
+/// Call objects read several short strings each (keys, the tool name), most of them whole in
+/// one piece of input: those are never copied ([`StringReader::contents`] borrows them from the
+/// piece). Contents split across pieces are kept here, in [`INLINE`] bytes rather than on the
+/// heap while they fit.
 #[derive(Debug, Clone, Default)]
 pub struct StringReader {
     inline: [u8; INLINE],
@@ -142,6 +146,9 @@ impl StringReader {
         while let Some(k) = memchr::memchr2(b'"', b'\\', &bytes[from.min(bytes.len())..]) {
             let i = from + k;
             if bytes[i] == b'"' {
+                if !self.is_buffered() {
+                    return Some(i + 1); // all of it is in `text`: see `contents`
+                }
                 self.push(&text[..i]);
                 return Some(i + 1);
             }
@@ -169,34 +176,49 @@ impl StringReader {
         self.spilled.push_str(piece);
     }
 
+    fn is_buffered(&self) -> bool {
+        self.inline_len > 0 || !self.spilled.is_empty()
+    }
+
     /// What `inline` holds: whole `str` pieces, so valid UTF-8.
     fn inline_str(&self) -> &str {
         std::str::from_utf8(&self.inline[..self.inline_len]).unwrap_or_default()
     }
 
-    /// The raw contents read so far (escapes as written).
-    fn raw(&self) -> &str {
-        if self.spilled.is_empty() {
+    /// The string's raw contents (escapes as written), once [`Self::feed`]`(text)` returned
+    /// `Some(end)`: borrowed from `text` when nothing came before it, else the buffered text.
+    pub fn contents<'a>(&'a self, text: &'a str, end: usize) -> RawString<'a> {
+        if !self.is_buffered() {
+            return RawString(&text[..end - 1]);
+        }
+        RawString(if self.spilled.is_empty() {
             self.inline_str()
         } else {
             &self.spilled
-        }
+        })
     }
+}
 
+/// A JSON string literal's contents as written (without the quotes).
+#[derive(Debug, Clone, Copy)]
+pub struct RawString<'a>(pub &'a str);
+
+impl<'a> RawString<'a> {
     /// The decoded string, or `None` when its escapes are invalid.
-    pub fn decoded(&self) -> Option<String> {
+    pub fn decoded(self) -> Option<Cow<'a, str>> {
         if let Some(plain) = self.plain() {
-            return Some(plain.to_owned());
+            return Some(Cow::Borrowed(plain));
         }
-        let literal = format!("\"{}\"", self.raw());
-        serde_json::from_str::<String>(&literal).ok()
+        let literal = format!("\"{}\"", self.0);
+        serde_json::from_str::<String>(&literal)
+            .ok()
+            .map(Cow::Owned)
     }
 
     /// The contents when they decode to themselves (no escape, no control character).
-    pub fn plain(&self) -> Option<&str> {
-        let raw = self.raw();
-        let plain = !raw.bytes().any(|b| b == b'\\' || b < 0x20);
-        plain.then_some(raw)
+    pub fn plain(self) -> Option<&'a str> {
+        let plain = !self.0.bytes().any(|b| b == b'\\' || b < 0x20);
+        plain.then_some(self.0)
     }
 }
 
@@ -271,7 +293,7 @@ mod tests {
         let cases = [
             (r#"name" rest"#, Some("name")),
             (r#"a\"b\\" x"#, Some(r#"a"b\"#)),
-            (r#"\u00e9t\u00e9"#, Some("\u{e9}t\u{e9}")),
+            (r#"\u00e9t\u00e9" x"#, Some("\u{e9}t\u{e9}")),
             (
                 "long string of more than thirty-two bytes, é and all\" ",
                 None,
@@ -282,7 +304,9 @@ mod tests {
             let end = text.rfind('"').map(|q| q + 1);
             let whole = {
                 let mut reader = StringReader::default();
-                (reader.feed(text), reader.decoded())
+                let end = reader.feed(text);
+                let decoded = end.and_then(|end| reader.contents(text, end).decoded());
+                (end, decoded.map(Cow::into_owned))
             };
             assert_eq!(whole.0, end, "{text}");
             if let Some(decoded) = decoded {
@@ -291,12 +315,18 @@ mod tests {
             for split in (0..=text.len()).filter(|&k| text.is_char_boundary(k)) {
                 let mut reader = StringReader::default();
                 let (a, b) = text.split_at(split);
-                let got = match reader.feed(a) {
-                    Some(n) => Some(n),
-                    None => reader.feed(b).map(|n| a.len() + n),
+                let (got, decoded) = match reader.feed(a) {
+                    Some(n) => (Some(n), reader.contents(a, n).decoded()),
+                    None => match reader.feed(b) {
+                        Some(n) => (Some(a.len() + n), reader.contents(b, n).decoded()),
+                        None => (None, None),
+                    },
                 };
                 assert_eq!(got, end, "{text} split at {split}");
-                assert_eq!(reader.decoded(), whole.1, "{text} split at {split}");
+                if got.is_some() {
+                    let decoded = decoded.map(Cow::into_owned);
+                    assert_eq!(decoded, whole.1, "{text} split at {split}");
+                }
             }
         }
     }

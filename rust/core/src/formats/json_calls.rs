@@ -93,7 +93,9 @@ fn closing_tag(syntax: &Syntax) -> Option<&'static str> {
         }
         (None, None) => "",
     };
-    Some(after.trim()).filter(|tag| !tag.is_empty())
+    // ASCII trimming: a spec's tags end in ASCII whitespace if any (tested), and `str::trim`'s
+    // Unicode look-up cost more than the rest of a region's set-up.
+    Some(after.trim_ascii()).filter(|tag| !tag.is_empty())
 }
 
 /// The JSON family's binding: calls read after their trigger ([`after_trigger`]) and written as
@@ -143,7 +145,7 @@ pub struct JsonCallObject {
     /// the call starts only once the id is read or the object closes, so the id is the call's.
     id_keys: &'static [&'static str],
     id: Option<String>,
-    /// The call name, once read; `started`: the sink was told.
+    /// The call name, read before the id it waits for; `started`: the sink was told.
     name: String,
     started: bool,
     state: ObjState,
@@ -196,9 +198,9 @@ impl JsonCallObject {
 
     /// Tell the sink the call started (with the model's id when read), and pass on the
     /// arguments held until then.
-    fn start(&mut self, sink: &mut Sink) {
+    fn start(&mut self, name: &str, sink: &mut Sink) {
         self.started = true;
-        sink.start_call(&self.name, self.id.take());
+        sink.start_call(name, self.id.take());
         if !self.buffering_value && !self.held.is_empty() {
             let held = std::mem::take(&mut self.held);
             sink.args(&held);
@@ -288,6 +290,8 @@ impl JsonCallObject {
                 },
                 ObjState::InKey => match self.reader.feed(&input[i..]) {
                     Some(n) if self.keys.name_is_key => {
+                        let reader = std::mem::take(&mut self.reader);
+                        let raw = reader.contents(&input[i..], n);
                         i += n;
                         if self.keys_seen > 0 {
                             return (
@@ -298,7 +302,7 @@ impl JsonCallObject {
                                 ),
                             );
                         }
-                        let Some(name) = self.reader.decoded() else {
+                        let Some(name) = raw.decoded() else {
                             return (
                                 i,
                                 ObjOutcome::Error(
@@ -309,19 +313,19 @@ impl JsonCallObject {
                         };
                         self.keys_seen += 1;
                         self.named = true;
-                        self.name = name;
-                        self.start(sink);
+                        self.start(&name, sink);
                         self.role = KeyRole::Arguments;
                         self.state = ObjState::Colon;
                     }
                     Some(n) => {
+                        let raw = self.reader.contents(&input[i..], n);
                         i += n;
                         let decoded;
-                        let key = match self.reader.plain() {
+                        let key = match raw.plain() {
                             Some(plain) => plain,
                             None => {
-                                decoded = self.reader.decoded().unwrap_or_default();
-                                decoded.as_str()
+                                decoded = raw.decoded().unwrap_or_default();
+                                &*decoded
                             }
                         };
                         self.role = if self.keys.name.contains(&key) {
@@ -380,8 +384,10 @@ impl JsonCallObject {
                 }
                 ObjState::InName => match self.reader.feed(&input[i..]) {
                     Some(n) => {
+                        let reader = std::mem::take(&mut self.reader);
+                        let raw = reader.contents(&input[i..], n);
                         i += n;
-                        let Some(name) = self.reader.decoded() else {
+                        let Some(name) = raw.decoded() else {
                             return (
                                 i,
                                 ObjOutcome::Error(
@@ -391,9 +397,10 @@ impl JsonCallObject {
                             );
                         };
                         self.named = true;
-                        self.name = name;
                         if self.id_keys.is_empty() || self.id.is_some() {
-                            self.start(sink);
+                            self.start(&name, sink);
+                        } else {
+                            self.name = name.into_owned();
                         }
                         self.state = ObjState::AfterValue;
                     }
@@ -401,10 +408,12 @@ impl JsonCallObject {
                 },
                 ObjState::InId => match self.reader.feed(&input[i..]) {
                     Some(n) => {
+                        let raw = self.reader.contents(&input[i..], n);
                         i += n;
-                        self.id = self.reader.decoded();
+                        self.id = raw.decoded().map(Cow::into_owned);
                         if self.named {
-                            self.start(sink);
+                            let name = std::mem::take(&mut self.name);
+                            self.start(&name, sink);
                         }
                         self.state = ObjState::AfterValue;
                     }
@@ -471,7 +480,8 @@ impl JsonCallObject {
             return self.reject_or(IssueKind::MissingName, "the call has no name");
         }
         if !self.started {
-            self.start(sink);
+            let name = std::mem::take(&mut self.name);
+            self.start(&name, sink);
         }
         if !self.saw_arguments {
             sink.args("{}");
@@ -861,5 +871,26 @@ impl RegionParser for Unwrapped {
         let progress = self.inner.feed(input, eof, sink);
         sink.set_missing_marker(None);
         progress
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::closing_tag;
+    use crate::formats::REGISTRY;
+
+    #[test]
+    fn closing_tags_trim_as_unicode_trimming_would() {
+        for format in REGISTRY {
+            let syntax = &format.syntax;
+            let unicode = match (syntax.layout.section, syntax.template) {
+                (Some((_, end)), _) => end.trim_start().strip_prefix(']').unwrap_or(end),
+                (None, Some(template)) => template.end.rsplit_once('}').map_or("", |(_, a)| a),
+                (None, None) => "",
+            }
+            .trim();
+            let expected = Some(unicode).filter(|tag| !tag.is_empty());
+            assert_eq!(closing_tag(syntax), expected, "{}", syntax.name);
+        }
     }
 }
