@@ -123,8 +123,21 @@ pub fn is_partial_of_any<S: AsRef<str>>(rest: &str, literals: &[S]) -> bool {
     literals.iter().any(|l| is_proper_prefix(rest, l.as_ref()))
 }
 
+/// Length of the leading whitespace (Unicode's, as `str::trim_start`). The ASCII run that is
+/// nearly always all of it is counted by bytes; the character decoding starts only at a byte
+/// past ASCII.
 pub fn skip_ws(hay: &str) -> usize {
-    hay.len() - hay.trim_start().len()
+    let ascii = hay
+        .bytes()
+        .take_while(|&b| matches!(b, b'\t'..=b'\r' | b' '))
+        .count();
+    match hay.as_bytes().get(ascii) {
+        Some(&b) if b >= 0x80 => {
+            let rest = &hay[ascii..];
+            ascii + rest.len() - rest.trim_start().len()
+        }
+        _ => ascii,
+    }
 }
 
 /// Whitespace that a parser leaves unconsumed while it waits for what follows (formatting before
@@ -304,6 +317,34 @@ fn scan_held_run<S: AsRef<str>>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn skip_ws_skips_what_trim_start_trims() {
+        let pieces = [
+            " ", "\t", "\n", "\u{b}", "\u{c}", "\r", "\u{1c}", "\u{85}", "\u{a0}", "\u{3000}",
+            "\u{2028}", "x", "é", "<", "\u{feff}",
+        ];
+        let mut seed: u64 = 7;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        let mut past_ascii = 0;
+        for _ in 0..20_000 {
+            let text: String = (0..next() % 7)
+                .map(|_| pieces[next() % pieces.len()])
+                .collect();
+            let expected = text.len() - text.trim_start().len();
+            assert_eq!(super::skip_ws(&text), expected, "{text:?}");
+            past_ascii += usize::from(text[expected..].is_empty() && !text.is_ascii());
+        }
+        assert!(
+            past_ascii > 100,
+            "Unicode whitespace runs were tried: {past_ascii}"
+        );
+    }
 
     #[test]
     fn finds_earliest_then_longest() {
