@@ -73,6 +73,13 @@ impl Progress {
 pub trait RegionParser: Send + Sync {
     /// Consume a prefix of `input`. At `eof` the parser must not return `Continue`.
     fn feed(&mut self, input: &str, eof: bool, sink: &mut Sink) -> Progress;
+
+    /// Once done, become what the format's region constructor built for this region's trigger,
+    /// keeping buffers: the stream reuses it for the next region of that trigger rather than
+    /// building one. `false` (the default): not supported, the region is dropped.
+    fn restart(&mut self) -> bool {
+        false
+    }
 }
 
 /// Characters from the top of Unicode's last private-use plane stand for markers that arrived as

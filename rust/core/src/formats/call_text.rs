@@ -32,6 +32,11 @@ pub trait StepReader: Send + Sync {
     fn feed_offset(&mut self) -> Option<&mut usize> {
         None
     }
+
+    /// As [`RegionParser::restart`].
+    fn restart(&mut self) -> bool {
+        false
+    }
 }
 
 impl<R: StepReader> RegionParser for R {
@@ -47,6 +52,10 @@ impl<R: StepReader> RegionParser for R {
             *offset += progress.consumed;
         }
         progress
+    }
+
+    fn restart(&mut self) -> bool {
+        StepReader::restart(self)
     }
 }
 

@@ -512,6 +512,9 @@ enum RegionState {
 /// The bytes a region's call text is given room for from the start.
 const RAW_CAPACITY: usize = 128;
 
+/// A restarted region keeps its text buffers up to this size.
+const KEPT_CAPACITY: usize = 4096;
+
 /// A call region whose calls are JSON objects.
 pub struct JsonRegion {
     spec: JsonRegionSpec,
@@ -669,8 +672,8 @@ impl StepReader for JsonRegion {
                     ObjOutcome::Done => {
                         self.take(input, i, i + n);
                         i += n;
-                        let raw = std::mem::take(&mut self.raw);
-                        sink.end_call(&raw);
+                        sink.end_call(&self.raw);
+                        self.raw.clear();
                         self.calls_done += 1;
                         self.state = RegionState::AfterElement { in_array };
                     }
@@ -778,6 +781,38 @@ impl StepReader for JsonRegion {
 
     fn feed_offset(&mut self) -> Option<&mut usize> {
         Some(&mut self.offset)
+    }
+
+    /// Back to what [`JsonRegion::new`] (and [`JsonRegion::with_id_keys`]) left: every field
+    /// named, so that a new one must be placed here too. The call text's buffer is kept unless
+    /// a long call grew it.
+    fn restart(&mut self) -> bool {
+        let Self {
+            spec,
+            id_keys,
+            trigger_lit: _,
+            end_lit: _,
+            soft,
+            state,
+            object,
+            raw,
+            consumed_all,
+            calls_done,
+            offset,
+            held_ws,
+        } = self;
+        *state = RegionState::Trigger;
+        *object = JsonCallObject::with_id_keys(spec.keys, *id_keys, *soft);
+        for text in [raw, consumed_all] {
+            text.clear();
+            if text.capacity() > KEPT_CAPACITY {
+                *text = String::new();
+            }
+        }
+        *calls_done = 0;
+        *offset = 0;
+        *held_ws = text::WsRun::default();
+        true
     }
 }
 

@@ -117,6 +117,11 @@ pub struct StreamParser {
     scan_ids: Vec<usize>,
     /// `max_call_bytes` bookkeeping for the open region.
     budget: Option<Budget>,
+    /// The trigger the open region was built for (none: not built by the format's region
+    /// constructor), and a finished region kept for the next of its trigger
+    /// ([`RegionParser::restart`]).
+    region_trigger: Option<usize>,
+    spare_region: Option<(usize, Box<dyn RegionParser>)>,
     /// Where a cut region ends: its call-end, section-end or message-end markers.
     discard_lits: Vec<Cow<'static, str>>,
     /// The format's stop texts, and those at the end of the input so far, held back.
@@ -150,6 +155,8 @@ impl StreamParser {
             scan_lits: Vec::new(),
             scan_ids: Vec::new(),
             budget: None,
+            region_trigger: None,
+            spare_region: None,
             discard_lits: Vec::new(),
             stop_lits: Vec::new(),
             stop_tail: text::StopTail::default(),
@@ -179,6 +186,7 @@ impl StreamParser {
     /// Switch to token-id input: the listed markers now match only when they arrive as special
     /// tokens. Must be called before any input.
     pub fn use_special_markers(&mut self, special: &[&'static str]) {
+        self.spare_region = None; // its literals are the old markers'
         self.markers = Arc::new(MarkerTable::with_special(special));
         self.sink.set_markers(self.markers.clone());
         self.refresh_trigger_lits();
@@ -549,6 +557,7 @@ impl StreamParser {
                 self.consume(ws);
                 let region = unwrapped_region(&self.config.tools, &self.markers, opener, first);
                 self.state = State::Region(region);
+                self.region_trigger = None;
                 self.budget = self.new_budget(1);
                 return true;
             }

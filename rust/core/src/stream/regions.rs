@@ -1,6 +1,11 @@
 //! Feeding a call region to the format's region parser: unbounded, or in windows that stop at
 //! `max_call_bytes` check points (fixed region offsets, so where a runaway call is cut does not
 //! depend on how the output was chunked), and dropping the rest of a region once it was cut.
+//!
+//! A region that finished is kept, restarted, for the next region of the same trigger where its
+//! parser can restart ([`RegionParser::restart`]): outputs with a block per call (Hermes's
+//! `<tool_call>`), and a stream reset between outputs, would otherwise build and drop a parser,
+//! with its buffers, per call.
 
 use super::{State, StreamParser};
 use crate::region::{RegionCtx, RegionParser, Status};
@@ -24,13 +29,20 @@ pub(super) struct Budget {
 
 impl StreamParser {
     pub(super) fn open_region(&mut self, trigger: usize) {
-        let ctx = RegionCtx {
-            syntax: &self.config.spec.syntax,
-            tools: &self.config.tools,
-            markers: &self.markers,
-            trigger,
+        let region = match self.spare_region.take() {
+            Some((built_for, region)) if built_for == trigger => region,
+            _ => {
+                let ctx = RegionCtx {
+                    syntax: &self.config.spec.syntax,
+                    tools: &self.config.tools,
+                    markers: &self.markers,
+                    trigger,
+                };
+                (self.config.spec.new_region)(&ctx)
+            }
         };
-        self.state = State::Region((self.config.spec.new_region)(&ctx));
+        self.state = State::Region(region);
+        self.region_trigger = Some(trigger);
         // The first window holds the whole trigger: a region parser starts by reading it.
         self.budget = self.new_budget(self.trigger_lits[trigger].len());
     }
@@ -138,7 +150,7 @@ impl StreamParser {
 
     fn after_region_feed(
         &mut self,
-        parser: Box<dyn RegionParser>,
+        mut parser: Box<dyn RegionParser>,
         status: Status,
         consumed: usize,
         eof: bool,
@@ -162,6 +174,11 @@ impl StreamParser {
             Status::Done => {
                 self.at_output_start = false;
                 self.state = State::Content;
+                if let Some(trigger) = self.region_trigger.take() {
+                    if parser.restart() {
+                        self.spare_region = Some((trigger, parser));
+                    }
+                }
                 true
             }
             Status::Reject(text) => {
