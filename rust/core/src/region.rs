@@ -152,11 +152,18 @@ impl MarkerTable {
             .map(|(_, s)| s.as_str())
     }
 
-    /// Replace sentinels by the marker text they stand for.
+    /// Replace sentinels by the marker text they stand for. Inlined up to the check that there
+    /// are none: it runs on every name, argument fragment and piece of content.
+    #[inline]
     pub fn restore<'a>(&self, s: &'a str) -> std::borrow::Cow<'a, str> {
         if self.entries.is_empty() || !s.as_bytes().contains(&0xF4) {
             return std::borrow::Cow::Borrowed(s);
         }
+        std::borrow::Cow::Owned(self.restore_sentinels(s))
+    }
+
+    #[inline(never)]
+    fn restore_sentinels(&self, s: &str) -> String {
         let mut out = String::with_capacity(s.len());
         for c in s.chars() {
             let code = c as u32;
@@ -168,7 +175,7 @@ impl MarkerTable {
                 None => out.push(c),
             }
         }
-        std::borrow::Cow::Owned(out)
+        out
     }
 
     pub fn is_sentinel(c: char) -> bool {
