@@ -787,9 +787,10 @@ impl StepReader for JsonRegion {
     /// named, so that a new one must be placed here too. The call text's buffer is kept unless
     /// a long call grew it.
     fn restart(&mut self) -> bool {
+        let id_keys = self.id_keys;
         let Self {
             spec,
-            id_keys,
+            id_keys: _,
             trigger_lit: _,
             end_lit: _,
             soft,
@@ -802,7 +803,7 @@ impl StepReader for JsonRegion {
             held_ws,
         } = self;
         *state = RegionState::Trigger;
-        *object = JsonCallObject::with_id_keys(spec.keys, *id_keys, *soft);
+        *object = JsonCallObject::with_id_keys(spec.keys, id_keys, *soft);
         for text in [raw, consumed_all] {
             text.clear();
             if text.capacity() > KEPT_CAPACITY {
