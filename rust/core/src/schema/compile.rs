@@ -5,6 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 use serde_json::{Map, Value};
 
 use super::ecma_regex::{self, RegexProblem, Strictness};
+use super::flat::FlatObject;
 use super::format::Format;
 use super::node::{
     CompiledSchema, ItemRules, Keyword, NameList, Node, NodeId, Pattern, PropertyRules, TypeSet,
@@ -91,11 +92,14 @@ pub(crate) fn compile(document: &Value) -> Result<CompiledSchema, SchemaError> {
         compiler.nodes[id] = node;
     }
     check_for_endless_loops(&compiler.nodes)?;
-    Ok(CompiledSchema {
+    let mut compiled = CompiledSchema {
         nodes: compiler.nodes,
         root,
         unsupported: compiler.unsupported.into_iter().collect(),
-    })
+        flat: None,
+    };
+    compiled.flat = FlatObject::plan(&compiled);
+    Ok(compiled)
 }
 
 struct Compiler<'a> {

@@ -363,9 +363,7 @@ impl Parser<'_, '_> {
     }
 
     fn skip_whitespace(&mut self) {
-        while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.peek() {
-            self.position += 1;
-        }
+        self.position = whitespace_end(self.bytes, self.position);
     }
 
     fn expect(&mut self, byte: u8) -> Result<(), NotJson> {
@@ -548,41 +546,9 @@ impl Parser<'_, '_> {
         }
     }
 
-    fn digits(&mut self) -> usize {
-        let start = self.position;
-        while let Some(b'0'..=b'9') = self.peek() {
-            self.position += 1;
-        }
-        self.position - start
-    }
-
     fn number(&mut self) -> Result<Val, NotJson> {
         let start = self.position;
-        if self.peek() == Some(b'-') {
-            self.position += 1;
-        }
-        match self.peek() {
-            Some(b'0') => self.position += 1,
-            Some(b'1'..=b'9') => {
-                self.digits();
-            }
-            _ => return Err(NotJson),
-        }
-        if self.peek() == Some(b'.') {
-            self.position += 1;
-            if self.digits() == 0 {
-                return Err(NotJson);
-            }
-        }
-        if let Some(b'e' | b'E') = self.peek() {
-            self.position += 1;
-            if let Some(b'+' | b'-') = self.peek() {
-                self.position += 1;
-            }
-            if self.digits() == 0 {
-                return Err(NotJson);
-            }
-        }
+        self.position = number_end(self.bytes, start).ok_or(NotJson)?;
         Ok(Val::Number(Text::Source(Self::span(start, self.position))))
     }
 
@@ -677,9 +643,52 @@ impl Parser<'_, '_> {
     }
 }
 
+/// Where the JSON whitespace starting at `at` ends.
+#[inline]
+pub(super) fn whitespace_end(bytes: &[u8], mut at: usize) -> usize {
+    while let Some(b' ' | b'\n' | b'\t' | b'\r') = bytes.get(at) {
+        at += 1;
+    }
+    at
+}
+
+/// Where the JSON number literal starting at `start` ends, or `None` when none starts there.
+pub(super) fn number_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let digits = |at: usize| {
+        at + bytes.get(at..).map_or(0, |rest| {
+            rest.iter().take_while(|b| b.is_ascii_digit()).count()
+        })
+    };
+    let mut at = start + usize::from(bytes.get(start) == Some(&b'-'));
+    at = match bytes.get(at)? {
+        b'0' => at + 1,
+        b'1'..=b'9' => digits(at + 1),
+        _ => return None,
+    };
+    if bytes.get(at) == Some(&b'.') {
+        let end = digits(at + 1);
+        if end == at + 1 {
+            return None;
+        }
+        at = end;
+    }
+    if let Some(b'e' | b'E') = bytes.get(at) {
+        at += 1;
+        if let Some(b'+' | b'-') = bytes.get(at) {
+            at += 1;
+        }
+        let end = digits(at);
+        if end == at {
+            return None;
+        }
+        at = end;
+    }
+    Some(at)
+}
+
 /// Length of the leading run of bytes that need no attention inside a string (not a quote,
 /// backslash or control character), or `None` when the text ends first. Eight bytes at a time.
-fn plain_run(bytes: &[u8]) -> Option<usize> {
+pub(super) fn plain_run(bytes: &[u8]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     let special = |byte: u8| byte == b'"' || byte == b'\\' || byte < 0x20;

@@ -33,6 +33,7 @@
 mod compile;
 mod ecma_regex;
 mod equality;
+mod flat;
 mod format;
 mod instance;
 mod node;
@@ -70,6 +71,9 @@ impl Validator {
     /// [`Validator::validate`] for JSON text, such as a tool call's `arguments`, without building
     /// a `serde_json::Value`. `Err` exactly when `serde_json::from_str::<Value>` would fail.
     pub fn validate_json(&self, text: &str) -> Result<Vec<Violation>, NotJson> {
+        if self.quickly_valid(text) {
+            return Ok(Vec::new());
+        }
         instance::with_document(text, instance::SERDE_NESTING_LIMIT, |doc| {
             if validate::is_valid(&self.compiled, doc) {
                 Vec::new()
@@ -84,6 +88,9 @@ impl Validator {
     /// a `schema_path` and without an allocation per violation (for callers that copy the
     /// strings out anyway, such as the Python binding).
     pub fn report_json(&self, text: &str) -> Result<Report, NotJson> {
+        if self.quickly_valid(text) {
+            return Ok(Report::default());
+        }
         instance::with_document(text, instance::SERDE_NESTING_LIMIT, |doc| {
             if validate::is_valid(&self.compiled, doc) {
                 Report::default()
@@ -96,10 +103,22 @@ impl Validator {
 
     /// [`Validator::is_valid`] for JSON text; `Err` exactly when serde_json would reject it.
     pub fn is_valid_json(&self, text: &str) -> Result<bool, NotJson> {
+        if self.quickly_valid(text) {
+            return Ok(true);
+        }
         instance::with_document(text, instance::SERDE_NESTING_LIMIT, |doc| {
             validate::is_valid(&self.compiled, doc)
         })
         .map_err(|_| NotJson)
+    }
+
+    /// True when the quick check of an object of scalar properties ([`flat`]) is sure that
+    /// `text` is valid; false sends it to the general path.
+    fn quickly_valid(&self, text: &str) -> bool {
+        self.compiled
+            .flat
+            .as_ref()
+            .is_some_and(|flat| flat.accepts(text))
     }
 
     /// Keywords seen in the schema that this validator does not apply, sorted and deduplicated.

@@ -3,6 +3,7 @@
 use regex::Regex;
 use serde_json::Value;
 
+use super::flat::FlatObject;
 use super::format::Format;
 use super::number::OwnedDecimal;
 
@@ -14,6 +15,8 @@ pub(crate) struct CompiledSchema {
     pub(crate) nodes: Vec<Node>,
     pub(crate) root: NodeId,
     pub(crate) unsupported: Vec<String>,
+    /// The quick check for the commonest shape of tool schema, where the root has that shape.
+    pub(crate) flat: Option<FlatObject>,
 }
 
 #[derive(Debug)]
