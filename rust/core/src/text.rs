@@ -21,12 +21,13 @@ pub fn find_any<S: AsRef<str>>(hay: &str, literals: &[S]) -> Option<(usize, usiz
         }
     }
     // With more than three distinct first bytes, a table of them (only then: it costs a fill).
-    let mut first_bytes = [false; 256];
-    if count > 3 {
+    let first_bytes = (count > 3).then(|| {
+        let mut table = [false; 256];
         for lit in literals.iter().map(AsRef::as_ref).filter(|l| !l.is_empty()) {
-            first_bytes[lit.as_bytes()[0] as usize] = true;
+            table[lit.as_bytes()[0] as usize] = true;
         }
-    }
+        table
+    });
     // With at most three distinct first bytes, jump between candidates with memchr.
     let next_candidate = |from: usize| -> Option<usize> {
         let rest = &bytes[from..];
@@ -36,7 +37,10 @@ pub fn find_any<S: AsRef<str>>(hay: &str, literals: &[S]) -> Option<(usize, usiz
             1 => memchr::memchr(a, rest),
             2 => memchr::memchr2(a, b, rest),
             3 => memchr::memchr3(a, b, c, rest),
-            _ => rest.iter().position(|&x| first_bytes[x as usize]),
+            _ => {
+                let table = first_bytes.as_ref()?;
+                rest.iter().position(|&x| table[x as usize])
+            }
         };
         found.map(|k| from + k)
     };
@@ -242,16 +246,22 @@ impl StopTail {
 /// or are empty, do not take this shortcut.)
 fn tail_is_clear<S: AsRef<str>>(s: &str, at: usize, stops: &[S]) -> bool {
     let mut longest = 0;
+    let mut first_bytes = [0u64; 4];
     for stop in stops.iter().map(AsRef::as_ref) {
         if stop.is_empty() || stop.starts_with(char::is_whitespace) {
             return false;
         }
         longest = longest.max(stop.len());
+        let first = stop.as_bytes()[0];
+        first_bytes[usize::from(first >> 6)] |= 1 << (first & 63);
     }
     let bytes = s.as_bytes();
     let from = s.trim_end().len().saturating_sub(longest).max(at);
     (from..bytes.len()).all(|q| {
         let rest = &bytes[q..];
+        if first_bytes[usize::from(rest[0] >> 6)] & (1 << (rest[0] & 63)) == 0 {
+            return true;
+        }
         stops
             .iter()
             .map(|stop| stop.as_ref().as_bytes())
