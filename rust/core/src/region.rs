@@ -215,6 +215,8 @@ pub struct Sink {
     parallel_tool_calls: bool,
     /// Emptied calls of an earlier output, reused by [`Sink::start_call`].
     spare: Vec<ToolCall>,
+    /// The emptied finish reason of an earlier output, reused by [`Sink::finish`].
+    spare_reason: String,
     /// Ids of the completed calls once `ids_indexed` (see [`Sink::end_call`]), and how many
     /// calls completed.
     complete_ids: HashSet<String>,
@@ -239,6 +241,7 @@ impl Sink {
             message: Message::default(),
             calls: Vec::new(),
             spare: Vec::new(),
+            spare_reason: String::new(),
             open: None,
             ids,
             tools,
@@ -596,7 +599,9 @@ impl Sink {
             None => "stop",
             Some(other) => other,
         };
-        self.message.finish_reason = Some(reason.to_owned());
+        let mut kept = std::mem::take(&mut self.spare_reason);
+        kept.push_str(reason);
+        self.message.finish_reason = Some(kept);
         self.deltas.finish(reason);
     }
 
@@ -653,7 +658,10 @@ impl Sink {
         reasoning.clear();
         tool_calls.clear();
         issues.clear();
-        *finish_reason = None;
+        if let Some(mut reason) = finish_reason.take() {
+            reason.clear();
+            self.spare_reason = reason;
+        }
         // The records are kept, emptied, for the next output's calls (a few, of modest size:
         // what a batch of similar outputs reuses).
         for CallRecord { mut call, .. } in self.calls.drain(..) {

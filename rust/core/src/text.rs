@@ -10,6 +10,9 @@
 /// costs time proportional to the text before the match, however many literals are absent.
 pub fn find_any<S: AsRef<str>>(hay: &str, literals: &[S]) -> Option<(usize, usize)> {
     let bytes = hay.as_bytes();
+    if bytes.is_empty() {
+        return None;
+    }
     let (mut distinct, mut count) = ([0u8; 3], 0);
     for lit in literals.iter().map(AsRef::as_ref).filter(|l| !l.is_empty()) {
         let first = lit.as_bytes()[0];
