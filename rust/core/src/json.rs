@@ -217,9 +217,36 @@ impl<'a> RawString<'a> {
 
     /// The contents when they decode to themselves (no escape, no control character).
     pub fn plain(self) -> Option<&'a str> {
-        let plain = !self.0.bytes().any(|b| b == b'\\' || b < 0x20);
-        plain.then_some(self.0)
+        plain_run(self.0.as_bytes()).is_none().then_some(self.0)
     }
+}
+
+/// Length of the leading run of bytes that need no attention inside a string (not a quote,
+/// backslash or control character), or `None` when the text ends first. Eight bytes at a time.
+pub(crate) fn plain_run(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let special = |byte: u8| byte == b'"' || byte == b'\\' || byte < 0x20;
+    let mut offset = 0;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+        let quote = word ^ (ONES * u64::from(b'"'));
+        let backslash = word ^ (ONES * u64::from(b'\\'));
+        let zero_byte = |value: u64| value.wrapping_sub(ONES) & !value & HIGHS;
+        let control = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
+        if zero_byte(quote) | zero_byte(backslash) | control != 0 {
+            if let Some(at) = chunk.iter().position(|&byte| special(byte)) {
+                return Some(offset + at);
+            }
+        }
+        offset += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&byte| special(byte))
+        .map(|at| offset + at)
 }
 
 /// Append `s` to `out` as the body of a JSON string literal (no surrounding quotes).

@@ -15,6 +15,7 @@
 use std::cell::RefCell;
 
 use super::node::same_text;
+pub(super) use crate::json::plain_run;
 
 /// serde_json refuses the 128th nested container; text parsed here refuses it too.
 pub(crate) const SERDE_NESTING_LIMIT: usize = 128;
@@ -684,34 +685,6 @@ pub(super) fn number_end(bytes: &[u8], start: usize) -> Option<usize> {
         at = end;
     }
     Some(at)
-}
-
-/// Length of the leading run of bytes that need no attention inside a string (not a quote,
-/// backslash or control character), or `None` when the text ends first. Eight bytes at a time.
-pub(super) fn plain_run(bytes: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let special = |byte: u8| byte == b'"' || byte == b'\\' || byte < 0x20;
-    let mut offset = 0;
-    let mut chunks = bytes.chunks_exact(8);
-    for chunk in &mut chunks {
-        let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
-        let quote = word ^ (ONES * u64::from(b'"'));
-        let backslash = word ^ (ONES * u64::from(b'\\'));
-        let zero_byte = |value: u64| value.wrapping_sub(ONES) & !value & HIGHS;
-        let control = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
-        if zero_byte(quote) | zero_byte(backslash) | control != 0 {
-            if let Some(at) = chunk.iter().position(|&byte| special(byte)) {
-                return Some(offset + at);
-            }
-        }
-        offset += 8;
-    }
-    chunks
-        .remainder()
-        .iter()
-        .position(|&byte| special(byte))
-        .map(|at| offset + at)
 }
 
 fn text_of<'a>(source: &'a [u8], decoded: &'a str, text: Text) -> &'a [u8] {
