@@ -586,7 +586,7 @@ impl StreamParser {
         match found {
             Scan::Found { pos, which } => {
                 let before = &self.pending[..pos];
-                if !before.trim().is_empty() {
+                if text::skip_ws(before) < before.len() {
                     self.at_output_start = false;
                 }
                 self.sink.content(before);
@@ -618,7 +618,7 @@ impl StreamParser {
             Scan::NotFound { safe } => {
                 let upto = if eof { self.pending.len() } else { safe };
                 let released = &self.pending[..upto];
-                if !released.trim().is_empty() {
+                if text::skip_ws(released) < released.len() {
                     self.at_output_start = false;
                 }
                 self.sink.content(released);
