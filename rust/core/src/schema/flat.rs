@@ -9,9 +9,10 @@
 //! keys, numbers for an `enum`, any misfit) it leaves to the general path, which decides and
 //! words the violations. It accepts no text that serde_json or the general path would refuse.
 
-use super::instance::{number_end, plain_run, whitespace_end};
+use super::instance::{number_end, whitespace_end};
 use super::node::{same_text, CompiledSchema, Keyword, Node, NodeId, TypeSet};
 use super::number;
+use crate::json::plain_run;
 
 /// Properties are tracked in one `u64`.
 const MAX_PROPERTIES: usize = 64;
@@ -30,7 +31,7 @@ enum Rule {
 }
 
 const ANY_SCALAR: Rule = Rule::Scalar {
-    types: TypeSet(0x7f),
+    types: TypeSet::ANY,
     strings: None,
 };
 
@@ -197,7 +198,7 @@ fn rule(schema: &CompiledSchema, node: NodeId) -> Rule {
         Some(Node::Checks { keywords, .. }) => keywords,
         _ => return Rule::General,
     };
-    let mut types = TypeSet(0x7f);
+    let mut types = TypeSet::ANY;
     let mut strings = None;
     for keyword in keywords.iter() {
         let options: &[serde_json::Value] = match keyword {

@@ -15,7 +15,7 @@
 use std::cell::RefCell;
 
 use super::node::same_text;
-pub(super) use crate::json::plain_run;
+use crate::json::plain_run;
 
 /// serde_json refuses the 128th nested container; text parsed here refuses it too.
 pub(crate) const SERDE_NESTING_LIMIT: usize = 128;

@@ -42,6 +42,8 @@ impl TypeSet {
     pub(crate) const NUMBER: u8 = 16;
     pub(crate) const STRING: u8 = 32;
     pub(crate) const INTEGER: u8 = 64;
+    /// Every type: what a subschema without `type` allows.
+    pub(crate) const ANY: TypeSet = TypeSet(0x7f);
     const NAMES: [(u8, &'static str); 7] = [
         (Self::NULL, "null"),
         (Self::BOOLEAN, "boolean"),
