@@ -218,6 +218,53 @@ def test_a_call_end_known_from_an_earlier_request_rolls_back_into_unread_argumen
     assert len(undone) >= 3 and masker.deferred > 0
 
 
+@pytest.mark.parametrize("fmt", ["hermes", "qwen3_coder", "kimi_k2"])
+def test_tokens_inside_shared_begins_are_taken_alone_and_roll_back(fmt):
+    """Two tools whose names share a long start: once the rows are cached, each token of that
+    start keeps both begins going, so the batch step takes it through the call text's keyer alone
+    (``CallBegins.keyer``); rolling back into that run, then out of the call, gives the whole
+    tag's masks again, and so does the rest of the reply."""
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    names = ["get_current_weather_report_for_city", "get_current_weather_alerts_for_city"]
+    tools = [{"type": "function", "function": {"name": n, "parameters": schema}} for n in names]
+    grammar = compose(fmt, tools, qwen_info(), "auto", True, "strict")
+    assert grammar.fallback is None, grammar.fallback
+    compiled = qwen_compiler().compile_structural_tag(grammar.whole_tag)
+    reply = "Sure.\n" + toolwire.render(fmt, [{"name": names[1], "arguments": {"city": "Paris"}}])
+    ref = _index(qwen_vocab()).encode(reply, qwen_encoder().encode) + [151645]  # <|im_end|>
+    masker = ComposedMasker(qwen_info())
+    got, want = xgr.allocate_token_bitmask(1, QWEN_VOCAB_SIZE), xgr.allocate_token_bitmask(1, QWEN_VOCAB_SIZE)
+
+    def check(whole, request, where):
+        whole.fill_next_token_bitmask(want, 0)
+        masker.fill([request], got)
+        assert torch.equal(got, want), where
+
+    for attempt in range(2):  # the first request fills the rows the second's keyer reads
+        whole, request = xgr.GrammarMatcher(compiled), masker.new_request(grammar)
+        i, alone, rolled = 0, 0, False
+        while i < len(ref):
+            check(whole, request, (attempt, i))
+            among_begins = type(request._branches) is composed_matcher._Literals
+            before = masker.deferred
+            assert whole.accept_token(ref[i]) and masker.accept([request], [ref[i]])[0]
+            i += 1
+            alone += among_begins and masker.deferred > before
+            keyer = request._lkey if type(request._branches) is composed_matcher._Literals else None
+            if attempt and not rolled and keyer is not None and keyer.deferred_tokens >= 3:
+                whole.rollback(2)
+                masker.rollback([request], 2)
+                i, rolled = i - 2, True
+                check(whole, request, "into the run")
+                whole.rollback(3)
+                masker.rollback([request], 3)
+                i -= 3
+                assert not request.in_call or type(request._branches) is composed_matcher._Literals
+        assert whole.is_terminated() and request.is_terminated()
+        if attempt:
+            assert rolled and alone >= 3, (rolled, alone)
+
+
 @pytest.mark.parametrize("fmt,via", [("hermes", "matcher"), ("qwen3_coder", "matcher"), ("hermes", "masker"), ("qwen3_coder", "masker"), ("glm47", "masker")])
 def test_rollback_after_speculative_tokens_matches_the_whole_tag(fmt, via):
     """Accept k drafted tokens, roll back j of them, on both paths: the masks agree after each.

@@ -624,6 +624,23 @@ class TokenTable:
         cached mask is the one the request's last fill produced, so it answers exactly as the
         matcher's ``accept_token`` would."""
 
+@final
+class CallBegins:
+    """The begins of a composed grammar's tools (``<tool_call>\\n{"name": "get_weather", ...``)."""
+
+    def __new__(cls, begins: Sequence[bytes]) -> CallBegins: ...
+    def __len__(self) -> int: ...
+    def continuing(self, text: bytes) -> int:
+        """How many begins continue past ``text`` (start with it and are longer)."""
+    def literal_step(self, call: bytes, data: bytes) -> bool:
+        """Whether ``data`` read after ``call`` keeps two or more begins in their literal text and
+        completes none: the tokens a keyer from :meth:`keyer` takes alone."""
+    def keyer(self, plan: StateKeyPlan, prefix: bytes, text: bytes) -> StateKeyer:
+        """A keyer whose state is the call text ``text`` (fed tokens append their bytes): its key is
+        ``prefix``, the text, and ``plan``'s key (the plan's keyer is never fed).
+        :meth:`TokenTable.feed_deferred` (and ``feed_requests``) let it take a token only where
+        :meth:`literal_step` holds and the row cached under its key allows the token."""
+
 def unsafe_apply_token_bitmask(
     logits_ptr: int,
     dtype: Literal["float32", "float16", "bfloat16"],

@@ -46,13 +46,22 @@ import numpy as np
 import xgrammar as xgr
 from xgrammar.structural_tag import ConstStringFormat, StructuralTag, TagFormat
 
-from toolwire._core import StateKeyPlan
+from toolwire._core import CallBegins, StateKeyPlan
 from toolwire.masks import _digest
 
 from .cache import tag_json
 from .calls import _call_tag, _ToolTags
 from .composed_matcher import _CLOSES as _KNOWN_ENDS
-from .composed_matcher import _LITERAL_ROWS, _LITERAL_STEPS, SENTINEL, ComposedMatcher, ComposedMismatch, _Branch, _Literals
+from .composed_matcher import (
+    _LITERAL_ROWS,
+    _LITERAL_SETS,
+    _LITERAL_STEPS,
+    SENTINEL,
+    ComposedMatcher,
+    ComposedMismatch,
+    _Branch,
+    _Literals,
+)
 from .format_view import _format, _turn_channels
 from .pieces import PieceCache, _Lru, _set_bits, _vocab, default_pieces
 from .tags import _build, structural_tag
@@ -162,6 +171,7 @@ class ComposedGrammar:
     #: Names this grammar in the caches of values derived from it.
     serial: int = field(default_factory=lambda: next(_SERIALS))
     _entry: _Literals | None = None
+    _begins: CallBegins | None = None
     _extras: dict[Any, np.ndarray] = field(default_factory=dict)  # a few rows: one per rest of the end
 
     def piece(self, i: int) -> xgr.CompiledGrammar:
@@ -188,6 +198,12 @@ class ComposedGrammar:
         if self._entry is None:
             self._entry = _Literals(_Branch(i) for i in range(len(self.tools)))
         return self._entry
+
+    def call_begins(self) -> CallBegins:
+        """Every tool's begin, for the keyers of a call's text among them."""
+        if self._begins is None:
+            self._begins = CallBegins([t.begin for t in self.tools])
+        return self._begins
 
     def piece_plan(self, i: int) -> StateKeyPlan:
         """The mask cache's keys for tool ``i``'s piece."""
@@ -432,7 +448,7 @@ def _tool_entry(info: xgr.TokenizerInfo, fmt: Any, schema_mode: str, tool: Any, 
 
 _METADATA = {
     "read tools": _READ_TOOLS, "tool entries": _TOOL_ENTRIES, "piece key plans": _PIECE_PLANS, "composed grammars": _COMPOSED, "begin masks": _LITERAL_MASKS,
-    "whole tags": _WHOLE_TAGS, "whole-tag key plans": _WHOLE_PLANS, "literal rows": _LITERAL_ROWS, "literal steps": _LITERAL_STEPS, "known call ends": _KNOWN_ENDS, "begun matchers": _BEGUN,
+    "whole tags": _WHOLE_TAGS, "whole-tag key plans": _WHOLE_PLANS, "literal rows": _LITERAL_ROWS, "literal steps": _LITERAL_STEPS, "literal sets": _LITERAL_SETS, "known call ends": _KNOWN_ENDS, "begun matchers": _BEGUN,
 }
 
 #: The byte budgets of the caches of values derived from tools and requests, together (each is

@@ -40,8 +40,13 @@ _LITERAL_STEPS = _Lru(max_bytes=(3 << 20) // 2, size=lambda key, value: 8 * len(
 #: masks, so equal states as far as the end is concerned: the differential test checks it).
 _CLOSES = _Lru(max_bytes=1 << 19, size=lambda key, value: len(key[1]) + 200)
 
-#: The plan of the keyers naming those rows in the mask cache: the call's text decides the row,
-#: so a keyer labelled with the grammar and the text names it (never fed, so shared).
+#: (grammar, call text) -> the tools whose begins continue past that text, where all are in
+#: their begins (what a run of tokens taken by the call's keyer alone leaves).
+_LITERAL_SETS = _Lru(max_bytes=1 << 20, size=lambda key, value: 8 * len(value) + 56 + len(key[1]) + 200)
+
+#: The plan under the keyers naming those rows in the mask cache (``CallBegins.keyer``): the
+#: call's text decides the row, so the grammar and the text name it; this plan's keyer is
+#: never fed, so it adds the same bytes to every such key.
 _LITERAL_PLAN = StateKeyPlan.opaque(b"composed literal")
 
 
@@ -52,12 +57,7 @@ class _Branch:
 
 
 class _Literals(list):  # type: ignore[type-arg]
-    """Branches all still in their begins' literal text: shared by requests, never changed (but
-    for the keyers of their rows, by call text: one, but for a grammar's entry branches)."""
-
-    def __init__(self, branches: Any = ()) -> None:
-        super().__init__(branches)
-        self.keyers: dict[bytes, StateKeyer] = {}
+    """Branches all still in their begins' literal text: shared by requests, never changed."""
 
 
 class ComposedMatcher:
@@ -66,14 +66,17 @@ class ComposedMatcher:
     ``is_terminated``, ``is_completed``, as xgrammar's ``GrammarMatcher``.
 
     It also names its state for the mask cache (:meth:`cache_key`): a state keyer follows the
-    text the scaffold read, another the current call's text while one tool is left. Keyers are
-    fed in place; a rollback builds them again from the texts (kept as bytes). Inside one
-    tool's piece, :class:`~toolwire.grammar.composed_batch.ComposedMasker` may take tokens
-    the cached mask allows through the piece's keyer alone (``TokenTable.feed_deferred``,
-    never a token that completes the call's end); the piece's matcher reads them in one
-    ``accept_string`` before anything else asks it (:meth:`_flush`), kept as one history
-    entry that a rollback into it splits; a call's end seen before from a state of the same key
-    closes the call without that read (:meth:`_known_close`)."""
+    text the scaffold read, another the current call's text while one tool is left, and while
+    several tools' begins are followed a keyer of the call's text among the grammar's begins
+    (``CallBegins.keyer``). Keyers are fed in place; a rollback builds them again from the texts
+    (kept as bytes). :class:`~toolwire.grammar.composed_batch.ComposedMasker` may take tokens
+    the cached mask allows through a keyer alone (``TokenTable.feed_deferred``): in the
+    scaffold's free text, inside one tool's piece (never a token that completes the call's end),
+    and among several begins (only a token that keeps two or more going and completes none).
+    The part's matcher reads them in one ``accept_string`` before anything else asks it (the
+    begins have no matcher: the run only moves the call's text), kept as one history entry that
+    a rollback into it splits (:meth:`_flush`); a call's end seen before from a state of the
+    same key closes the call without that read (:meth:`_known_close`)."""
 
     def __init__(self, grammar: ComposedGrammar, *, _copy: ComposedMatcher | None = None) -> None:
         assert grammar.scaffold is not None
@@ -94,6 +97,7 @@ class ComposedMatcher:
             self._call = bytearray()  # the current call's text, from the head's start
             self._skey = self._scaffold_keyer()
             self._pkey: StateKeyer | None = None  # the piece's keyer, while one tool is left
+            self._lkey: StateKeyer | None = None  # the call text's keyer, among several begins
             self._entry_key = b""  # the scaffold's key where the current call began
         else:
             self._scaffold = _copy._scaffold.fork()
@@ -103,6 +107,7 @@ class ComposedMatcher:
             self._stext, self._call = bytearray(_copy._stext), bytearray(_copy._call)
             self._skey, self._entry_key = _copy._skey.__copy__(), _copy._entry_key
             self._pkey = None if _copy._pkey is None else _copy._pkey.__copy__()
+            self._lkey = None
         # (state before, matcher steps, the lengths of a deferred run's tokens or None for one)
         self._history: list[tuple[Any, list[tuple[xgr.GrammarMatcher, int]], list[int] | None]] = []
         self._accepted = 0
@@ -156,40 +161,46 @@ class ComposedMatcher:
         k = self._cache_keyer()
         return k.key() if k is not None and k.cacheable else None
 
-    def _cache_keyer(self, call: bytes | None = None) -> StateKeyer | None:
+    def _cache_keyer(self) -> StateKeyer | None:
         """The keyer whose (labelled) key is this state's row's: the scaffold's, the piece's, or
-        where every tool left is in its begin's literal text, one naming the call's text
-        (``call``, where the caller has it as bytes)."""
+        where every tool left is in its begin's literal text, the call text's."""
         branches = self._branches
         if branches is None:
             return self._skey
         if self._pkey is not None or type(branches) is not _Literals:
             return self._pkey
-        if call is None:
-            call = bytes(self._call)
-        k = branches.keyers.get(call)
-        if k is None:
-            k = branches.keyers[call] = _LITERAL_PLAN.keyer()
-            k.label(b"L" + self.grammar.serial.to_bytes(8, "little") + call)
-        return k
+        return self._literal_keyer()
+
+    def _literal_keyer(self) -> StateKeyer:
+        """The call text's keyer among the grammar's begins (made on first need after a change)."""
+        if self._lkey is None:
+            prefix = b"L" + self.grammar.serial.to_bytes(8, "little")
+            self._lkey = self.grammar.call_begins().keyer(_LITERAL_PLAN, prefix, bytes(self._call))
+        return self._lkey
 
     def _sync_keys(self) -> None:
         """Keep the keyers a batch step reads as attributes (``_core.unsafe_fill_request_rows``
         reads ``_fill_key``, ``_core.feed_requests`` ``_accept_key``): called after every
         change of part or keyer (an accepted token, a rollback)."""
+        self._lkey = None
         self._fill_key = self._cache_keyer()
         self._accept_key = self._deferrable()
 
     def _deferrable(self) -> StateKeyer | None:
         """The keyer that may take a token the cached mask allows alone: the scaffold's (in
-        free text, where no call begins), the piece's (short of the call's end)."""
-        if self._branches is None:
+        free text, where no call begins), the call text's (among several begins), the piece's
+        (short of the call's end)."""
+        branches = self._branches
+        if branches is None:
             return self._skey
+        if type(branches) is _Literals:
+            return self._literal_keyer()
         return self._pkey if self._end else None
 
     def _flush(self) -> None:
         """Give the matcher the tokens its keyer took alone (see the class docs)."""
-        k = self._skey if self._branches is None else self._pkey
+        branches = self._branches
+        k = self._skey if branches is None else self._lkey if type(branches) is _Literals else self._pkey
         if k is None or not k.deferred_tokens:
             return
         self._read_deferred(*k.take_deferred_run())
@@ -197,14 +208,20 @@ class ComposedMatcher:
     def _read_deferred(self, data: bytes, lengths: list[int]) -> None:
         state = self._state()
         m = self._read_run(data)
-        self._history.append((state, [(m, 1)], lengths))
+        self._history.append((state, [] if m is None else [(m, 1)], lengths))
         self._accepted += len(lengths)
 
-    def _read_run(self, data: bytes) -> xgr.GrammarMatcher:
-        """Give the current part's matcher a run of tokens its keyer has read."""
+    def _read_run(self, data: bytes) -> xgr.GrammarMatcher | None:
+        """Give the current part's matcher a run of tokens its keyer has read (among several
+        begins there is none: the run moves the call's text, None)."""
         if self._branches is None:
             m = self._scaffold
             self._stext += data
+        elif type(self._branches) is _Literals:
+            self._pos += len(data)
+            self._call += data
+            self._branches = self._literals_left()
+            return None
         else:
             m = self._branches[0].matcher  # type: ignore[assignment]
             self._pos += len(data)
@@ -315,9 +332,11 @@ class ComposedMatcher:
     # tokens ----------------------------------------------------------------
 
     def accept_token(self, token: int) -> bool:
-        if type(self._branches) is _Literals and self._literal_step(token):
-            return True
-        if self._pkey is not None and self._known_close(token):
+        if type(self._branches) is _Literals:
+            self._flush()
+            if self._literal_step(token):
+                return True
+        elif self._pkey is not None and self._known_close(token):
             return True
         self._flush()
         state = self._state()
@@ -381,6 +400,20 @@ class ComposedMatcher:
         self._sync_keys()
         return True
 
+    def _literals_left(self) -> _Literals:
+        """The branches whose begins continue past the call's text, all in their begins (after
+        a run the call's keyer took: it took only such steps)."""
+        call = bytes(self._call)
+        key = (self.grammar.serial, call)
+        left = _LITERAL_SETS.get(key)
+        if left is None:
+            tools = self.grammar.tools
+            left = _Literals(b for b in self._branches if len(tools[b.tool].begin) > len(call) and tools[b.tool].begin.startswith(call))  # type: ignore[union-attr]
+            if len(left) < 2:
+                raise ComposedMismatch("the call's keyer took a token that leaves fewer than two begins")
+            _LITERAL_SETS.put(key, left)
+        return left  # type: ignore[no-any-return]
+
     def _literal_step(self, token: int) -> bool:
         """The common step among several tools' begins, known from an earlier request: the token
         keeps two or more of them in their literal text (no matcher, nothing to flush: the
@@ -395,8 +428,7 @@ class ComposedMatcher:
         self._branches = known
         self._pos += len(data)
         self._call += data
-        self._fill_key = self._cache_keyer(call + data)
-        self._accept_key = None
+        self._sync_keys()
         return True
 
     def _accept(self, token: int, steps: list[tuple[xgr.GrammarMatcher, int]]) -> bool:
@@ -560,7 +592,8 @@ class ComposedMatcher:
                 start = state[4] if scaffold else state[6]  # the text's length before the run
                 data = bytes((self._stext if scaffold else self._call)[start : start + sum(keep)])
                 self._restore(state, keyers=False)
-                self._history.append((state, [(self._read_run(data), 1)], keep))
+                reader = self._read_run(data)
+                self._history.append((state, [] if reader is None else [(reader, 1)], keep))
                 state = self._state()
                 break
             n -= size

@@ -594,6 +594,16 @@ pub struct StateKeyer {
     deferred_lengths: Vec<u32>,
     tokens: u64,
     label: Label,
+    /// Set for a keyer of a call's text inside several tools' begins (`CallBegins.keyer`).
+    walk: Option<BeginWalk>,
+}
+
+/// A keyer's call text among the begins it was made for: the text is its state (in its key,
+/// after the label's prefix) and grows with every token fed.
+#[derive(Clone)]
+struct BeginWalk {
+    begins: std::sync::Arc<toolwire_core::bitmask::CallBegins>,
+    text: Vec<u8>,
 }
 
 /// What a composed grammar adds to a keyer: bytes around its key, and where
@@ -616,10 +626,33 @@ impl StateKeyer {
             deferred_lengths: Vec::new(),
             tokens: 0,
             label: Label::default(),
+            walk: None,
         }
     }
 
+    /// A keyer of the call text `text` among `begins`, keyed by `prefix`, the text and `plan`'s
+    /// (constant) key.
+    pub(crate) fn in_begins(
+        plan: &StateKeyPlan,
+        begins: std::sync::Arc<toolwire_core::bitmask::CallBegins>,
+        prefix: &[u8],
+        text: &[u8],
+    ) -> Self {
+        let mut k = StateKeyer::new(toolwire_core::bitmask::StateKeyer::new(&plan.0));
+        k.label.prefix = prefix.to_vec();
+        k.walk = Some(BeginWalk {
+            begins,
+            text: text.to_vec(),
+        });
+        k
+    }
+
     fn feed(&mut self, token: u32, data: &[u8]) {
+        if let Some(walk) = &mut self.walk {
+            walk.text.extend_from_slice(data);
+            self.tokens += 1;
+            return;
+        }
         self.inner.accept(token, data);
         self.tokens += 1;
         let keep = self.label.stop_at.len().saturating_sub(1);
@@ -635,6 +668,9 @@ impl StateKeyer {
     /// Append the cache key of the current state (the label's prefix, the key, its suffix).
     pub(crate) fn push_key(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.label.prefix);
+        if let Some(walk) = &self.walk {
+            out.extend_from_slice(&walk.text);
+        }
         out.extend_from_slice(&self.inner.key());
         out.extend_from_slice(&self.label.suffix);
     }
@@ -796,6 +832,23 @@ impl TokenTable {
         keyer: &mut StateKeyer,
         token: u32,
     ) -> bool {
+        if let Some(walk) = &keyer.walk {
+            let bytes = self.bytes_of(token);
+            let allowed =
+                !self.stops.contains(&token) && walk.begins.literal_step(&walk.text, bytes) && {
+                    key.truncate(ns);
+                    keyer.push_key(key);
+                    cache
+                        .peek(key)
+                        .is_some_and(|row| row.allows(token as usize))
+                };
+            if allowed {
+                keyer.feed(token, bytes);
+                keyer.deferred.extend_from_slice(bytes);
+                keyer.deferred_lengths.push(bytes.len() as u32);
+            }
+            return allowed;
+        }
         let allowed = !self.stops.contains(&token)
             && keyer.inner.text_level()
             && keyer.inner.cacheable()

@@ -2,6 +2,7 @@
 //! between Python objects and the core's types. No parsing logic lives here.
 
 mod batch;
+mod begins;
 mod bitmask;
 mod convert;
 mod detect;
@@ -57,6 +58,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<bitmask::StateKeyPlan>()?;
     m.add_class::<bitmask::StateKeyer>()?;
     m.add_class::<bitmask::TokenTable>()?;
+    m.add_class::<begins::CallBegins>()?;
     m.add_function(wrap_pyfunction!(bitmask::unsafe_apply_token_bitmask, m)?)?;
     m.add_function(wrap_pyfunction!(bitmask::unsafe_count_allowed, m)?)?;
     m.add_function(wrap_pyfunction!(rows::unsafe_fill_request_rows, m)?)?;

@@ -11,9 +11,11 @@
 //! bfloat16), so one generic loop serves every dtype and no half-precision crate is needed.
 
 pub mod cache;
+pub mod call_begins;
 pub mod key;
 
 pub use cache::{CacheStats, MaskCache, Row};
+pub use call_begins::CallBegins;
 pub use key::{KeyPlan, StateKeyer};
 
 /// Tokens per bitmask word.
