@@ -1,6 +1,9 @@
 //! The JSON content scanner: where a value is inside JSON content, and whether its state there
 //! is canonical (see the module docs of `key`).
 
+use std::ptr::NonNull;
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::hash::Hash128;
@@ -34,12 +37,64 @@ fn collapsible(schema: &Value) -> bool {
     }
 }
 
+/// A schema inside a tree that every keyer of a plan shares: the tree, kept alive, and one node
+/// of it. A keyer steps into a member's schema at every key of the JSON it reads; a reference
+/// costs a counter where a copy of the subschema cost every string and map in it.
+#[derive(Clone)]
+pub(super) struct SchemaRef {
+    tree: Arc<Value>,
+    node: NonNull<Value>,
+}
+
+// SAFETY: `node` points into `*tree` (see `SchemaRef::child`), which is never changed and lives
+// as long as this reference holds `tree`; shared reads of a `Value` are thread-safe.
+unsafe impl Send for SchemaRef {}
+unsafe impl Sync for SchemaRef {}
+
+impl SchemaRef {
+    pub(super) fn new(tree: Arc<Value>) -> Self {
+        let node = NonNull::from(&*tree);
+        SchemaRef { tree, node }
+    }
+
+    pub(super) fn get(&self) -> &Value {
+        // SAFETY: see the `Send` impl: the node is inside the tree this reference keeps alive.
+        unsafe { self.node.as_ref() }
+    }
+
+    /// The node `pick` finds from this one (a reference into the same tree: `pick` gets this
+    /// node and returns something borrowed from it).
+    fn child(&self, pick: impl for<'a> FnOnce(&'a Value) -> Option<&'a Value>) -> Option<Self> {
+        let node = NonNull::from(pick(self.get())?);
+        Some(SchemaRef {
+            tree: self.tree.clone(),
+            node,
+        })
+    }
+}
+
+impl std::fmt::Debug for SchemaRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.get().fmt(f)
+    }
+}
+
 /// The schema of a value in the JSON content: known, any JSON, or unknown.
 #[derive(Debug, Clone)]
 pub(super) enum Sub {
-    Schema(Value),
+    Schema(SchemaRef),
     Any,
     Unknown,
+}
+
+impl Sub {
+    /// The schema's JSON, where it is known.
+    fn schema(&self) -> Option<&Value> {
+        match self {
+            Sub::Schema(s) => Some(s.get()),
+            Sub::Any | Sub::Unknown => None,
+        }
+    }
 }
 
 fn is_any(schema: &Value) -> bool {
@@ -47,46 +102,49 @@ fn is_any(schema: &Value) -> bool {
 }
 
 fn child(parent: &Sub, key: Option<&[u8]>) -> Sub {
-    let schema = match parent {
+    let parent = match parent {
         Sub::Any => return Sub::Any,
         Sub::Unknown => return Sub::Unknown,
-        Sub::Schema(s) if is_any(s) => return Sub::Any,
-        Sub::Schema(Value::Object(map)) => map,
+        Sub::Schema(s) if is_any(s.get()) => return Sub::Any,
+        Sub::Schema(s) if s.get().is_object() => s,
         Sub::Schema(_) => return Sub::Unknown,
     };
-    match key {
-        None => match schema.get("items") {
-            Some(items @ (Value::Object(_) | Value::Bool(_)))
-                if !schema.contains_key("prefixItems") =>
-            {
-                Sub::Schema(items.clone())
+    let schema = parent.get();
+    let found = match key {
+        None => parent.child(|s| match s.get("items") {
+            Some(items @ (Value::Object(_) | Value::Bool(_))) if s.get("prefixItems").is_none() => {
+                Some(items)
             }
-            _ => Sub::Unknown,
-        },
+            _ => None,
+        }),
         Some(key) => {
             let Ok(key) = std::str::from_utf8(key) else {
                 return Sub::Unknown;
             };
             let props = schema.get("properties").and_then(Value::as_object);
-            if let Some(sub) = props.and_then(|p| p.get(key)) {
-                return Sub::Schema(sub.clone());
-            }
-            match schema.get("additionalProperties") {
-                None | Some(Value::Bool(true))
-                    if props.is_none()
-                        && schema.keys().all(|k| {
-                            k == "type"
-                                || k == "additionalProperties"
-                                || ANNOTATIONS.contains(&k.as_str())
-                        }) =>
-                {
-                    Sub::Any
+            if props.and_then(|p| p.get(key)).is_some() {
+                parent.child(|s| s.get("properties")?.get(key))
+            } else {
+                match schema.get("additionalProperties") {
+                    None | Some(Value::Bool(true))
+                        if props.is_none()
+                            && schema.as_object().is_some_and(|m| {
+                                m.keys().all(|k| {
+                                    k == "type"
+                                        || k == "additionalProperties"
+                                        || ANNOTATIONS.contains(&k.as_str())
+                                })
+                            }) =>
+                    {
+                        return Sub::Any
+                    }
+                    Some(Value::Object(_)) => parent.child(|s| s.get("additionalProperties")),
+                    _ => None,
                 }
-                Some(extra @ Value::Object(_)) => Sub::Schema(extra.clone()),
-                _ => Sub::Unknown,
             }
         }
-    }
+    };
+    found.map_or(Sub::Unknown, Sub::Schema)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -138,8 +196,10 @@ fn product(schema: &Sub, object: bool) -> bool {
     let map = match schema {
         Sub::Any => return true,
         Sub::Unknown => return false,
-        Sub::Schema(Value::Object(map)) => map,
-        Sub::Schema(s) => return is_any(s),
+        Sub::Schema(s) => match s.get() {
+            Value::Object(map) => map,
+            s => return is_any(s),
+        },
     };
     if map.is_empty() {
         return true;
@@ -222,12 +282,19 @@ impl Num {
 /// `Some(true)` for a plain integer schema, `Some(false)` for a plain number or any JSON
 /// (whose numbers follow the number rule); None for anything with bounds or other keywords.
 pub(super) fn number_kind(schema: &Sub) -> Option<bool> {
-    let map = match schema {
-        Sub::Any => return Some(false),
-        Sub::Schema(s) if is_any(s) => return Some(false),
-        Sub::Schema(Value::Object(map)) => map,
-        _ => return None,
-    };
+    match schema {
+        Sub::Any => Some(false),
+        Sub::Schema(s) => number_kind_of(s.get()),
+        Sub::Unknown => None,
+    }
+}
+
+/// [`number_kind`] of a schema's JSON.
+pub(super) fn number_kind_of(schema: &Value) -> Option<bool> {
+    if is_any(schema) {
+        return Some(false);
+    }
+    let map = schema.as_object()?;
     if !map
         .keys()
         .all(|k| k == "type" || ANNOTATIONS.contains(&k.as_str()))
@@ -252,7 +319,7 @@ pub(super) enum ValueEnd {
 
 #[derive(Debug, Clone)]
 pub(super) struct JsonScan {
-    root: Value,
+    root: SchemaRef,
     collapse: bool,
     stack: Vec<Container>,
     started: bool,
@@ -279,9 +346,9 @@ pub(super) fn utf8_len(lead: u8) -> u8 {
 }
 
 impl JsonScan {
-    pub(super) fn new(root: Value, collapse: bool) -> Self {
+    pub(super) fn new(root: Arc<Value>, collapse: bool) -> Self {
         JsonScan {
-            root,
+            root: SchemaRef::new(root),
             collapse,
             stack: Vec::new(),
             started: false,
@@ -316,8 +383,10 @@ impl JsonScan {
                     hasher.write(&(c.keys.len() as u64).to_le_bytes());
                     hasher.write(&c.keys);
                 }
-                (Sub::Schema(Value::Object(map)), false)
-                    if map.contains_key("minItems") || map.contains_key("maxItems") =>
+                (sub, false)
+                    if sub.schema().and_then(Value::as_object).is_some_and(|map| {
+                        map.contains_key("minItems") || map.contains_key("maxItems")
+                    }) =>
                 {
                     hasher.write(b"N");
                     hasher.write(&c.items.to_le_bytes());
@@ -429,7 +498,7 @@ impl JsonScan {
                 let collapsible = self.collapse
                     && match &schema {
                         Sub::Any => true,
-                        Sub::Schema(s) => collapsible(s),
+                        Sub::Schema(s) => collapsible(s.get()),
                         Sub::Unknown => false,
                     };
                 self.string = Some(Str::Value { collapsible });

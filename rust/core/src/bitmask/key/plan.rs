@@ -21,7 +21,7 @@ pub(super) enum Content {
     /// `functions.NAME:0<|tool_call_argument_begin|>`), read up to the constant's first
     /// occurrence, which the digits cannot hold.
     Json {
-        schema: Value,
+        schema: Arc<Value>,
         collapse: bool,
         lead: Option<Vec<u8>>,
     },
@@ -124,10 +124,11 @@ fn content_of(node: &Value) -> Option<Content> {
             if node.get("style").and_then(Value::as_str).unwrap_or("json") != "json" {
                 return None;
             }
-            let schema = node
-                .get("json_schema")
-                .cloned()
-                .unwrap_or(Value::Bool(true));
+            let schema = Arc::new(
+                node.get("json_schema")
+                    .cloned()
+                    .unwrap_or(Value::Bool(true)),
+            );
             let collapse = node
                 .get("excludes")
                 .and_then(Value::as_array)

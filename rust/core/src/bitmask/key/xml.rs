@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 use super::is_ws;
-use super::json::{number_kind, utf8_len, Num, Sub, ANNOTATIONS};
+use super::json::{number_kind_of, utf8_len, Num, ANNOTATIONS};
 use super::keyer::{family, StateKeyer};
 use super::plan::{elements_of, is_ws_node, kind_of, str_bytes};
 use crate::spec::ParamTags;
@@ -63,7 +63,7 @@ impl NumberValue {
             {
                 return None;
             }
-            number_kind(&Sub::Schema(n.get("json_schema")?.clone()))
+            number_kind_of(n.get("json_schema")?)
         };
         let optional_const = |n: &Value| -> Option<Vec<u8>> {
             let inner = (kind_of(n) == "optional").then(|| n.get("content"))??;
