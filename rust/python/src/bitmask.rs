@@ -648,13 +648,12 @@ impl StateKeyer {
     }
 
     fn feed(&mut self, token: u32, data: &[u8]) {
+        self.tokens += 1;
         if let Some(walk) = &mut self.walk {
             walk.text.extend_from_slice(data);
-            self.tokens += 1;
             return;
         }
         self.inner.accept(token, data);
-        self.tokens += 1;
         let keep = self.label.stop_at.len().saturating_sub(1);
         if keep > 0 {
             let tail = &mut self.label.tail;
@@ -832,41 +831,27 @@ impl TokenTable {
         keyer: &mut StateKeyer,
         token: u32,
     ) -> bool {
-        if let Some(walk) = &keyer.walk {
-            let bytes = self.bytes_of(token);
-            let allowed =
-                !self.stops.contains(&token) && walk.begins.literal_step(&walk.text, bytes) && {
-                    key.truncate(ns);
-                    keyer.push_key(key);
-                    cache
-                        .peek(key)
-                        .is_some_and(|row| row.allows(token as usize))
-                };
-            if allowed {
-                keyer.feed(token, bytes);
-                keyer.deferred.extend_from_slice(bytes);
-                keyer.deferred_lengths.push(bytes.len() as u32);
-            }
-            return allowed;
-        }
-        let allowed = !self.stops.contains(&token)
-            && keyer.inner.text_level()
-            && keyer.inner.cacheable()
-            && !keyer.stops_at(self.bytes_of(token))
-            && {
-                key.truncate(ns);
-                keyer.push_key(key);
-                cache
-                    .peek(key)
-                    .is_some_and(|row| row.allows(token as usize))
-            };
+        let bytes = self.bytes_of(token);
+        let keyed_by_text = match &keyer.walk {
+            // A call's text among several begins: only a step inside two or more of them.
+            Some(walk) => walk.begins.literal_step(&walk.text, bytes),
+            None => keyer.inner.text_level() && keyer.inner.cacheable() && !keyer.stops_at(bytes),
+        };
+        let allowed = !self.stops.contains(&token) && keyed_by_text && {
+            key.truncate(ns);
+            keyer.push_key(key);
+            cache
+                .peek(key)
+                .is_some_and(|row| row.allows(token as usize))
+        };
         if !allowed {
             return false;
         }
-        let bytes = self.bytes_of(token);
-        // Kept to undo the feed if the token leaves free text (plain free text cannot).
-        let before = (keyer.label.free_text_only && !keyer.inner.stays_free(bytes))
-            .then(|| (keyer.inner.clone(), keyer.label.tail.clone()));
+        // Kept to undo the feed if the token leaves free text (plain free text cannot; a call's
+        // text among begins is not free text).
+        let before =
+            (keyer.walk.is_none() && keyer.label.free_text_only && !keyer.inner.stays_free(bytes))
+                .then(|| (keyer.inner.clone(), keyer.label.tail.clone()));
         keyer.feed(token, bytes);
         if let Some((inner, tail)) = before.filter(|_| keyer.inner.mode().name() != "free") {
             keyer.inner = inner;

@@ -122,8 +122,9 @@ fn child(parent: &Sub, key: Option<&[u8]>) -> Sub {
                 return Sub::Unknown;
             };
             let props = schema.get("properties").and_then(Value::as_object);
-            if props.and_then(|p| p.get(key)).is_some() {
-                parent.child(|s| s.get("properties")?.get(key))
+            let declared = parent.child(|s| s.get("properties")?.get(key));
+            if declared.is_some() {
+                declared
             } else {
                 match schema.get("additionalProperties") {
                     None | Some(Value::Bool(true))
