@@ -102,7 +102,8 @@ def test_a_trailing_stop_id_of_the_format_is_dropped_by_the_parser_itself():
 @pytest.mark.parametrize("threads", [1, 2, None])
 def test_count_batch_equals_the_counts_of_the_messages(threads):
     parser = toolwire.ToolParser("hermes", TOOLS)
-    texts = TEXTS * 41
+    # Long enough for pieces of several sizes; one completion has two issues of one kind.
+    texts = (TEXTS + [BAD_SCHEMA + "\n" + BAD_SCHEMA]) * 300
     counts = count_batch(parser, texts, threads=threads)
     messages = [parser.parse(t) for t in texts]
     assert counts.call_counts == [len(m.tool_calls) for m in messages]

@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyIterator, PyList, PyString};
+use pyo3::types::{PyDict, PyIterator, PyList, PyString};
 use toolwire_core::ids::{IdSource, RandomIds};
 use toolwire_core::message::IssueKind;
 use toolwire_core::stream::{ParserConfig, StreamParser};
@@ -206,11 +206,6 @@ fn parse_all<T: Send + 'static>(
     let threads = threads
         .unwrap_or_else(|| thread::available_parallelism().map_or(1, NonZeroUsize::get))
         .clamp(1, total.max(1));
-    let piece = if threads == 1 {
-        total.max(1)
-    } else {
-        (total / (threads * PIECES_PER_THREAD)).clamp(MIN_PIECE, MAX_PIECE)
-    };
     let shared = Arc::new(Shared {
         config: parser.config.clone(),
         vocab: parser.vocab.clone(),
@@ -230,13 +225,15 @@ fn parse_all<T: Send + 'static>(
         );
     }
     let items = completions.try_iter()?;
-    let mut pieces = 0;
+    let (mut pieces, mut read) = (0, 0);
     let mut unread = None;
-    while pieces * piece < total.max(1) {
+    while read < total.max(1) {
+        let piece = piece_size(total - read, threads);
         match Batch::read(&items, piece, strip_ids) {
             Ok(batch) => {
                 let _ = queue_in.send((pieces, batch));
                 pieces += 1;
+                read += piece;
             }
             Err(e) => {
                 unread = Some(e);
@@ -266,9 +263,20 @@ fn parse_all<T: Send + 'static>(
     Ok(all)
 }
 
-/// How finely a batch is cut for threads to share: about this many pieces per thread, each of
-/// at least and at most these many completions.
-const PIECES_PER_THREAD: usize = 16;
+/// How many completions the next piece takes when `left` are still unread: all of them on one
+/// thread; otherwise a share of what is left, so pieces shrink towards the end of the batch and
+/// the thread that takes the last one keeps the others waiting for a short piece at most (with
+/// pieces of one size, up to a whole piece's parse was left to one thread at the end).
+fn piece_size(left: usize, threads: usize) -> usize {
+    if threads == 1 {
+        return left.max(1);
+    }
+    (left / (threads * PIECES_PER_THREAD)).clamp(MIN_PIECE, MAX_PIECE)
+}
+
+/// How finely what is left of a batch is cut: about `1 / (threads * PIECES_PER_THREAD)` of it a
+/// piece, each of at least and at most these many completions.
+const PIECES_PER_THREAD: usize = 8;
 const MIN_PIECE: usize = 32;
 const MAX_PIECE: usize = 1024;
 
@@ -325,14 +333,14 @@ fn counted(stream: &mut StreamParser) -> Counted {
 #[pyfunction]
 #[pyo3(signature = (parser, completions, *, threads=None, finish_reason=None, strip_ids=Vec::new()))]
 #[allow(clippy::type_complexity)]
-pub fn parse_batch_counts(
-    py: Python<'_>,
-    parser: &Bound<'_, ToolParser>,
-    completions: &Bound<'_, PyAny>,
+pub fn parse_batch_counts<'py>(
+    py: Python<'py>,
+    parser: &Bound<'py, ToolParser>,
+    completions: &Bound<'py, PyAny>,
     threads: Option<usize>,
     finish_reason: Option<&str>,
     strip_ids: Vec<u32>,
-) -> PyResult<(Vec<u32>, Vec<u32>, BTreeMap<&'static str, Vec<u32>>)> {
+) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>, Bound<'py, PyDict>)> {
     let counted = parse_all(
         py,
         parser,
@@ -343,15 +351,48 @@ pub fn parse_batch_counts(
         || Box::new(NoIds),
         counted,
     )?;
-    let mut kinds: BTreeMap<&'static str, Vec<u32>> = BTreeMap::new();
+    let mut kinds: BTreeMap<&'static str, Vec<(usize, u32)>> = BTreeMap::new();
     for (k, c) in counted.iter().enumerate() {
         for kind in &c.kinds {
-            kinds
-                .entry(kind.as_str())
-                .or_insert_with(|| vec![0; counted.len()])[k] += 1;
+            let column = kinds.entry(kind.as_str()).or_default();
+            match column.last_mut() {
+                Some((at, n)) if *at == k => *n += 1,
+                _ => column.push((k, 1)),
+            }
         }
     }
-    let calls = counted.iter().map(|c| c.calls).collect();
-    let issues = counted.iter().map(|c| c.kinds.len() as u32).collect();
-    Ok((calls, issues, kinds))
+    let n = counted.len();
+    let calls = counts_column(py, n, counted.iter().map(|c| c.calls).enumerate())?;
+    let issues = counts_column(
+        py,
+        n,
+        counted.iter().map(|c| c.kinds.len() as u32).enumerate(),
+    )?;
+    let by_kind = PyDict::new(py);
+    for (kind, column) in kinds {
+        by_kind.set_item(kind, counts_column(py, n, column)?)?;
+    }
+    Ok((calls, issues, by_kind))
+}
+
+/// A list of `len` counts, zero but at the `(position, count)` pairs given. The zeros are one
+/// list repeated (a reference copied per slot, as `[0] * len` does), so a column costs a Python
+/// call per non-zero count: most of a batch's counts are zero, and building every slot one call
+/// at a time was a large part of what `parse_batch_counts` does with the GIL held.
+fn counts_column<'py>(
+    py: Python<'py>,
+    len: usize,
+    counts: impl IntoIterator<Item = (usize, u32)>,
+) -> PyResult<Bound<'py, PyList>> {
+    let column = PyList::new(py, [0u32])?
+        .as_sequence()
+        .repeat(len)?
+        .into_any()
+        .downcast_into::<PyList>()?;
+    for (at, count) in counts {
+        if count != 0 {
+            column.set_item(at, count)?;
+        }
+    }
+    Ok(column)
 }
