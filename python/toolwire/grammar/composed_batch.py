@@ -33,7 +33,7 @@ from toolwire import ToolwireError
 from toolwire._core import MaskCache, StateKeyer, StateKeyPlan, feed_requests, unsafe_fill_request_rows, unsafe_store_request_rows
 
 from .composed import _WHOLE_PLANS, ComposedGrammar, _key_plan
-from .composed_matcher import ComposedMatcher, ComposedMismatch, _torch_row
+from .composed_matcher import ComposedMatcher, ComposedMismatch
 from .pieces import _vocab
 
 
@@ -208,11 +208,14 @@ class ComposedMasker:
         self.hits += hits
         self.misses += len(missed) + len(unkeyed)
         matchers, matcher_rows, ends = [], [], []
+        words_of = None  # the bitmask as numpy words, made once: indexing the tensor per row costs more
         for i in missed + unkeyed:
             request, row = requests[i], rows[i]
             one = request._one_matcher()
             if one is None:
-                bitmask[row].copy_(_torch_row(request._mask()))
+                if words_of is None:
+                    words_of = bitmask.numpy().view(np.uint32)
+                words_of[row] = request._mask()
                 continue
             matchers.append(one)
             matcher_rows.append(row)
@@ -225,7 +228,9 @@ class ComposedMasker:
         for request, row in ends:
             extra = request._end_extras()
             if extra is not None:
-                bitmask[row].numpy().view(np.uint32)[:] |= extra
+                if words_of is None:
+                    words_of = bitmask.numpy().view(np.uint32)
+                words_of[row] |= extra
         if missed:
             unsafe_store_request_rows(self.cache, self.namespace, requests, ptr, n_rows, words, rows, missed, copies)
         return bitmask
