@@ -320,6 +320,26 @@ def test_rollback_after_speculative_tokens_matches_the_whole_tag(fmt, via):
     assert via == "matcher" or masker.deferred > 0  # tokens taken by a keyer alone, some rolled back
 
 
+def test_masker_fill_misuse_is_one_clear_error():
+    grammar = compose("hermes", TOOLS, qwen_info(), "auto", True, "strict")
+    masker = ComposedMasker(qwen_info())
+    requests = [masker.new_request(grammar) for _ in range(3)]
+    bitmask = xgr.allocate_token_bitmask(3, QWEN_VOCAB_SIZE)
+    whole = bitmask.clone()
+    masker.fill(requests, whole)
+    for indices in ([2, 1, 0], (2, 1, 0), torch.tensor([2, 1, 0])):
+        bitmask.zero_()
+        masker.fill(requests, bitmask, indices)
+        assert torch.equal(bitmask, whole)  # every request is at its start: the same row each
+    for indices, why in (([0, 1], "one bitmask row per request"), ([0, 1, 3], "row 3 is out of range"),
+                         ([0, -1, 2], "an int"), ([0.5, 1, 2], "an int"), ([0, "1", 2], "an int")):
+        with pytest.raises(toolwire.ToolwireError, match=why):
+            masker.fill(requests, bitmask, indices)
+    for wrong in (bitmask.to(torch.int64), bitmask[:, :10], bitmask[:, :3].t()):
+        with pytest.raises(toolwire.ToolwireError, match="contiguous CPU"):
+            masker.fill(requests, wrong)
+
+
 def test_a_format_that_cannot_be_composed_falls_back_to_the_whole_tag(monkeypatch):
     unchecked = compose("deepseek_v4_1", TOOLS, qwen_info(), "auto", True, "strict")
     assert unchecked.fallback and "not checked" in unchecked.fallback

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
+import torch
 import xgrammar as xgr
 
 from toolwire import ToolwireError
@@ -197,20 +198,23 @@ class ComposedMasker:
         request gets an all-allowed row. Returns the bitmask (allocated when not given)."""
         if bitmask is None:
             bitmask = xgr.allocate_token_bitmask(len(requests), self.vocab_size)
-        if tuple(bitmask.shape[1:]) != (self.words,) or not bitmask.is_contiguous() or bitmask.device.type != "cpu":
-            raise ToolwireError(f"the bitmask must be a contiguous CPU [B, {self.words}] int32 tensor, got {tuple(bitmask.shape)}")
-        rows = list(range(len(requests))) if indices is None else [int(i) for i in indices]
-        if len(rows) != len(requests) or (rows and (min(rows) < 0 or max(rows) >= bitmask.shape[0])):
-            raise ToolwireError("indices must give one in-range bitmask row per request")
-        ptr, n_rows, words = bitmask.data_ptr(), bitmask.shape[0], self.words
+        shape = bitmask.shape
+        if len(shape) != 2 or shape[1] != self.words or bitmask.dtype is not torch.int32 or not bitmask.is_cpu or not bitmask.is_contiguous():
+            raise ToolwireError(f"the bitmask must be a contiguous CPU [B, {self.words}] int32 tensor, got {bitmask.dtype} {tuple(shape)}")
+        # Their count and range are checked in Rust.
+        rows = range(len(requests)) if indices is None else indices if type(indices) is list else [int(i) for i in indices]
+        ptr, n_rows, words = bitmask.data_ptr(), shape[0], self.words
         requests = list(requests)
-        missed, copies, unkeyed, hits = unsafe_fill_request_rows(self.cache, self.namespace, requests, ptr, n_rows, words, rows)
+        try:
+            missed, copies, unkeyed, hits = unsafe_fill_request_rows(self.cache, self.namespace, requests, ptr, n_rows, words, rows)
+        except (OverflowError, TypeError) as e:  # a negative row, or not an int
+            raise ToolwireError(f"indices must be one bitmask row (an int) per request: {e}") from None
         self.hits += hits
         self.misses += len(missed) + len(unkeyed)
         matchers, matcher_rows, ends = [], [], []
         words_of = None  # the bitmask as numpy words, made once: indexing the tensor per row costs more
         for i in missed + unkeyed:
-            request, row = requests[i], rows[i]
+            request, row = requests[i], int(rows[i])
             one = request._one_matcher()
             if one is None:
                 if words_of is None:
