@@ -31,37 +31,21 @@ enum Stored {
 
 impl Stored {
     fn encode(mask: &[u32]) -> Self {
-        // Runs pay off while they take fewer bytes than the words (8 bytes a run, 4 a word); give
-        // up as soon as the runs so far cost 1 KiB more than the words they cover.
-        let mut runs: Vec<(u32, u32)> = Vec::new();
-        let mut at = 0;
-        while at < mask.len() {
-            if runs.len() * 8 > at * 4 + 1024 {
-                return Stored::Raw(mask.into());
+        // Counted first, then written into a vector of their exact size: grown step by step,
+        // each row's runs took several allocations (fresh pages, under a mask cache that grows).
+        match run_count(mask) {
+            Some(count) if count > 0 && count * 8 < mask.len() * 4 => {
+                let mut runs = Vec::with_capacity(count);
+                for_each_run(mask, |value, end| {
+                    runs.push((value, end as u32));
+                    true
+                });
+                Stored::Runs {
+                    len: mask.len(),
+                    runs: runs.into_boxed_slice(),
+                }
             }
-            let value = mask[at];
-            let mut end = at + 1;
-            // Whole blocks equal to `value` first (a branch-free OR, so it vectorises), then words.
-            while end + RUN_BLOCK <= mask.len()
-                && mask[end..end + RUN_BLOCK]
-                    .iter()
-                    .fold(0, |acc, &w| acc | (w ^ value))
-                    == 0
-            {
-                end += RUN_BLOCK;
-            }
-            while end < mask.len() && mask[end] == value {
-                end += 1;
-            }
-            runs.push((value, end as u32));
-            at = end;
-        }
-        if runs.is_empty() || runs.len() * 8 >= mask.len() * 4 {
-            return Stored::Raw(mask.into());
-        }
-        Stored::Runs {
-            len: mask.len(),
-            runs: runs.into(),
+            _ => Stored::Raw(mask.into()),
         }
     }
 
@@ -71,6 +55,44 @@ impl Stored {
             Stored::Runs { runs, .. } => runs.len() * 8,
         }
     }
+}
+
+/// How many runs `mask` has, or None as soon as the runs so far cost 1 KiB more than the words
+/// they cover (8 bytes a run, 4 a word): such a row is stored as words.
+fn run_count(mask: &[u32]) -> Option<usize> {
+    let mut count = 0;
+    let whole = for_each_run(mask, |_, end| {
+        count += 1;
+        count * 8 <= end * 4 + 1024
+    });
+    whole.then_some(count)
+}
+
+/// Calls `visit(value, end)` for each run of equal words in order (`end`: the offset after it)
+/// while it returns true; returns whether every run was visited.
+fn for_each_run(mask: &[u32], mut visit: impl FnMut(u32, usize) -> bool) -> bool {
+    let mut at = 0;
+    while at < mask.len() {
+        let value = mask[at];
+        let mut end = at + 1;
+        // Whole blocks equal to `value` first (a branch-free OR, so it vectorises), then words.
+        while end + RUN_BLOCK <= mask.len()
+            && mask[end..end + RUN_BLOCK]
+                .iter()
+                .fold(0, |acc, &w| acc | (w ^ value))
+                == 0
+        {
+            end += RUN_BLOCK;
+        }
+        while end < mask.len() && mask[end] == value {
+            end += 1;
+        }
+        if !visit(value, end) {
+            return false;
+        }
+        at = end;
+    }
+    true
 }
 
 /// A row in the cache, read by copying it out.
