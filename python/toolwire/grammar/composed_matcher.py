@@ -44,6 +44,11 @@ _CLOSES = _Lru(max_bytes=1 << 19, size=lambda key, value: len(key[1]) + 200)
 #: their begins (what a run of tokens taken by the call's keyer alone leaves).
 _LITERAL_SETS = _Lru(max_bytes=1 << 20, size=lambda key, value: 8 * len(value) + 56 + len(key[1]) + 200)
 
+#: (grammar, the scaffold's state key) -> where a call begins in the head from a state of that
+#: key (the bytes of it already read), or -1 where the scaffold's forced text does not reach
+#: a call there: equal keys give equal masks, so equal forced text (:meth:`ComposedMatcher._enter_call`).
+_ENTRIES = _Lru(max_bytes=1 << 18, size=lambda key, value: len(key[1]) + 150)
+
 #: The plan under the keyers naming those rows in the mask cache (``CallBegins.keyer``): the
 #: call's text decides the row, so the grammar and the text name it; this plan's keyer is
 #: never fed, so it adds the same bytes to every such key.
@@ -554,22 +559,36 @@ class ComposedMatcher:
         """Switch to the tools' begins when the scaffold's forced text reaches the stand-in."""
         if self._scaffold.is_terminated():
             return
+        k = self._skey
+        key = (self.grammar.serial, k.key()) if k.cacheable else None
+        entry = _ENTRIES.get(key) if key is not None else None
+        if entry is None:
+            entry = self._entry_offset()
+            if key is not None:
+                _ENTRIES.put(key, entry)
+        if entry < 0:
+            return
+        self._entry = entry
+        self._pos = self._entry
+        self._call = bytearray(self._head[: self._entry])
+        self._entry_key = key[1] if key is not None else k.key()
+        self._branches = self.grammar.entry_branches()
+        self._settle()
+
+    def _entry_offset(self) -> int:
+        """Where in the head the call begins if the scaffold's forced text runs from here into the
+        stand-in (the head's bytes already read there), else -1."""
         try:
             forced = self._scaffold.find_jump_forward_string()
         except UnicodeDecodeError:  # the scaffold stopped inside a character of the begin
-            return
+            return -1
         at = forced.find(SENTINEL)
         if at < 0:
-            return
+            return -1
         head = self._head.decode()
         if not head.endswith(forced[:at]):
-            return  # forced text before the begin (a section's begin): still the scaffold's
-        self._entry = len(head[: len(head) - at].encode())
-        self._pos = self._entry
-        self._call = bytearray(self._head[: self._entry])
-        self._entry_key = self._skey.key()
-        self._branches = self.grammar.entry_branches()
-        self._settle()
+            return -1  # forced text before the begin (a section's begin): still the scaffold's
+        return len(head[: len(head) - at].encode())
 
     def rollback(self, n: int = 1) -> None:
         """Undo the last ``n`` accepted tokens."""
