@@ -327,12 +327,12 @@ def test_masker_fill_misuse_is_one_clear_error():
     bitmask = xgr.allocate_token_bitmask(3, QWEN_VOCAB_SIZE)
     whole = bitmask.clone()
     masker.fill(requests, whole)
-    for indices in ([2, 1, 0], (2, 1, 0), torch.tensor([2, 1, 0])):
+    for indices in ([2, 1, 0], (2, 1, 0), [np.int64(2), 1, 0], torch.tensor([2, 1, 0])):
         bitmask.zero_()
         masker.fill(requests, bitmask, indices)
         assert torch.equal(bitmask, whole)  # every request is at its start: the same row each
     for indices, why in (([0, 1], "one bitmask row per request"), ([0, 1, 3], "row 3 is out of range"),
-                         ([0, -1, 2], "an int"), ([0.5, 1, 2], "an int"), ([0, "1", 2], "an int")):
+                         ([0, -1, 2], "a non-negative int"), ([0.5, 1, 2], "a non-negative int"), ([0, "1", 2], "a non-negative int")):
         with pytest.raises(toolwire.ToolwireError, match=why):
             masker.fill(requests, bitmask, indices)
     for wrong in (bitmask.to(torch.int64), bitmask[:, :10], bitmask[:, :3].t()):

@@ -22,6 +22,7 @@ with the whole tag's state keys, cached the same way.
 
 from __future__ import annotations
 
+import operator
 import os
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -36,6 +37,13 @@ from toolwire._core import MaskCache, StateKeyer, StateKeyPlan, feed_requests, u
 from .composed import _WHOLE_PLANS, ComposedGrammar, _key_plan
 from .composed_matcher import ComposedMatcher, ComposedMismatch
 from .pieces import _vocab
+
+
+def _not_a_row(index: Any) -> bool:
+    try:
+        return operator.index(index) < 0
+    except TypeError:
+        return True
 
 
 class WholeTagRequest:
@@ -207,8 +215,10 @@ class ComposedMasker:
         requests = list(requests)
         try:
             missed, copies, unkeyed, hits = unsafe_fill_request_rows(self.cache, self.namespace, requests, ptr, n_rows, words, rows)
-        except (OverflowError, TypeError) as e:  # a negative row, or not an int
-            raise ToolwireError(f"indices must be one bitmask row (an int) per request: {e}") from None
+        except (OverflowError, TypeError):
+            if any(map(_not_a_row, rows)):
+                raise ToolwireError("indices must be one bitmask row (a non-negative int) per request") from None
+            raise
         self.hits += hits
         self.misses += len(missed) + len(unkeyed)
         matchers, matcher_rows, ends = [], [], []
