@@ -142,6 +142,45 @@ def test_tags_differing_only_in_property_order_never_share_masks():
     assert m.stats()["verified"] == m.stats()["hits"]
 
 
+def test_xgrammar_takes_object_members_in_declared_order():
+    """The fact behind ``StateKeyPlan.from_tag(..., ordered_objects=True)``: the pinned xgrammar
+    writes declared members in ``properties`` order. Should an xgrammar release change that, this
+    fails and the keys go back to naming every key written (``objects_in_declared_order`` is
+    False), which costs hits, never correctness."""
+    from toolwire.grammar.engine_facts import objects_in_declared_order
+
+    assert objects_in_declared_order()
+
+
+def test_members_after_skipped_optional_ones_share_keys(monkeypatch):
+    """With members in declared order, the rest of the arguments after ``"d": 2`` is the same
+    whether ``b`` and ``c`` were written or skipped, so a call that skips them hits the rows of
+    one that wrote them (verify=True checks every hit against xgrammar). Without the engine fact
+    the keys inside the object differ."""
+    from toolwire import grammar as G
+    from toolwire.grammar import engine_facts
+
+    props = {"a": {"type": "integer"}, "b": {"type": "string"}, "c": {"type": "boolean"}, "d": {"type": "integer"}}
+    schema = {"type": "object", "properties": props, "required": ["a"], "additionalProperties": False}
+    tag = G.structural_tag("hermes", [{"type": "function", "function": {"name": "f", "parameters": schema, "strict": True}}], "auto")
+    grammar = G.compile(tag, qwen_info())
+    every = encode_hermes("", ['{"name": "f", "arguments": {"a": 1, "b": "x y", "c": true, "d": 2}}'])
+    skipped = encode_hermes("", ['{"name": "f", "arguments": {"a": 7, "d": 5}}'])
+    tail = len(qwen_encoder().encode("}}\n")) + 2  # from inside the value of "d" to the stop token
+
+    def tails(ordered: bool) -> tuple[list[bytes], list[bytes]]:
+        monkeypatch.setattr(engine_facts, "objects_in_declared_order", lambda: ordered)
+        m = masker()
+        keys = [drive(m, grammar, tag, ids)[1][-tail:] for ids in (every, skipped)]
+        assert m.stats()["verified"] == m.stats()["hits"] > 0
+        return keys[0], keys[1]
+
+    first, second = tails(True)
+    assert first == second
+    first, second = tails(False)
+    assert first[0] != second[0]  # inside the object (after it, only the tag matters anyway)
+
+
 # ------------------------------------------------------------------------------------------------
 # BatchMasker on scripted outputs
 

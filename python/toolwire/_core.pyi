@@ -539,8 +539,11 @@ class StateKeyPlan:
     and inside unconstrained JSON strings of a structural tag (see ``toolwire.masks.BatchMasker``)."""
 
     @staticmethod
-    def from_tag(grammar_id: bytes, tag_json: str) -> StateKeyPlan:
+    def from_tag(grammar_id: bytes, tag_json: str, *, ordered_objects: bool = False) -> StateKeyPlan:
         """The plan for a structural tag (JSON text); ``grammar_id`` (16 bytes) names it in keys.
+        ``ordered_objects``: the grammar engine takes an object's members in ``properties``
+        order (``toolwire.grammar.engine_facts.objects_in_declared_order``), so a key after a
+        member names that member alone, not every optional member before it.
 
         Raises:
             ToolwireError: the id is not 16 bytes or the tag is not JSON.

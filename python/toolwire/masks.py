@@ -359,7 +359,9 @@ class BatchMasker:
                         self._tag_ids.pop(next(iter(self._tag_ids)))
                     self._tag_ids[id(tag)] = (tag, gid)
             if gid not in self._plans:
-                self._plans[gid] = StateKeyPlan.from_tag(gid, text)
+                from toolwire.grammar.engine_facts import objects_in_declared_order
+
+                self._plans[gid] = StateKeyPlan.from_tag(gid, text, ordered_objects=objects_in_declared_order())
         else:
             gid = _digest(b"ebnf:" + str(compiled_grammar.grammar).encode())
             if gid not in self._plans:

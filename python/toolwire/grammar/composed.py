@@ -63,6 +63,7 @@ from .composed_matcher import (
     _Branch,
     _Literals,
 )
+from .engine_facts import objects_in_declared_order
 from .format_view import _format, _turn_channels
 from .pieces import PieceCache, _Lru, _set_bits, _vocab, default_pieces
 from .tags import _build, structural_tag
@@ -126,7 +127,7 @@ def _scaffold(info: xgr.TokenizerInfo, fmt: Any, mode: str, parallel: bool, reas
 
 def _key_plan(tag_text: str) -> StateKeyPlan:
     """The state keys of a tag's grammar (``toolwire.masks.BatchMasker``'s, named by the tag)."""
-    return StateKeyPlan.from_tag(_digest(b"tag:" + tag_text.encode()), tag_text)
+    return StateKeyPlan.from_tag(_digest(b"tag:" + tag_text.encode()), tag_text, ordered_objects=objects_in_declared_order())
 
 
 #: Key plans of tools' pieces, by the piece's key.

@@ -532,17 +532,21 @@ pub struct StateKeyPlan(toolwire_core::bitmask::KeyPlan);
 #[pymethods]
 impl StateKeyPlan {
     /// The plan for a structural tag (JSON text); ``grammar_id`` (16 bytes) names it in keys.
+    /// ``ordered_objects``: the grammar engine takes an object's members in ``properties``
+    /// order (``toolwire.grammar.engine_facts.objects_in_declared_order``), so a key after a
+    /// member names that member alone, not every optional member before it.
     ///
     /// Raises:
     ///     ToolwireError: the id is not 16 bytes or the tag is not JSON.
     #[staticmethod]
-    fn from_tag(grammar_id: &[u8], tag_json: &str) -> PyResult<Self> {
+    #[pyo3(signature = (grammar_id, tag_json, *, ordered_objects = false))]
+    fn from_tag(grammar_id: &[u8], tag_json: &str, ordered_objects: bool) -> PyResult<Self> {
         let tag: serde_json::Value = serde_json::from_str(tag_json)
             .map_err(|e| ToolwireError::new_err(format!("structural tag is not JSON: {e}")))?;
-        Ok(StateKeyPlan(toolwire_core::bitmask::KeyPlan::from_tag(
-            to_grammar_id(grammar_id)?,
-            &tag,
-        )))
+        Ok(StateKeyPlan(
+            toolwire_core::bitmask::KeyPlan::from_tag(to_grammar_id(grammar_id)?, &tag)
+                .with_ordered_objects(ordered_objects),
+        ))
     }
 
     /// A grammar known only by its id: keys cover the token ids since the start.

@@ -170,11 +170,15 @@ struct Container {
     /// Object: the keys written so far, each after its length. Array: items begun so far.
     keys: Vec<u8>,
     items: u32,
+    /// An object whose members the grammar takes in `properties` order (see
+    /// [`in_declared_order`]): its position is its last key alone.
+    ordered: bool,
 }
 
 impl Container {
-    fn new(object: bool, schema: Sub, product_around: bool) -> Self {
+    fn new(object: bool, schema: Sub, product_around: bool, ordered_objects: bool) -> Self {
         let product = product_around && product(&schema, object);
+        let ordered = object && ordered_objects && in_declared_order(&schema);
         Container {
             object,
             expect: Expect::First,
@@ -183,8 +187,32 @@ impl Container {
             product,
             keys: Vec::new(),
             items: 0,
+            ordered,
         }
     }
+}
+
+/// Whether, in a grammar that writes objects' members in `properties` order (optional ones
+/// skipped, additional ones after them), the rest of this object after a member is a function
+/// of that member's key: each declared key names its place in the order, any other key the
+/// additional members' tail. Every `required` name must be declared (else where the grammar
+/// puts it is not known).
+fn in_declared_order(schema: &Sub) -> bool {
+    let Sub::Schema(s) = schema else {
+        return false;
+    };
+    let Some(map) = s.get().as_object() else {
+        return false;
+    };
+    let declared = map.get("properties").and_then(Value::as_object);
+    map.get("required").is_none_or(|required| {
+        required.as_array().is_some_and(|names| {
+            names.iter().all(|name| {
+                name.as_str()
+                    .is_some_and(|name| declared.is_some_and(|d| d.contains_key(name)))
+            })
+        })
+    })
 }
 
 /// Whether a container's language is a product of its members: each member's value language
@@ -322,6 +350,7 @@ pub(super) enum ValueEnd {
 pub(super) struct JsonScan {
     root: SchemaRef,
     collapse: bool,
+    ordered_objects: bool,
     stack: Vec<Container>,
     started: bool,
     pub(super) done: bool,
@@ -347,10 +376,11 @@ pub(super) fn utf8_len(lead: u8) -> u8 {
 }
 
 impl JsonScan {
-    pub(super) fn new(root: Arc<Value>, collapse: bool) -> Self {
+    pub(super) fn new(root: Arc<Value>, collapse: bool, ordered_objects: bool) -> Self {
         JsonScan {
             root: SchemaRef::new(root),
             collapse,
+            ordered_objects,
             stack: Vec::new(),
             started: false,
             done: false,
@@ -371,7 +401,8 @@ impl JsonScan {
     }
 
     /// Feeds `position` of the value that just ended to `hasher`: for each container from the
-    /// root, the keys written so far (objects) or the item count (bounded arrays).
+    /// root, the keys written so far (objects; the last one alone in an ordered object) or the
+    /// item count (bounded arrays).
     pub(super) fn position(&self, hasher: &mut Hash128) {
         // one tag byte per container, then a fixed-size or length-prefixed field: prefix-free
         hasher.write(&(self.stack.len() as u64).to_le_bytes());
@@ -379,6 +410,11 @@ impl JsonScan {
             match (&c.schema, c.object) {
                 (Sub::Any, true) => hasher.write(b"A"),
                 (Sub::Any, false) => hasher.write(b"B"),
+                (_, true) if c.ordered => {
+                    hasher.write(b"L");
+                    hasher.write(&(c.key.len() as u64).to_le_bytes());
+                    hasher.write(&c.key);
+                }
                 (_, true) => {
                     hasher.write(b"O");
                     hasher.write(&(c.keys.len() as u64).to_le_bytes());
@@ -451,7 +487,9 @@ impl JsonScan {
                 return self.fail();
             }
             let schema = Sub::Schema(self.root.clone());
-            self.stack.push(Container::new(b == b'{', schema, true));
+            let ordered = self.ordered_objects;
+            self.stack
+                .push(Container::new(b == b'{', schema, true, ordered));
             return Event::None;
         }
         let Some(top) = self.stack.last_mut() else {
@@ -511,7 +549,9 @@ impl JsonScan {
             }
             b'{' | b'[' => {
                 let around = self.stack.last().is_none_or(|c| c.product);
-                self.stack.push(Container::new(b == b'{', schema, around));
+                let ordered = self.ordered_objects;
+                self.stack
+                    .push(Container::new(b == b'{', schema, around, ordered));
                 Event::None
             }
             b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {

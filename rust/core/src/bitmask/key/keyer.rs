@@ -515,7 +515,8 @@ impl StateKeyer {
             }) => {
                 self.mode = Mode::Content;
                 self.in_lead = lead.is_some();
-                self.scan = Some(JsonScan::new(schema.clone(), *collapse));
+                let ordered = self.plan().ordered_objects;
+                self.scan = Some(JsonScan::new(schema.clone(), *collapse, ordered));
             }
             Some(Content::Const(text)) => {
                 self.mode = Mode::Content;

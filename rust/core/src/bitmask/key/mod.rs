@@ -35,7 +35,11 @@
 //!   language then depends only on its key, and which members may follow only on the keys
 //!   already written (objects, in any order xgrammar allows) or the item count (bounded
 //!   arrays), so the rest of the output is a function of that position, keyed by the tag and,
-//!   per container, its keys so far or its count. After the whole value only the tag matters;
+//!   per container, its keys so far or its count. Where the plan says the grammar takes an
+//!   object's members in `properties` order ([`KeyPlan::with_ordered_objects`], as xgrammar
+//!   does: optional ones skipped, additional ones after them), the rest after a member depends
+//!   only on that member's key, so an object is keyed by its last key (every `required` name
+//!   must be declared). After the whole value only the tag matters;
 //! * inside a plain JSON number (`{"type": "integer"}`, `{"type": "number"}`, or any JSON) in
 //!   a product container: the digits written are replaced by the state of a DFA for xgrammar's
 //!   number rule (`-?(0|[1-9][0-9]*)` then fraction and exponent). Two prefixes that end in one

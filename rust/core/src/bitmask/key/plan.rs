@@ -83,6 +83,9 @@ pub struct Plan {
     /// Patterns of the free text (triggers, then excludes) and their first bytes.
     pub(super) patterns: Vec<Vec<u8>>,
     pub(super) firsts: Vec<u8>,
+    /// The grammar writes an object's members in its `properties`' order (see
+    /// [`KeyPlan::with_ordered_objects`]).
+    pub(super) ordered_objects: bool,
 }
 
 /// A grammar's identity and plan, shared by the keyers of its requests.
@@ -366,6 +369,7 @@ fn dispatch_of(node: &Value, prefix: Vec<Prefix>) -> Option<Plan> {
         suffix: None,
         patterns,
         firsts,
+        ordered_objects: false,
     })
 }
 
@@ -466,6 +470,19 @@ impl KeyPlan {
             plan,
             text_level,
         }
+    }
+
+    /// Declares that the grammar's JSON objects take their declared members in the order of
+    /// `properties` (each at most once, optional ones skipped, additional ones after them), as
+    /// xgrammar's JSON schema converter writes them: then after a member's value the rest of its
+    /// object depends only on that member's key, not on which optional members came before, and
+    /// keys there name the last key alone. The caller checks the fact against the grammar engine
+    /// it uses (`toolwire.grammar.engine_facts`); without it keys name every key written.
+    pub fn with_ordered_objects(mut self, ordered: bool) -> Self {
+        if let Some(plan) = &mut self.plan {
+            Arc::make_mut(plan).ordered_objects = ordered;
+        }
+        self
     }
 
     /// A grammar the keyer knows nothing about: keys cover the token ids since the start.

@@ -503,6 +503,56 @@ fn json_members_are_forgotten_once_their_value_ends() {
 }
 
 #[test]
+fn ordered_objects_key_by_the_last_member_alone() {
+    let tag = json_tag(flat_schema());
+    let unordered = KeyPlan::from_tag(GID, &tag);
+    let plan = KeyPlan::from_tag(GID, &tag).with_ordered_objects(true);
+    let (skipped, all) = (
+        r#"{"q": "x", "b": true, "#,
+        r#"{"q": "x", "n": 1, "x": 2.5, "b": false, "#,
+    );
+    assert_ne!(key_after(&unordered, skipped), key_after(&unordered, all));
+    assert_eq!(
+        key_after(&plan, skipped),
+        key_after(&plan, all),
+        "which optional members came before is not part of the key"
+    );
+    assert_eq!(key_after(&plan, r#"{"b": true, "#), key_after(&plan, all));
+    assert_ne!(
+        key_after(&plan, r#"{"q": "x", "n": 1, "#),
+        key_after(&plan, all),
+        "the last key is"
+    );
+    assert_eq!(
+        key_after(&plan, r#"{"n": 1, "o": {"a": 3}"#),
+        key_after(&plan, r#"{"q": "y", "o": {"a": 4}"#),
+        "nor in an object around a member"
+    );
+    assert_eq!(
+        key_after(&plan, r#"{"n": 1, "o": {"a": 3"#),
+        key_after(&plan, r#"{"q": "y", "b": true, "o": {"a": 4"#),
+    );
+    assert_ne!(
+        key_after(&plan, r#"{"n": 1, "o": {"a": 3"#),
+        key_after(&plan, r#"{"n": 1, "o": {"a": 3}"#),
+        "inside and after a nested object differ"
+    );
+    assert_eq!(
+        key_after(&plan, r#"{"q": "x", "n": 1"#),
+        key_after(&plan, r#"{"n": 7"#),
+        "numbers: keyed by their automaton state and their key"
+    );
+    let undeclared = json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+        "required": ["z"]});
+    let plan = KeyPlan::from_tag(GID, &json_tag(undeclared)).with_ordered_objects(true);
+    assert_ne!(
+        key_after(&plan, r#"{"a": 1, "b": 2, "#),
+        key_after(&plan, r#"{"b": 2, "#),
+        "a required name not declared: every key written stays in the key"
+    );
+}
+
+#[test]
 fn inside_a_tag_the_call_count_is_not_part_of_the_key() {
     let plan = KeyPlan::from_tag(GID, &json_tag(flat_schema()));
     let call = "\n{\"name\": \"f\", \"arguments\": {\"q\": \"x\", \"n\": 12";
