@@ -55,10 +55,56 @@ _ENTRIES = _Lru(max_bytes=1 << 18, size=lambda key, value: len(key[1]) + 150)
 _LITERAL_PLAN = StateKeyPlan.opaque(b"composed literal")
 
 
+class _Piece:
+    """One tool's piece matcher once its begin is settled, made on first use: a fork of the
+    grammar's matcher that has read the begin (``ComposedGrammar.begun``, ~14 µs) is needed only
+    where the piece is asked (a miss, a token no cached row decides, a rollback); a call whose
+    arguments the keyer takes and whose end is known (:meth:`ComposedMatcher._known_close`)
+    never asks it. Answers as xgrammar's ``GrammarMatcher`` for the methods the walk uses."""
+
+    __slots__ = ("_grammar", "_tool", "_pos", "_m")
+
+    def __init__(self, grammar: ComposedGrammar, tool: int, pos: int) -> None:
+        self._grammar, self._tool, self._pos = grammar, tool, pos
+        self._m: xgr.GrammarMatcher | None = None
+
+    def real(self) -> xgr.GrammarMatcher:
+        if self._m is None:
+            self._m = self._grammar.begun(self._tool, self._pos)
+        return self._m
+
+    def fork(self) -> _Piece:
+        copy = _Piece(self._grammar, self._tool, self._pos)
+        if self._m is not None:
+            copy._m = self._m.fork()
+        return copy
+
+    def accept_string(self, data: bytes) -> bool:
+        return bool(self.real().accept_string(data))
+
+    def accept_token(self, token: int) -> bool:
+        return bool(self.real().accept_token(token))
+
+    def rollback(self, n: int) -> None:
+        self.real().rollback(n)
+
+    def is_completed(self) -> bool:
+        return bool(self.real().is_completed())
+
+    def fill_next_token_bitmask(self, bitmask: Any, index: int = 0) -> bool:
+        return bool(self.real().fill_next_token_bitmask(bitmask, index))
+
+    def find_jump_forward_string(self) -> str:
+        return str(self.real().find_jump_forward_string())
+
+
+_Matcher = xgr.GrammarMatcher | _Piece
+
+
 @dataclass
 class _Branch:
     tool: int
-    matcher: xgr.GrammarMatcher | None = None  # None: still in the begin's literal text
+    matcher: _Matcher | None = None  # None: still in the begin's literal text
 
 
 class _Literals(list):  # type: ignore[type-arg]
@@ -114,7 +160,7 @@ class ComposedMatcher:
             self._pkey = None if _copy._pkey is None else _copy._pkey.__copy__()
             self._lkey = None
         # (state before, matcher steps, the lengths of a deferred run's tokens or None for one)
-        self._history: list[tuple[Any, list[tuple[xgr.GrammarMatcher, int]], list[int] | None]] = []
+        self._history: list[tuple[Any, list[tuple[_Matcher, int]], list[int] | None]] = []
         self._accepted = 0
         self.terminated = _copy is not None and _copy.terminated  # a stop token ended the output
         self._scratch: Any = None  # a one-row bitmask, where several pieces are followed
@@ -216,7 +262,7 @@ class ComposedMatcher:
         self._history.append((state, [] if m is None else [(m, 1)], lengths))
         self._accepted += len(lengths)
 
-    def _read_run(self, data: bytes) -> xgr.GrammarMatcher | None:
+    def _read_run(self, data: bytes) -> _Matcher | None:
         """Give the current part's matcher a run of tokens its keyer has read (among several
         begins there is none: the run moves the call's text, None)."""
         if self._branches is None:
@@ -267,7 +313,8 @@ class ComposedMatcher:
         if self._branches is None:
             return self._scaffold
         if len(self._branches) == 1:
-            return self._branches[0].matcher
+            m = self._branches[0].matcher
+            return m.real() if type(m) is _Piece else m
         return None
 
     def _end_extras(self) -> np.ndarray | None:
@@ -304,7 +351,7 @@ class ComposedMatcher:
                 row |= self.grammar.extras(self._after_call, forced, self.calls)
         return row
 
-    def _forced_ends(self, m: xgr.GrammarMatcher) -> list[bytes]:
+    def _forced_ends(self, m: _Matcher) -> list[bytes]:
         """The texts that complete the call from here when it is inside its end text: the rests
         of the end that the call's last bytes started. (A rest the grammar forces, JSON's end
         once the arguments close, is one of them too; the whole end is not, as no token runs on
@@ -345,7 +392,7 @@ class ComposedMatcher:
             return True
         self._flush()
         state = self._state()
-        steps: list[tuple[xgr.GrammarMatcher, int]] = []
+        steps: list[tuple[_Matcher, int]] = []
         ok = self._accept(token, steps)
         if ok:
             self._history.append((state, steps, None))
@@ -436,7 +483,7 @@ class ComposedMatcher:
         self._sync_keys()
         return True
 
-    def _accept(self, token: int, steps: list[tuple[xgr.GrammarMatcher, int]]) -> bool:
+    def _accept(self, token: int, steps: list[tuple[_Matcher, int]]) -> bool:
         if self._branches is None:
             if not self._scaffold.accept_token(token):
                 return False
@@ -515,10 +562,10 @@ class ComposedMatcher:
         assert self._branches is not None
         if len(self._branches) == 1 and self._branches[0].matcher is None:
             tool = self._branches[0].tool
-            self._branches = [_Branch(tool, self.grammar.begun(tool, self._pos))]
+            self._branches = [_Branch(tool, _Piece(self.grammar, tool, self._pos))]
         self._sync_piece_keyer()
 
-    def _in_piece(self, token: int, data: bytes, steps: list[tuple[xgr.GrammarMatcher, int]]) -> bool:
+    def _in_piece(self, token: int, data: bytes, steps: list[tuple[_Matcher, int]]) -> bool:
         """The common step: one tool's piece takes the token (False: it does not, or only with
         the run-on past its end, which the general path judges)."""
         m = self._branches[0].matcher  # type: ignore[index]
@@ -537,7 +584,7 @@ class ComposedMatcher:
             self._close_call(b"", steps)
         return True
 
-    def _close_call(self, rest: bytes, steps: list[tuple[xgr.GrammarMatcher, int]]) -> None:
+    def _close_call(self, rest: bytes, steps: list[tuple[_Matcher, int]]) -> None:
         s = self._scaffold
         n = 0
         call = self._head[self._entry :] + self._stand_in
@@ -651,7 +698,7 @@ class _CatchUp:
     """A step of a call closed by :meth:`ComposedMatcher._known_close`: undoing it has the
     piece's matcher read the unread run (and the run's history entry undo that)."""
 
-    def __init__(self, matcher: xgr.GrammarMatcher, run: bytes, steps: list[tuple[Any, int]]) -> None:
+    def __init__(self, matcher: _Matcher, run: bytes, steps: list[tuple[Any, int]]) -> None:
         self.matcher, self.run, self.steps = matcher, run, steps
 
     def rollback(self, n: int) -> None:
