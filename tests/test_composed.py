@@ -320,6 +320,40 @@ def test_rollback_after_speculative_tokens_matches_the_whole_tag(fmt, via):
     assert via == "matcher" or masker.deferred > 0  # tokens taken by a keyer alone, some rolled back
 
 
+@pytest.mark.parametrize("fmt", ["hermes", "qwen3_coder"])
+def test_forks_and_jump_forward_of_a_warm_request_match_the_whole_tag(fmt):
+    """A request whose rows are all cached takes its tokens without asking its matchers (the
+    keyers, known call ends, the scaffold's text read when asked): forked and asked for its
+    forced text at every step, it answers as xgrammar's matcher on the whole tag does (the
+    composed forced text stops where a call's begin is still open, so it is a prefix of it)."""
+    grammar = compose(fmt, TOOLS, qwen_info(), "auto", True, "strict")
+    compiled = qwen_compiler().compile_structural_tag(grammar.whole_tag)
+    masker = ComposedMasker(qwen_info())
+    calls = [{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}]
+    reply = "Sure.\n" + toolwire.render(fmt, calls) + "\nDone."
+    ref = _index(qwen_vocab()).encode(reply, qwen_encoder().encode) + [151645]  # <|im_end|>
+    got, want = xgr.allocate_token_bitmask(1, QWEN_VOCAB_SIZE), xgr.allocate_token_bitmask(1, QWEN_VOCAB_SIZE)
+    for attempt in range(2):  # the second request finds every row cached
+        whole, request = xgr.GrammarMatcher(compiled), masker.new_request(grammar)
+        for i, token in enumerate(ref):
+            masker.fill([request], got)
+            whole.fill_next_token_bitmask(want, 0)
+            assert torch.equal(got, want), (attempt, i)
+            if attempt:
+                forced = request.find_jump_forward_string()
+                assert whole.find_jump_forward_string().startswith(forced), i
+                fork, whole_fork = request.fork(), whole.fork()
+                for ahead in ref[i : i + 3]:
+                    whole_fork.fill_next_token_bitmask(want, 0)
+                    fork.fill_next_token_bitmask(got, 0)
+                    assert torch.equal(got, want), (i, ahead)
+                    assert whole_fork.accept_token(ahead) and fork.accept_token(ahead)
+                assert fork.is_terminated() == whole_fork.is_terminated()
+            assert whole.accept_token(token) and masker.accept([request], [token])[0]
+        assert whole.is_terminated() and request.is_terminated()
+    assert masker.misses and masker.deferred
+
+
 def test_masker_fill_misuse_is_one_clear_error():
     grammar = compose("hermes", TOOLS, qwen_info(), "auto", True, "strict")
     masker = ComposedMasker(qwen_info())

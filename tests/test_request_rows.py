@@ -44,9 +44,35 @@ def test_rows_are_stored_then_served_and_done_rows_allow_everything() -> None:
     assert unsafe_fill_request_rows(cache, b"ns", reqs[:1], ptr, 4, WORDS, [0]) == ([], [], [], 1)
     assert buf[0] == 1
     # Token 0 is allowed by the cached row: taken by the keyer; token 2 is not: left.
-    left, taken = feed_requests(table, cache, b"ns", [reqs[0], None, reqs[3]], [0, 0, 0])
-    assert (left, taken) == ([2], 1) and reqs[0]._accept_key.deferred_tokens == 1
-    assert feed_requests(table, cache, b"ns", [Req(keyer())], [2]) == ([0], 0)
+    left, allowed, taken = feed_requests(table, cache, b"ns", [reqs[0], None, reqs[3]], [0, 0, 0])
+    assert (left, allowed, taken) == ([2], [], 1) and reqs[0]._accept_key.deferred_tokens == 1
+    assert feed_requests(table, cache, b"ns", [Req(keyer())], [2]) == ([0], [], 0)
+
+
+def test_tokens_the_cached_row_allows_but_no_keyer_takes_are_told_apart() -> None:
+    """A stop token (never taken by a keyer alone) and, for a free-text-only keyer, a token that
+    begins a tag are left to the caller either way; where the cached row allows them the caller
+    is told (its matcher would accept them), and the keyer is left as it was."""
+
+    def free_text_keyer():
+        k = StateKeyPlan.from_tag(b"0123456789abcdef", TAG).keyer()
+        k.label(b"F", free_text_only=True)
+        return k
+
+    table = TokenTable([b"x", b"y", b"<a>"], [1])
+    buf, ptr = buffer(1)
+    for row, tokens, expected in [
+        (0b101, [1, 2, 0], ([0, 1], [1], 1)),  # <a> allowed, the stop token y not
+        (0b011, [1, 2, 0], ([0, 1], [0], 1)),  # the stop token allowed, <a> not
+    ]:
+        cache, first = MaskCache(), Req(free_text_keyer())
+        missed, copies, _, _ = unsafe_fill_request_rows(cache, b"ns", [first], ptr, 1, WORDS, [0])
+        buf[0] = row
+        assert unsafe_store_request_rows(cache, b"ns", [first], ptr, 1, WORDS, [0], missed, copies) == 1
+        reqs = [Req(free_text_keyer()) for _ in tokens]
+        assert feed_requests(table, cache, b"ns", reqs, tokens) == expected
+        assert [r._accept_key.deferred_tokens for r in reqs] == [0, 0, 1]
+        assert [r._accept_key.mode for r in reqs[:2]] == ["free", "free"]
 
 
 def test_misuse_raises() -> None:

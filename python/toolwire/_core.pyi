@@ -705,11 +705,13 @@ def unsafe_store_request_rows(
 
 def feed_requests(
     table: TokenTable, cache: MaskCache, namespace: bytes, requests: Sequence[Any], tokens: Sequence[int]
-) -> tuple[list[int], int]:
+) -> tuple[list[int], list[int], int]:
     """Take ``tokens[i]`` for ``requests[i]`` through the request's ``_accept_key`` keyer alone where
     the mask cached under its key allows it (as :meth:`TokenTable.feed_deferred`). Returns the
     positions left to the caller (requests without such a keyer, and tokens the keyer did not
-    take) and how many tokens the keyers took. None and terminated requests are skipped."""
+    take), the positions among those whose token the row cached under the keyer's (text-level)
+    key allows, so the request's matcher would accept it, and how many tokens the keyers took.
+    None and terminated requests are skipped."""
 
 def detect_template(
     template: str,

@@ -108,6 +108,9 @@ class WholeTagRequest:
     def _one_matcher(self) -> xgr.GrammarMatcher:
         return self.matcher
 
+    def _accept_allowed(self, token: int) -> bool:
+        return self.accept_token(token)
+
     def accept_token(self, token: int) -> bool:
         m = self.matcher
         if not m.accept_token(token):
@@ -257,13 +260,17 @@ class ComposedMasker:
             raise ToolwireError("accept needs one token per request")
         out = [True] * len(requests)
         requests = list(requests)
+        allowed: Any = ()
         if self.defer_accept:
-            slow, taken = feed_requests(self._table, self.cache, self.namespace, requests, token_ids)
+            slow, allowed, taken = feed_requests(self._table, self.cache, self.namespace, requests, token_ids)
             self.deferred += taken
+            if allowed:
+                allowed = set(allowed)
         else:
             slow = [i for i, r in enumerate(requests) if r is not None and not r.terminated]
         for i in slow:
-            out[i] = requests[i].accept_token(int(token_ids[i]))
+            # a token the cached row allows needs no matcher to judge it (ComposedMatcher._accept_allowed)
+            out[i] = requests[i]._accept_allowed(int(token_ids[i])) if i in allowed else requests[i].accept_token(int(token_ids[i]))
         return out
 
     def rollback(self, requests: Sequence[Any], n: int) -> None:

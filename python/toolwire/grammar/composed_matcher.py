@@ -101,6 +101,61 @@ class _Piece:
 _Matcher = xgr.GrammarMatcher | _Piece
 
 
+class _ScaffoldMatcher:
+    """The scaffold's xgrammar matcher, reading the scaffold's text (``ComposedMatcher._stext``)
+    only when asked: the free text, the tokens that open calls and the stand-ins of closed calls
+    reach it in one ``accept_string`` (one xgrammar step), where a request whose rows are all
+    cached may never ask it. A rollback undoes the steps past the text kept (a step it cuts is
+    undone whole; the part kept is read again when next asked). A stop token known to be
+    allowed waits too. Sound for a text-level scaffold, where a token and its bytes read alike."""
+
+    __slots__ = ("m", "_starts", "_fed", "_stop")
+
+    def __init__(self, m: xgr.GrammarMatcher, fed: int = 0) -> None:
+        self.m = m
+        self._starts: list[int] = []  # where in the text each xgrammar step began (a stop token's: at its end)
+        self._fed = fed  # the text's bytes read
+        self._stop: int | None = None  # a stop token to read after the text
+
+    def synced(self, text: bytearray) -> xgr.GrammarMatcher:
+        """The matcher, after it has read ``text`` (and the waiting stop token)."""
+        if self._fed < len(text):
+            if not self.m.accept_string(bytes(text[self._fed :])):
+                raise ComposedMismatch(f"the scaffold refused {len(text) - self._fed} bytes of its own text")
+            self._starts.append(self._fed)
+            self._fed = len(text)
+        if self._stop is not None:
+            stop, self._stop = self._stop, None
+            if not self.m.accept_token(stop):
+                raise ComposedMismatch("the scaffold refused a stop token its cached mask allowed")
+            self._starts.append(self._fed)
+        return self.m
+
+    def accept_token(self, token: int, text: bytearray, size: int) -> bool:
+        """Whether the matcher, after ``text``, takes ``token`` (``size`` bytes: the caller adds
+        them to the text; 0 for a stop token)."""
+        if not self.synced(text).accept_token(token):
+            return False
+        self._starts.append(self._fed)
+        self._fed += size
+        return True
+
+    def stop_later(self, token: int) -> None:
+        self._stop = token
+
+    def truncate(self, n: int) -> None:
+        """Back to the state after the text's first ``n`` bytes, no stop token read."""
+        self._stop = None
+        while self._starts and (self._fed > n or self._starts[-1] >= n):
+            self.m.rollback(1)
+            self._fed = self._starts.pop()
+        if self._fed > n:
+            raise ComposedMismatch("a rollback reached past the point the scaffold was forked at")
+
+    def fork(self, text: bytearray) -> _ScaffoldMatcher:
+        return _ScaffoldMatcher(self.synced(text).fork(), len(text))
+
+
 @dataclass
 class _Branch:
     tool: int
@@ -138,8 +193,9 @@ class ComposedMatcher:
         self._end = grammar.scaffold.end.encode()
         self._keep = max(len(self._end) - 1, 1)
         self._stops = grammar.scaffold.stops
+        self._text_level = grammar.scaffold.plan.text_level  # type: ignore[union-attr]
         if _copy is None:
-            self._scaffold = xgr.GrammarMatcher(grammar.scaffold.compiled)
+            self._scaffold = _ScaffoldMatcher(xgr.GrammarMatcher(grammar.scaffold.compiled))
             self._branches: list[_Branch] | None = None  # None: in the scaffold
             self._pos = 0  # bytes of the call begin read (all branches agree)
             self._entry = 0  # bytes of the name-free head the scaffold had read
@@ -151,7 +207,7 @@ class ComposedMatcher:
             self._lkey: StateKeyer | None = None  # the call text's keyer, among several begins
             self._entry_key = b""  # the scaffold's key where the current call began
         else:
-            self._scaffold = _copy._scaffold.fork()
+            self._scaffold = _copy._scaffold.fork(_copy._stext)
             branches = _copy._branches
             self._branches = branches if branches is None or type(branches) is _Literals else [_Branch(b.tool, b.matcher.fork() if b.matcher else None) for b in branches]
             self._pos, self._entry, self.calls = _copy._pos, _copy._entry, _copy.calls
@@ -263,20 +319,19 @@ class ComposedMatcher:
         self._accepted += len(lengths)
 
     def _read_run(self, data: bytes) -> _Matcher | None:
-        """Give the current part's matcher a run of tokens its keyer has read (among several
-        begins there is none: the run moves the call's text, None)."""
+        """Give the current part's matcher a run of tokens its keyer has read, or None where
+        there is none to give it now: in the scaffold (its text grows; its matcher reads it when
+        asked) and among several begins (the run moves the call's text)."""
         if self._branches is None:
-            m = self._scaffold
             self._stext += data
-        elif type(self._branches) is _Literals:
-            self._pos += len(data)
-            self._call += data
+            return None
+        self._pos += len(data)
+        self._call += data
+        if type(self._branches) is _Literals:
             self._branches = self._literals_left()
             return None
-        else:
-            m = self._branches[0].matcher  # type: ignore[assignment]
-            self._pos += len(data)
-            self._call += data
+        m = self._branches[0].matcher
+        assert m is not None
         if not m.accept_string(data):
             raise ComposedMismatch(f"a matcher refused {len(data)} bytes its cached masks allowed")
         return m
@@ -286,7 +341,7 @@ class ComposedMatcher:
 
     def is_completed(self) -> bool:
         self._flush()
-        return self._branches is None and self._scaffold.is_completed()
+        return self._branches is None and self._scaffold.synced(self._stext).is_completed()
 
     @property
     def in_call(self) -> bool:
@@ -302,7 +357,7 @@ class ComposedMatcher:
     def fill_next_token_bitmask(self, bitmask: Any, index: int = 0) -> bool:
         self._flush()
         if self._branches is None:
-            return self._scaffold.fill_next_token_bitmask(bitmask, index)
+            return self._scaffold.synced(self._stext).fill_next_token_bitmask(bitmask, index)
         bitmask[index].copy_(_torch_row(self._mask()))
         return True
 
@@ -311,7 +366,7 @@ class ComposedMatcher:
         the scaffold's, or the one tool's piece; None where several begins are followed."""
         self._flush()
         if self._branches is None:
-            return self._scaffold
+            return self._scaffold.synced(self._stext)
         if len(self._branches) == 1:
             m = self._branches[0].matcher
             return m.real() if type(m) is _Piece else m
@@ -376,7 +431,7 @@ class ComposedMatcher:
         return bool(s.accept_string(rest))
 
     def _after_call(self) -> xgr.GrammarMatcher:
-        s = self._scaffold.fork()
+        s = self._scaffold.synced(self._stext).fork()
         if not s.accept_string(self._head[self._entry :] + self._stand_in):
             raise ComposedMismatch("the scaffold refused the stand-in call")
         return s
@@ -403,6 +458,25 @@ class ComposedMatcher:
             self._restore(state, keyers=False)  # keyers are fed only once a token is taken
         self._sync_keys()
         return ok
+
+    def _accept_allowed(self, token: int) -> bool:
+        """:meth:`accept_token` for a token the row cached under this state's key allows
+        (``_core.feed_requests`` says which): in a text-level scaffold its matcher need not judge
+        it, and is not asked (:class:`_ScaffoldMatcher`); a stop token ends the output."""
+        if self._branches is not None or not self._text_level or self.terminated:
+            return self.accept_token(token)
+        self._flush()
+        state = self._state()
+        if token in self._stops:
+            self._scaffold.stop_later(token)
+            self.terminated = True
+        else:
+            self._feed_scaffold(token, self._vocab.token_bytes[token])
+            self._enter_call()
+        self._history.append((state, [], None))
+        self._accepted += 1
+        self._sync_keys()
+        return True
 
     def _ends_call(self, data: bytes, pending: bytes = b"") -> bool:
         """Whether the call's text with ``pending`` (a run not read yet) and ``data`` after it
@@ -446,7 +520,7 @@ class ComposedMatcher:
         state = self._state()
         self._pos += len(data)
         self._call += data
-        self._close_call(b"", steps)
+        self._close_call(b"")
         self._history.append((state, steps, None))
         self._accepted += 1
         self._sync_keys()
@@ -485,13 +559,14 @@ class ComposedMatcher:
 
     def _accept(self, token: int, steps: list[tuple[_Matcher, int]]) -> bool:
         if self._branches is None:
-            if not self._scaffold.accept_token(token):
+            stop = token in self._stops
+            data = b"" if stop or not 0 <= token < len(self._vocab.token_bytes) else self._vocab.token_bytes[token]
+            if not self._scaffold.accept_token(token, self._stext, len(data)):
                 return False
-            steps.append((self._scaffold, 1))
-            if token in self._stops:
-                self.terminated = self._scaffold.is_terminated()
+            if stop:
+                self.terminated = self._scaffold.m.is_terminated()
             else:
-                self._feed_scaffold(token, self._vocab.token_bytes[token])
+                self._feed_scaffold(token, data)
             self._enter_call()
             return True
         data = self._vocab.token_bytes[token] if 0 <= token < len(self._vocab.token_bytes) else b""
@@ -551,7 +626,7 @@ class ComposedMatcher:
         self._pos += len(data)
         self._call += data
         if rest is not None:
-            self._close_call(rest, steps)
+            self._close_call(rest)
         else:
             self._settle()
         return True
@@ -581,22 +656,13 @@ class ComposedMatcher:
         if (not self._end or call.endswith(self._end)) and m.is_completed():  # type: ignore[union-attr]
             if key is not None:
                 _CLOSES.put((self.grammar.serial, key, token), True)
-            self._close_call(b"", steps)
+            self._close_call(b"")
         return True
 
-    def _close_call(self, rest: bytes, steps: list[tuple[_Matcher, int]]) -> None:
-        s = self._scaffold
-        n = 0
-        call = self._head[self._entry :] + self._stand_in
-        if not s.accept_string(call):
-            raise ComposedMismatch("the scaffold refused the stand-in call")
-        n += 1
-        if rest:
-            if not s.accept_string(rest):
-                raise ComposedMismatch(f"the scaffold refused {rest!r} after a call that the mask allowed")
-            n += 1
-        steps.append((s, n))
-        self._feed_scaffold(0, call + rest)
+    def _close_call(self, rest: bytes) -> None:
+        """The call is done: the scaffold's text gets its stand-in (and ``rest``, the token's bytes
+        past the call's end, which :meth:`_runs_on` checked), read by its matcher when asked."""
+        self._feed_scaffold(0, self._head[self._entry :] + self._stand_in + rest)
         self._branches = None
         self._pkey = None
         self.calls += 1
@@ -604,7 +670,7 @@ class ComposedMatcher:
 
     def _enter_call(self) -> None:
         """Switch to the tools' begins when the scaffold's forced text reaches the stand-in."""
-        if self._scaffold.is_terminated():
+        if self.terminated:
             return
         k = self._skey
         key = (self.grammar.serial, k.key()) if k.cacheable else None
@@ -626,7 +692,7 @@ class ComposedMatcher:
         """Where in the head the call begins if the scaffold's forced text runs from here into the
         stand-in (the head's bytes already read there), else -1."""
         try:
-            forced = self._scaffold.find_jump_forward_string()
+            forced = self._scaffold.synced(self._stext).find_jump_forward_string()
         except UnicodeDecodeError:  # the scaffold stopped inside a character of the begin
             return -1
         at = forced.find(SENTINEL)
@@ -664,15 +730,16 @@ class ComposedMatcher:
                 break
             n -= size
         self._restore(state, keyers=True)
+        self._scaffold.truncate(len(self._stext))
         self._sync_keys()
 
     def find_jump_forward_string(self) -> str:
         self._flush()
         if self._branches is None:
-            if self._scaffold.is_terminated():
+            if self.terminated:
                 return ""
             try:
-                forced = self._scaffold.find_jump_forward_string()
+                forced = self._scaffold.synced(self._stext).find_jump_forward_string()
             except UnicodeDecodeError:
                 return ""
             at = forced.find(SENTINEL)

@@ -825,8 +825,9 @@ impl TokenTable {
         }
     }
 
-    /// :meth:`feed_deferred` for one keyer: whether it took `token` (fed and deferred). `key`
-    /// holds the namespace's `ns` bytes and serves as scratch.
+    /// :meth:`feed_deferred` for one keyer: whether it took `token` (fed and deferred), and if
+    /// not, whether the row cached under its key allows it. `key` holds the namespace's `ns`
+    /// bytes and serves as scratch.
     pub(crate) fn defer(
         &self,
         cache: &toolwire_core::bitmask::MaskCache,
@@ -834,14 +835,22 @@ impl TokenTable {
         ns: usize,
         keyer: &mut StateKeyer,
         token: u32,
-    ) -> bool {
+    ) -> Deferral {
         let bytes = self.bytes_of(token);
-        let keyed_by_text = match &keyer.walk {
-            // A call's text among several begins: only a step inside two or more of them.
-            Some(walk) => walk.begins.literal_step(&walk.text, bytes),
-            None => keyer.inner.text_level() && keyer.inner.cacheable() && !keyer.stops_at(bytes),
-        };
-        let allowed = !self.stops.contains(&token) && keyed_by_text && {
+        let stop = self.stops.contains(&token);
+        let keyed_by_text = !stop
+            && match &keyer.walk {
+                // A call's text among several begins: only a step inside two or more of them.
+                Some(walk) => walk.begins.literal_step(&walk.text, bytes),
+                None => {
+                    keyer.inner.text_level() && keyer.inner.cacheable() && !keyer.stops_at(bytes)
+                }
+            };
+        // Told apart for a text-level keyer of its own state (no walk): where it cannot take
+        // the token alone, the caller may still know from this that its matcher would.
+        let answers = keyed_by_text
+            || (keyer.walk.is_none() && keyer.inner.text_level() && keyer.inner.cacheable());
+        let allowed = answers && {
             key.truncate(ns);
             keyer.push_key(key);
             cache
@@ -849,7 +858,10 @@ impl TokenTable {
                 .is_some_and(|row| row.allows(token as usize))
         };
         if !allowed {
-            return false;
+            return Deferral::Left;
+        }
+        if !keyed_by_text {
+            return Deferral::Allowed;
         }
         // Kept to undo the feed if the token leaves free text (plain free text cannot; a call's
         // text among begins is not free text).
@@ -861,12 +873,24 @@ impl TokenTable {
             keyer.inner = inner;
             keyer.label.tail = tail;
             keyer.tokens -= 1;
-            return false;
+            return Deferral::Allowed;
         }
         keyer.deferred.extend_from_slice(bytes);
         keyer.deferred_lengths.push(bytes.len() as u32);
-        true
+        Deferral::Taken
     }
+}
+
+/// What [`TokenTable::defer`] did with a token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Deferral {
+    /// The keyer took it alone (fed, its bytes deferred for the matcher).
+    Taken,
+    /// Not taken, but the row cached under the keyer's text-level key allows it: the
+    /// request's matcher would accept it.
+    Allowed,
+    /// Not taken, nothing known.
+    Left,
 }
 
 #[pymethods]
@@ -935,7 +959,7 @@ impl TokenTable {
         let mut key = namespace.to_vec();
         let cache = cache.lock();
         for (i, (keyer, &token)) in keyers.iter_mut().zip(&tokens).enumerate() {
-            if !self.defer(&cache, &mut key, namespace.len(), keyer, token) {
+            if self.defer(&cache, &mut key, namespace.len(), keyer, token) != Deferral::Taken {
                 left.push(i);
             }
         }

@@ -13,7 +13,7 @@
 use pyo3::intern;
 use pyo3::prelude::*;
 
-use crate::bitmask::{MaskBuf, MaskCache, StateKeyer, TokenTable};
+use crate::bitmask::{Deferral, MaskBuf, MaskCache, StateKeyer, TokenTable};
 use crate::ToolwireError;
 
 /// What a request asks of a step.
@@ -126,7 +126,9 @@ pub fn unsafe_store_request_rows(
 /// Take ``tokens[i]`` for ``requests[i]`` through the request's ``_accept_key`` keyer alone where
 /// the mask cached under its key allows it (as :meth:`TokenTable.feed_deferred`). Returns the
 /// positions left to the caller (requests without such a keyer, and tokens the keyer did not
-/// take) and how many tokens the keyers took. None and terminated requests are skipped.
+/// take), the positions among those whose token the row cached under the keyer's (text-level)
+/// key allows, so the request's matcher would accept it, and how many tokens the keyers took.
+/// None and terminated requests are skipped.
 #[pyfunction]
 pub fn feed_requests(
     table: &TokenTable,
@@ -134,7 +136,7 @@ pub fn feed_requests(
     namespace: &[u8],
     requests: Vec<Bound<'_, PyAny>>,
     tokens: Vec<u32>,
-) -> PyResult<(Vec<usize>, usize)> {
+) -> PyResult<(Vec<usize>, Vec<usize>, usize)> {
     if requests.len() != tokens.len() {
         return Err(ToolwireError::new_err("one token per request"));
     }
@@ -151,14 +153,17 @@ pub fn feed_requests(
     }
     let mut key = namespace.to_vec();
     let cache = cache.lock();
-    let mut taken = 0;
+    let (mut taken, mut allowed) = (0, Vec::new());
     for (i, keyer) in &mut keyers {
-        if table.defer(&cache, &mut key, namespace.len(), keyer, tokens[*i]) {
-            taken += 1;
-        } else {
-            left.push(*i);
+        match table.defer(&cache, &mut key, namespace.len(), keyer, tokens[*i]) {
+            Deferral::Taken => taken += 1,
+            Deferral::Allowed => {
+                allowed.push(*i);
+                left.push(*i);
+            }
+            Deferral::Left => left.push(*i),
         }
     }
     left.sort_unstable();
-    Ok((left, taken))
+    Ok((left, allowed, taken))
 }
