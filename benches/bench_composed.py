@@ -16,9 +16,10 @@ and an array of objects). Three parts, each a ratio within one run:
   :class:`toolwire.masks.BatchMasker` on the whole tag and :class:`ComposedMasker` (pieces
   compiled beforehand), interleaved trace by trace, each on the same process CPU clock over the
   same steps. The maskers' caches start empty ("cold": the first trace) and keep what they
-  stored over ``--rounds`` traces of new replies ("warm": the last one), then serve ``--steady``
-  more untimed before one last measured trace ("steady": a server's cache after serving
-  earlier requests). Each row says how many rows the caches served and how many tokens the
+  stored over ``--rounds`` traces of new replies ("warm": the last one), then serve more untimed
+  before one last measured trace ("steady": a server's cache after serving earlier requests):
+  ``--steady-requests`` requests in all (default 1024, so every batch size is measured after the
+  same traffic), or where that is 0, ``--steady`` more traces. Each row says how many rows the caches served and how many tokens the
   composed masker took without a matcher. Every reply draws its tools and each optional
   argument at random, so argument states keep missing (a server whose callers repeat their
   argument shapes hits more);
@@ -294,7 +295,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batches", default="16,64,256")
     ap.add_argument("--formats", default="hermes,qwen3_coder,glm47,deepseek_v3_2,kimi_k2")
     ap.add_argument("--rounds", type=int, default=4, help="traces per batch size (the first with empty caches)")
-    ap.add_argument("--steady", type=int, default=12, help="more traces through the maskers' caches before a last measured one (0: none)")
+    ap.add_argument("--steady", type=int, default=12, help="more traces through the maskers' caches before a last measured one, where --steady-requests is 0 (0: none)")
+    ap.add_argument("--steady-requests", type=int, default=1024, help="requests the maskers' caches serve before the steady trace, at every batch size (0: use --steady)")
     ap.add_argument("--first-formats", default="hermes")
     ap.add_argument("--memory-tools", type=int, default=600)
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "report" / "composed.md"))
@@ -316,10 +318,11 @@ def main(argv: list[str] | None = None) -> int:
             data["first_mask"].append(r)
             b = f"{r['builtin_ms']:.0f}" if "builtin_ms" in r else "–"
             lines.append(f"| {fmt} | {n} | {r['whole_ms']:.0f} | {b} | {r['cold_ms']:.1f} | {r['whole_ms'] / r['cold_ms']:.1f}x | {r['cold_start_ms']:.0f} | {r['first_call_ms']:.0f} | {r['warm_ms']:.2f} | {r['warm_new_list_ms']:.2f} |")
+    steady_when = f"the one after {a.steady_requests} requests (`ceil({a.steady_requests} / batch)` traces)" if a.steady_requests else f"the {a.rounds + a.steady}th"
     if a.batches:
         lines += ["", "## Mask production CPU, 128 tools (µs per request-step: fill + accept; caches empty at the first trace)", "",
                   "Ratios are `BatchGrammarMatcher`'s CPU over the other's on the same trace: above 1, less CPU than xgrammar.", "",
-                  f"Cache: \"cold\" is the first trace, \"warm\" the {a.rounds}th, \"steady\" the {a.rounds + a.steady}th (the caching maskers served the traces between, untimed). Hits: rows copied from the mask cache; deferred: tokens taken by a state keyer alone (the matcher reads them later in one `accept_string`).", "",
+                  f"Cache: \"cold\" is the first trace, \"warm\" the {a.rounds}th, \"steady\" {steady_when} (the caching maskers served the traces between, untimed). Hits: rows copied from the mask cache; deferred: tokens taken by a state keyer alone (the matcher reads them later in one `accept_string`).", "",
                   "| format | batch | steps | cache | BatchGrammarMatcher, whole tag | BatchMasker, whole tag | ComposedMasker | xgrammar / BatchMasker | xgrammar / composed | BatchMasker hits | composed hits | composed deferred |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     tl = tools(128, "trace")
     info = qwen_info()
@@ -330,7 +333,8 @@ def main(argv: list[str] | None = None) -> int:
         g.prefetch()
         name = f"{fmt} (fallback: whole tag)" if g.fallback else fmt
         for batch in map(int, a.batches.split(",")):
-            r = mask_cpu(fmt, batch, tl, whole_compiled, tag, g, seed=batch, rounds=a.rounds, steady=a.steady)
+            steady = max(-(-a.steady_requests // batch), a.rounds) - a.rounds + 1 if a.steady_requests else a.steady
+            r = mask_cpu(fmt, batch, tl, whole_compiled, tag, g, seed=batch, rounds=a.rounds, steady=steady)
             print(r, flush=True)
             data["mask_cpu"].append(r)
             for label in ("cold", "warm", "steady"):

@@ -542,11 +542,11 @@ class ComposedMatcher:
 
     def _literal_step(self, token: int) -> bool:
         """The common step among several tools' begins, known from an earlier request: the token
-        keeps two or more of them in their literal text (no matcher, nothing to flush: the
-        general path of :meth:`_accept` does the same). False: not known, or not such a step."""
-        call = bytes(self._call)
-        known = _LITERAL_STEPS.get((self.grammar.serial, call, token))
-        if known is None or len(known) < 2:
+        keeps some of them in their literal text (no matcher, nothing to flush; where one is left,
+        its piece follows the rest of its begin: the general path of :meth:`_accept` does the
+        same). False: not known."""
+        known = _LITERAL_STEPS.get((self.grammar.serial, bytes(self._call), token))
+        if known is None:
             return False
         self._history.append((self._state(), [], None))
         self._accepted += 1
@@ -554,6 +554,7 @@ class ComposedMatcher:
         self._branches = known
         self._pos += len(data)
         self._call += data
+        self._settle()
         self._sync_keys()
         return True
 
