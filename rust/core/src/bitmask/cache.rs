@@ -11,7 +11,11 @@
 //! free-text mask is all ones but for a few words, a mask inside a call is all zeros but for a
 //! few. A Qwen row (4,748 words, 19 KB raw) typically takes a few hundred bytes, so a budget
 //! holds far more states, and a hit reads little memory (filling the row is a few runs of
-//! stores).
+//! stores). Keys with equal rows share one stored row (every state inside a plain string value,
+//! every free-text state: a reply's few hundred keys name a few dozen distinct rows), found by a
+//! hash of the words and checked word for word, so storing a row already held allocates
+//! nothing: a fresh allocation costs more than the row's copy (the new pages are cleared first),
+//! and the budget counts each row once.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -30,6 +34,24 @@ enum Stored {
 }
 
 impl Stored {
+    /// Whether the row stored is `mask`, word for word.
+    fn is(&self, mask: &[u32]) -> bool {
+        match self {
+            Stored::Raw(words) => **words == *mask,
+            Stored::Runs { len, runs } => {
+                *len == mask.len() && {
+                    let mut at = 0;
+                    runs.iter().all(|&(value, end)| {
+                        let end = end as usize;
+                        let same = mask[at..end].iter().all(|&w| w == value);
+                        at = end;
+                        same
+                    })
+                }
+            }
+        }
+    }
+
     fn encode(mask: &[u32]) -> Self {
         // Counted first, then written into a vector of their exact size: grown step by step,
         // each row's runs took several allocations (fresh pages, under a mask cache that grows).
@@ -55,6 +77,32 @@ impl Stored {
             Stored::Runs { runs, .. } => runs.len() * 8,
         }
     }
+}
+
+/// A row's words hashed in four interleaved lanes (one multiply chain a lane, so the lanes run
+/// side by side): which stored row might be equal; [`Stored::is`] decides.
+fn content_hash(mask: &[u32]) -> u64 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut lanes = [mask.len() as u64, 1, 2, 3];
+    let mut blocks = mask.chunks_exact(8);
+    for block in &mut blocks {
+        for (lane, pair) in lanes.iter_mut().zip(block.chunks_exact(2)) {
+            let word = u64::from(pair[0]) | (u64::from(pair[1]) << 32);
+            *lane = (lane.rotate_left(23) ^ word).wrapping_mul(K);
+        }
+    }
+    for &w in blocks.remainder() {
+        lanes[0] = (lanes[0].rotate_left(23) ^ u64::from(w)).wrapping_mul(K);
+    }
+    lanes
+        .iter()
+        .fold(0u64, |h, &lane| (h.rotate_left(29) ^ lane).wrapping_mul(K))
+}
+
+/// A stored row and its hash, shared by the entries whose rows are equal.
+struct Shared {
+    stored: Stored,
+    hash: u64,
 }
 
 /// How many runs `mask` has, or None as soon as the runs so far cost 1 KiB more than the words
@@ -156,7 +204,7 @@ impl Row<'_> {
 /// used since it was queued to the back instead of dropping it, which still drops the least
 /// recently used one (every other entry's last use is later than its place in the queue).
 struct Slot {
-    mask: Stored,
+    mask: Arc<Shared>,
     tick: u64,
     queued: u64,
 }
@@ -177,6 +225,8 @@ pub struct MaskCache {
     tick: u64,
     map: HashMap<Arc<[u8]>, Slot>,
     order: BTreeMap<u64, Arc<[u8]>>,
+    /// One stored row per content hash, for entries whose rows are equal to it.
+    rows: HashMap<u64, Arc<Shared>>,
     stats: CacheStats,
 }
 
@@ -189,6 +239,7 @@ impl MaskCache {
             tick: 0,
             map: HashMap::new(),
             order: BTreeMap::new(),
+            rows: HashMap::new(),
             stats: CacheStats::default(),
         }
     }
@@ -197,9 +248,45 @@ impl MaskCache {
         key.len() + stored.bytes() + ENTRY_OVERHEAD
     }
 
-    /// Bytes an entry of `mask` under `key` is charged against the budget.
+    /// Bytes an entry of `mask` under `key` is charged against the budget when no other entry
+    /// holds an equal row (the row's bytes are charged once, to the first entry holding it).
     pub fn entry_cost(key: &[u8], mask: &[u32]) -> usize {
         Self::cost(key, &Stored::encode(mask))
+    }
+
+    /// The stored row equal to `mask` if an entry holds one (no allocation), else a new one
+    /// (registered for later equal rows where its hash is free). Second: the bytes it adds.
+    fn share(&mut self, mask: &[u32]) -> (Arc<Shared>, usize) {
+        let hash = content_hash(mask);
+        if let Some(held) = self.rows.get(&hash) {
+            if held.stored.is(mask) {
+                return (held.clone(), 0);
+            }
+        }
+        let shared = Arc::new(Shared {
+            stored: Stored::encode(mask),
+            hash,
+        });
+        self.rows.entry(hash).or_insert_with(|| shared.clone());
+        let bytes = shared.stored.bytes();
+        (shared, bytes)
+    }
+
+    /// Lets go of an entry's row; returns the bytes freed (the row's, where no entry holds it
+    /// any more).
+    fn release(&mut self, shared: Arc<Shared>) -> usize {
+        let registered = self
+            .rows
+            .get(&shared.hash)
+            .is_some_and(|held| Arc::ptr_eq(held, &shared));
+        // Held by the entry, and by the hash table where registered.
+        if Arc::strong_count(&shared) > 1 + usize::from(registered) {
+            return 0;
+        }
+        if registered {
+            self.rows.remove(&shared.hash);
+        }
+        shared.stored.bytes()
     }
 
     fn next_tick(&mut self) -> u64 {
@@ -214,7 +301,7 @@ impl MaskCache {
             Some(slot) => {
                 slot.tick = tick;
                 self.stats.hits += 1;
-                Some(Row(&slot.mask))
+                Some(Row(&slot.mask.stored))
             }
             None => {
                 self.stats.misses += 1;
@@ -225,7 +312,7 @@ impl MaskCache {
 
     /// The row stored under `key`, without touching recency or the counters.
     pub fn peek(&self, key: &[u8]) -> Option<Row<'_>> {
-        self.map.get(key).map(|slot| Row(&slot.mask))
+        self.map.get(key).map(|slot| Row(&slot.mask.stored))
     }
 
     /// Whether `key` is stored, without touching recency or the counters.
@@ -237,12 +324,17 @@ impl MaskCache {
     /// entries until the budget holds. Returns false, storing nothing, when this one entry alone
     /// is larger than the budget.
     pub fn insert(&mut self, key: &[u8], mask: &[u32]) -> bool {
-        let stored = Stored::encode(mask);
-        let cost = Self::cost(key, &stored);
+        let (shared, row_bytes) = self.share(mask);
+        let cost = key.len() + ENTRY_OVERHEAD + row_bytes;
         if cost > self.max_bytes {
+            self.release(shared);
             return false;
         }
         self.remove(key);
+        // The row's bytes stay charged while evictions run: an evicted entry holding an equal
+        // row does not free them (this entry holds the row too).
+        self.used += row_bytes;
+        let cost = cost - row_bytes;
         while self.used + cost > self.max_bytes {
             let (queued, oldest) = self
                 .order
@@ -258,16 +350,16 @@ impl MaskCache {
                 continue;
             }
             let slot = self.map.remove(&oldest).expect("just found");
-            self.used -= Self::cost(&oldest, &slot.mask);
+            self.used -= oldest.len() + ENTRY_OVERHEAD + self.release(slot.mask);
             self.stats.evictions += 1;
         }
         let tick = self.next_tick();
-        let shared: Arc<[u8]> = Arc::from(key);
-        self.order.insert(tick, shared.clone());
+        let shared_key: Arc<[u8]> = Arc::from(key);
+        self.order.insert(tick, shared_key.clone());
         self.map.insert(
-            shared,
+            shared_key,
             Slot {
-                mask: stored,
+                mask: shared,
                 tick,
                 queued: tick,
             },
@@ -282,7 +374,7 @@ impl MaskCache {
         match self.map.remove(key) {
             Some(slot) => {
                 self.order.remove(&slot.queued);
-                self.used -= Self::cost(key, &slot.mask);
+                self.used -= key.len() + ENTRY_OVERHEAD + self.release(slot.mask);
                 true
             }
             None => false,
@@ -293,6 +385,7 @@ impl MaskCache {
     pub fn clear(&mut self) {
         self.map.clear();
         self.order.clear();
+        self.rows.clear();
         self.used = 0;
         self.stats = CacheStats::default();
     }
@@ -378,6 +471,42 @@ mod tests {
     }
 
     #[test]
+    fn equal_rows_are_stored_once() {
+        let mut c = MaskCache::new(1 << 24);
+        let noisy: Vec<u32> = (0..4748u32)
+            .map(|i| i.wrapping_mul(2_654_435_761))
+            .collect();
+        let one = MaskCache::entry_cost(b"k0", &noisy);
+        for k in 0..100u32 {
+            assert!(c.insert(format!("k{k}").as_bytes(), &noisy));
+        }
+        let per_key = 2 + ENTRY_OVERHEAD;
+        assert_eq!(
+            c.used_bytes(),
+            one + 10 * per_key + 90 * (per_key + 1) - per_key
+        );
+        let held: Vec<*const Shared> = c.map.values().map(|s| Arc::as_ptr(&s.mask)).collect();
+        assert!(held.iter().all(|p| *p == held[0]), "one row for all");
+        let mut other = noisy.clone();
+        other[4747] ^= 1; // equal but for one word: its own row
+        assert!(c.insert(b"odd", &other));
+        assert_eq!(c.get(b"odd").map(|r| r.to_vec()), Some(other));
+        assert_eq!(c.get(b"k7").map(|r| r.to_vec()), Some(noisy.clone()));
+        for k in 0..100u32 {
+            assert!(c.remove(format!("k{k}").as_bytes()));
+        }
+        assert_eq!(
+            c.used_bytes(),
+            MaskCache::entry_cost(b"odd", &c.get(b"odd").unwrap().to_vec())
+        );
+        assert!(c.remove(b"odd"));
+        assert_eq!((c.used_bytes(), c.rows.len()), (0, 0));
+        // a row stored again after its last holder left is charged again
+        assert!(c.insert(b"k0", &noisy));
+        assert_eq!(c.used_bytes(), one);
+    }
+
+    #[test]
     fn random_workload_keeps_the_invariants() {
         let mut c = MaskCache::new(20 * ENTRY);
         let mut x: u64 = 12345;
@@ -386,16 +515,29 @@ mod tests {
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             let key = [(x >> 33) as u8 % 64];
+            let want = row(u32::from(key[0]) % 5); // keys share rows
             if x >> 62 == 0 {
                 c.remove(&key);
             } else if let Some(m) = c.get(&key) {
-                assert_eq!(m.to_vec(), row(u32::from(key[0])));
+                assert_eq!(m.to_vec(), want);
             } else {
-                c.insert(&key, &row(u32::from(key[0])));
+                c.insert(&key, &want);
             }
             assert!(c.used_bytes() <= c.max_bytes());
             assert_eq!(c.map.len(), c.order.len());
-            assert_eq!(c.used_bytes(), c.len() * ENTRY);
+            // each entry's key and overhead, and each distinct row once
+            let mut rows = std::collections::HashSet::new();
+            let charged: usize = c
+                .map
+                .iter()
+                .map(|(k, slot)| {
+                    let first = rows.insert(Arc::as_ptr(&slot.mask));
+                    k.len() + ENTRY_OVERHEAD + if first { slot.mask.stored.bytes() } else { 0 }
+                })
+                .sum();
+            assert_eq!(c.used_bytes(), charged);
+            assert!(rows.len() <= 5);
+            assert!(c.rows.values().all(|r| rows.contains(&Arc::as_ptr(r))));
         }
     }
 
