@@ -10,7 +10,8 @@ parts add up to more than they cost alone). Parts: ``fill`` and ``accept`` (the 
 calls (``unsafe_fill_request_rows``: the cached rows' copies; ``unsafe_store_request_rows``: the
 misses' stores; ``feed_requests``: the tokens keyers take alone), xgrammar's batch fill of the
 misses, and the ``ComposedMatcher`` methods a step may reach in Python (``accept_token`` for
-every token no keyer took; within it ``_known_close`` and ``_enter_call``; before a miss
+every token no keyer took, ``_accept_allowed`` for those the cached row allows; within them
+``_known_close`` and ``_enter_call``; before a miss
 ``_one_matcher``, which reads the deferred run, and ``_end_extras``). Also prints the misses and
 rows, so a change in the hit rate shows.
 
@@ -37,7 +38,7 @@ import xgrammar as xgr  # noqa: E402
 from toolwire.grammar import composed, composed_batch, composed_matcher  # noqa: E402
 
 SPENT: defaultdict[str, float] = defaultdict(float)
-MATCHER_PARTS = ("accept_token", "_known_close", "_enter_call", "_one_matcher", "_end_extras")
+MATCHER_PARTS = ("accept_token", "_accept_allowed", "_known_close", "_enter_call", "_one_matcher", "_end_extras")
 MODULE_PARTS = ("unsafe_fill_request_rows", "unsafe_store_request_rows", "feed_requests")
 
 
