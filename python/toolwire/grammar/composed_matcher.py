@@ -559,10 +559,10 @@ class ComposedMatcher:
         return True
 
     def _accept(self, token: int, steps: list[tuple[_Matcher, int]]) -> bool:
+        data = self._vocab.token_bytes[token] if 0 <= token < len(self._vocab.token_bytes) else b""
         if self._branches is None:
             stop = token in self._stops
-            data = b"" if stop or not 0 <= token < len(self._vocab.token_bytes) else self._vocab.token_bytes[token]
-            if not self._scaffold.accept_token(token, self._stext, len(data)):
+            if not self._scaffold.accept_token(token, self._stext, 0 if stop else len(data)):
                 return False
             if stop:
                 self.terminated = self._scaffold.m.is_terminated()
@@ -570,7 +570,6 @@ class ComposedMatcher:
                 self._feed_scaffold(token, data)
             self._enter_call()
             return True
-        data = self._vocab.token_bytes[token] if 0 <= token < len(self._vocab.token_bytes) else b""
         if not data or token in self._stops:
             return False
         if self._pkey is not None and self._in_piece(token, data, steps):

@@ -244,14 +244,15 @@ impl MaskCache {
         }
     }
 
-    fn cost(key: &[u8], stored: &Stored) -> usize {
-        key.len() + stored.bytes() + ENTRY_OVERHEAD
+    /// An entry's bytes other than its row's (charged once, to the rows shared).
+    fn key_cost(key: &[u8]) -> usize {
+        key.len() + ENTRY_OVERHEAD
     }
 
     /// Bytes an entry of `mask` under `key` is charged against the budget when no other entry
     /// holds an equal row (the row's bytes are charged once, to the first entry holding it).
     pub fn entry_cost(key: &[u8], mask: &[u32]) -> usize {
-        Self::cost(key, &Stored::encode(mask))
+        Self::key_cost(key) + Stored::encode(mask).bytes()
     }
 
     /// The stored row equal to `mask` if an entry holds one (no allocation), else a new one
@@ -325,8 +326,8 @@ impl MaskCache {
     /// is larger than the budget.
     pub fn insert(&mut self, key: &[u8], mask: &[u32]) -> bool {
         let (shared, row_bytes) = self.share(mask);
-        let cost = key.len() + ENTRY_OVERHEAD + row_bytes;
-        if cost > self.max_bytes {
+        let cost = Self::key_cost(key);
+        if cost + row_bytes > self.max_bytes {
             self.release(shared);
             return false;
         }
@@ -334,7 +335,6 @@ impl MaskCache {
         // The row's bytes stay charged while evictions run: an evicted entry holding an equal
         // row does not free them (this entry holds the row too).
         self.used += row_bytes;
-        let cost = cost - row_bytes;
         while self.used + cost > self.max_bytes {
             let (queued, oldest) = self
                 .order
@@ -350,7 +350,7 @@ impl MaskCache {
                 continue;
             }
             let slot = self.map.remove(&oldest).expect("just found");
-            self.used -= oldest.len() + ENTRY_OVERHEAD + self.release(slot.mask);
+            self.used -= Self::key_cost(&oldest) + self.release(slot.mask);
             self.stats.evictions += 1;
         }
         let tick = self.next_tick();
@@ -374,7 +374,7 @@ impl MaskCache {
         match self.map.remove(key) {
             Some(slot) => {
                 self.order.remove(&slot.queued);
-                self.used -= key.len() + ENTRY_OVERHEAD + self.release(slot.mask);
+                self.used -= Self::key_cost(key) + self.release(slot.mask);
                 true
             }
             None => false,
