@@ -20,6 +20,11 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+/// The maps' hasher: a step looks up one key of 60-120 bytes per row (and again when a keyer
+/// takes a token), where SipHash cost as much as the lookup's other work together. Keys are
+/// mostly keyed digests, and a collision costs time, never a wrong row (keys are compared whole).
+type KeyHasher = foldhash::fast::RandomState;
+
 /// Bytes charged per entry on top of its key and mask (map and recency bookkeeping).
 pub const ENTRY_OVERHEAD: usize = 96;
 
@@ -143,6 +148,19 @@ fn for_each_run(mask: &[u32], mut visit: impl FnMut(u32, usize) -> bool) -> bool
     true
 }
 
+/// `words.fill(value)`, as one `memset` where the value's four bytes are equal (all-zero and
+/// all-one runs, nearly every run of a row): the libc routine uses the machine's widest stores,
+/// where the generic loop is compiled for the baseline target's 16-byte ones.
+fn fill_words(words: &mut [u32], value: u32) {
+    let byte = value as u8;
+    if value == u32::from_ne_bytes([byte; 4]) {
+        // SAFETY: writes `words.len()` u32s, the slice's own extent; every byte pattern is a u32.
+        unsafe { std::ptr::write_bytes(words.as_mut_ptr(), byte, words.len()) }
+    } else {
+        words.fill(value);
+    }
+}
+
 /// A row in the cache, read by copying it out.
 #[derive(Clone, Copy)]
 pub struct Row<'a>(&'a Stored);
@@ -172,7 +190,7 @@ impl Row<'_> {
                 let mut at = 0;
                 for &(value, end) in runs.iter() {
                     let end = end as usize;
-                    out[at..end].fill(value);
+                    fill_words(&mut out[at..end], value);
                     at = end;
                 }
             }
@@ -223,10 +241,10 @@ pub struct MaskCache {
     max_bytes: usize,
     used: usize,
     tick: u64,
-    map: HashMap<Arc<[u8]>, Slot>,
+    map: HashMap<Arc<[u8]>, Slot, KeyHasher>,
     order: BTreeMap<u64, Arc<[u8]>>,
     /// One stored row per content hash, for entries whose rows are equal to it.
-    rows: HashMap<u64, Arc<Shared>>,
+    rows: HashMap<u64, Arc<Shared>, KeyHasher>,
     stats: CacheStats,
 }
 
@@ -237,9 +255,9 @@ impl MaskCache {
             max_bytes,
             used: 0,
             tick: 0,
-            map: HashMap::new(),
+            map: HashMap::default(),
             order: BTreeMap::new(),
-            rows: HashMap::new(),
+            rows: HashMap::default(),
             stats: CacheStats::default(),
         }
     }
@@ -583,13 +601,19 @@ mod tests {
         let mut c = MaskCache::new(1 << 24);
         for n in 0..200u32 {
             let len = 1 + (next() % 300) as usize;
-            let mask: Vec<u32> = (0..len)
-                .map(|_| match next() % 8 {
-                    0..=3 => 0,
-                    4..=6 => u32::MAX,
+            // Runs of random lengths: all-zero, all-one, four equal bytes other than those (one
+            // `memset`), and words whose bytes differ.
+            let mut mask: Vec<u32> = Vec::with_capacity(len);
+            while mask.len() < len {
+                let value = match next() % 8 {
+                    0..=2 => 0,
+                    3..=4 => u32::MAX,
+                    5 => u32::from_ne_bytes([next() as u8; 4]),
                     _ => next() as u32,
-                })
-                .collect();
+                };
+                let run = 1 + (next() % 40) as usize;
+                mask.extend(std::iter::repeat_n(value, run.min(len - mask.len())));
+            }
             let key = n.to_le_bytes();
             assert!(c.insert(&key, &mask));
             let row = c.get(&key).expect("just stored");
