@@ -40,6 +40,10 @@ _LITERAL_STEPS = _Lru(max_bytes=(3 << 20) // 2, size=lambda key, value: 8 * len(
 #: masks, so equal states as far as the end is concerned: the differential test checks it).
 _CLOSES = _Lru(max_bytes=1 << 19, size=lambda key, value: len(key[1]) + 200)
 
+#: (tool, the scaffold's key where the call began, the call's end, call text) -> the piece's
+#: keyer as a call settled on that tool after that text leaves it (never fed: copied).
+_SETTLED = _Lru(max_bytes=1 << 20, size=lambda key, value: len(key[1]) + 2 * len(key[3]) + 700)
+
 #: (grammar, call text) -> the tools whose begins continue past that text, where all are in
 #: their begins (what a run of tokens taken by the call's keyer alone leaves).
 _LITERAL_SETS = _Lru(max_bytes=1 << 20, size=lambda key, value: 8 * len(value) + 56 + len(key[1]) + 200)
@@ -250,14 +254,22 @@ class ComposedMatcher:
         self._skey.accept(token, data)
 
     def _sync_piece_keyer(self) -> None:
-        """A keyer for the one tool left (fed the call so far), none otherwise."""
+        """A keyer for the one tool left (fed the call so far), none otherwise: a copy of one
+        kept per (tool, labels, call text) in :data:`_SETTLED` (a fresh keyer is a function of
+        those alone; reading a begin costs it ~0.1 µs a byte)."""
         one = self._branches is not None and len(self._branches) == 1 and self._branches[0].matcher is not None
         if not one:
             self._pkey = None
         elif self._pkey is None:
-            self._pkey = self.grammar.piece_plan(self._branches[0].tool).keyer()  # type: ignore[index]
-            self._pkey.label(b"P", self._entry_key, self._end)
-            self._pkey.accept(0, bytes(self._call))
+            tool = self._branches[0].tool  # type: ignore[index]
+            key = (self.grammar.tools[tool].key, self._entry_key, self._end, bytes(self._call))
+            settled: StateKeyer | None = _SETTLED.get(key)
+            if settled is None:
+                settled = self.grammar.piece_plan(tool).keyer()
+                settled.label(b"P", self._entry_key, self._end)
+                settled.accept(0, key[3])
+                _SETTLED.put(key, settled)
+            self._pkey = settled.__copy__()
 
     def cache_key(self) -> bytes | None:
         """The mask cache's key of this state's row, None where it is not cached: the scaffold's
