@@ -1,6 +1,6 @@
 """Where a composed mask row's CPU goes: per-part timers around one steady trace set.
 
-    python benches/composed_breakdown.py [--format hermes] [--batch 16] [--warm 12] [--traces 4]
+    python benches/composed_breakdown.py [--format hermes] [--batch 16] [--warm 12] [--traces 4] [--plain]
 
 Runs ``bench_composed``'s trace for ``--warm`` seeds through one ``ComposedMasker`` untimed (so the
 caches are as a serving engine's after a while), then ``--traces`` fresh seeds timed, and prints
@@ -13,7 +13,9 @@ misses, and the ``ComposedMatcher`` methods a step may reach in Python (``accept
 every token no keyer took, ``_accept_allowed`` for those the cached row allows; within them
 ``_known_close`` and ``_enter_call``; before a miss
 ``_one_matcher``, which reads the deferred run, and ``_end_extras``). Also prints the misses and
-rows, so a change in the hit rate shows.
+rows, so a change in the hit rate shows. With ``--plain``, no timers: the whole step's µs a row
+alone (many ``--traces`` after ``--warm 64`` give a steady row that moves by a few percent between
+runs).
 
 For comparing two builds, run it in alternating processes (``PYTHONPATH`` pointing at a copy of
 the other build's ``python/toolwire``), since this machine's speed moves between minutes.
@@ -80,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tools", type=int, default=128)
     ap.add_argument("--warm", type=int, default=12, help="untimed traces first")
     ap.add_argument("--traces", type=int, default=4, help="timed traces after them")
+    ap.add_argument("--plain", action="store_true", help="no per-part timers: the whole step's cost alone")
     args = ap.parse_args(argv)
     info = bc.qwen_info()
     tool_list = bc.tools(args.tools, "p")
@@ -89,7 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     bitmask = xgr.allocate_token_bitmask(args.batch, bc.QWEN_VOCAB_SIZE)
     for k in range(args.warm):
         step_through(masker, grammar, bc.trace(args.format, tool_list, args.batch, args.batch * 1000 + k), bitmask)
-    instrument(masker)
+    if not args.plain:
+        instrument(masker)
     traces = [bc.trace(args.format, tool_list, args.batch, args.batch * 1000 + k) for k in range(args.warm, args.warm + args.traces)]
     misses_before, rows, start = masker.misses, 0, time.process_time()
     for seqs in traces:
@@ -97,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     whole = time.process_time() - start
     misses = masker.misses - misses_before
     print(f"{args.format}, batch {args.batch}, {args.tools} tools: {rows} rows, {misses} misses ({misses / rows:.0%}), "
-          f"{whole / rows * 1e6:.2f} µs a row with the timers")
+          f"{whole / rows * 1e6:.2f} µs a row" + ("" if args.plain else " with the timers"))
     for name, spent in sorted(SPENT.items(), key=lambda kv: -kv[1]):
         print(f"  {name:28} {spent / rows * 1e6:6.2f} µs a row")
     return 0
