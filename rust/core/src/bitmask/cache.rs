@@ -7,11 +7,11 @@
 //! entries. Soundness of the key is the caller's business (see `toolwire.masks` on the Python
 //! side, which derives keys it can defend and can verify them).
 //!
-//! Rows are stored as runs of equal words when that is smaller, which it almost always is: a
+//! Rows are stored as runs of equal words when the runs are long, as they mostly are: a
 //! free-text mask is all ones but for a few words, a mask inside a call is all zeros but for a
-//! few. A Qwen row (4,748 words, 19 KB raw) typically takes a few hundred bytes, so a budget
-//! holds far more states, and a hit reads little memory (filling the row is a few runs of
-//! stores). Keys with equal rows share one stored row (every state inside a plain string value,
+//! few. A Qwen row (4,748 words, 19 KB raw) then takes a few hundred bytes, so a budget holds
+//! far more states, and a hit reads little memory (filling the row is a few `memset`s). A row of
+//! many short runs is kept as words: copying them is faster than writing the runs. Keys with equal rows share one stored row (every state inside a plain string value,
 //! every free-text state: a reply's few hundred keys name a few dozen distinct rows), found by a
 //! hash of the words and checked word for word, so storing a row already held allocates
 //! nothing: a fresh allocation costs more than the row's copy (the new pages are cleared first),
@@ -61,7 +61,7 @@ impl Stored {
         // Counted first, then written into a vector of their exact size: grown step by step,
         // each row's runs took several allocations (fresh pages, under a mask cache that grows).
         match run_count(mask) {
-            Some(count) if count > 0 && count * 8 < mask.len() * 4 => {
+            Some(count) if count > 0 => {
                 let mut runs = Vec::with_capacity(count);
                 for_each_run(mask, |value, end| {
                     runs.push((value, end as u32));
@@ -110,13 +110,22 @@ struct Shared {
     hash: u64,
 }
 
-/// How many runs `mask` has, or None as soon as the runs so far cost 1 KiB more than the words
-/// they cover (8 bytes a run, 4 a word): such a row is stored as words.
+/// Rows are stored as runs only where they average at least this many words a run. Writing a
+/// run costs about as much as copying a few dozen words, so a row of many short runs (a string
+/// value's row: every token but those holding a quote or a backslash, over 1,000 runs in a Qwen
+/// row) was slower to write than its 19 KB copied whole; a fifth of a steady hermes batch's rows
+/// had over 256 runs.
+const WORDS_PER_RUN: usize = 32;
+
+/// How many runs `mask` has where it is to be stored as runs: where they take fewer bytes than
+/// its words (8 bytes a run, 4 a word) and are few (at most 4, or one per [`WORDS_PER_RUN`]
+/// words); else None (counting stops as soon as there are too many).
 fn run_count(mask: &[u32]) -> Option<usize> {
+    let most = (mask.len() / WORDS_PER_RUN).max(4).min((mask.len() * 4).saturating_sub(1) / 8);
     let mut count = 0;
-    let whole = for_each_run(mask, |_, end| {
+    let whole = for_each_run(mask, |_, _| {
         count += 1;
-        count * 8 <= end * 4 + 1024
+        count <= most
     });
     whole.then_some(count)
 }
@@ -611,7 +620,7 @@ mod tests {
                     5 => u32::from_ne_bytes([next() as u8; 4]),
                     _ => next() as u32,
                 };
-                let run = 1 + (next() % 40) as usize;
+                let run = 1 + (next() % if next() % 2 == 0 { 40 } else { 400 }) as usize;
                 mask.extend(std::iter::repeat_n(value, run.min(len - mask.len())));
             }
             let key = n.to_le_bytes();
