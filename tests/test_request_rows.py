@@ -97,3 +97,29 @@ def test_misuse_raises() -> None:
     shared = Req(keyer())
     with pytest.raises(RuntimeError):  # one keyer twice in a batch is not fed twice
         feed_requests(table, cache, b"", [shared, shared], [0, 0])
+
+
+def test_a_suffix_near_stop_is_keyed_only_while_the_text_ends_with_a_start_of_stop() -> None:
+    """``label(..., suffix_near_stop=True)``, as a composed call's piece keyer is labelled: the
+    scaffold's key (the suffix) decides a piece's row only where tokens may run on past the call's
+    end, so it is in the key only while the text ends with a non-empty proper prefix of the end."""
+
+    def key(text: bytes, suffix_near_stop: bool) -> bytes:
+        k = StateKeyPlan.from_tag(b"0123456789abcdef", TAG).keyer()
+        if suffix_near_stop:
+            k.label(b"P", b"SUFFIX", b"</a>", suffix_near_stop=True)
+        else:
+            k.label(b"P", stop_at=b"</a>")
+        k.accept(0, text)
+        return k.key()
+
+    for text, near in [
+        (b"<a>x", False),
+        (b"<a>x<", True),
+        (b"<a>x</", True),
+        (b"<a>x</a", True),
+        (b"<a>x</a>", False),  # the whole end: nothing runs on from a start of it
+        (b"<a>x>", False),  # the end's last byte alone starts nothing
+        (b"<a>x/a", False),
+    ]:
+        assert key(text, True) == key(text, False) + (b"SUFFIX" if near else b""), text

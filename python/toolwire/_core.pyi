@@ -573,13 +573,15 @@ class StateKeyer:
     def key(self) -> bytes:
         """The key of the current state (34 bytes): grammar id, anchor kind, calls so far (0/1),
         digest; with :meth:`label`'s prefix before and suffix after."""
-    def label(self, prefix: bytes, suffix: bytes = b"", stop_at: bytes = b"", free_text_only: bool = False) -> None:
+    def label(self, prefix: bytes, suffix: bytes = b"", stop_at: bytes = b"", free_text_only: bool = False, suffix_near_stop: bool = False) -> None:
         """Put ``prefix`` before and ``suffix`` after every key of this keyer (in :meth:`key` and
         wherever a :class:`MaskCache` or :class:`TokenTable` keys rows by it), and make
         :meth:`TokenTable.feed_deferred` leave to the caller any token that completes
         ``stop_at`` in the text fed from now on (empty: none).
         With ``free_text_only``, it leaves any token after which the keyer is not in the free
-        text of a ``triggered_tags`` format (mode ``free``)."""
+        text of a ``triggered_tags`` format (mode ``free``). With ``suffix_near_stop``, the
+        suffix is added only while the text fed since ends with a non-empty proper prefix of
+        ``stop_at`` (where what the suffix tells apart matters only there)."""
     @property
     def mode(self) -> Literal["prefix", "free", "begin", "between", "content", "end", "lost"]:
         """Where the keyer is; ``lost``: no anchors any more (or no plan)."""

@@ -4,8 +4,9 @@ through a :class:`toolwire.MaskCache`.
 
 Each request names its state with toolwire's state keyer (``toolwire._core.StateKeyer``, the
 one ``BatchMasker`` uses): in the scaffold, the scaffold's key; in one tool's piece, the piece's
-key with the scaffold's key where the call began (which decides the tokens that run on past the
-call's end). Scaffold and pieces are shared by every request with the same format settings or
+key, with the scaffold's key where the call began while the call's text ends with a start of its
+end (that key decides the tokens that run on past the call's end, the only part of a piece's row
+the scaffold has a say in). Scaffold and pieces are shared by every request with the same format settings or
 the same tool, so their masks are computed once for all requests and tool lists; where several
 tools' begins are followed, the grammar and the call's text name the row. Per step,
 :meth:`ComposedMasker.fill` copies the cached rows in one Rust call that reads each request's

@@ -266,17 +266,19 @@ class ComposedMatcher:
             settled: StateKeyer | None = _SETTLED.get(key)
             if settled is None:
                 settled = self.grammar.piece_plan(tool).keyer()
-                settled.label(b"P", self._entry_key, self._end)
+                settled.label(b"P", self._entry_key, self._end, suffix_near_stop=True)
                 settled.accept(0, key[3])
                 _SETTLED.put(key, settled)
             self._pkey = settled.__copy__()
 
     def cache_key(self) -> bytes | None:
         """The mask cache's key of this state's row, None where it is not cached: the scaffold's
-        state key; in one tool's piece, the piece's state key with the scaffold's key where the
-        call began (the tokens that run on past the call's end are the scaffold's there; that
-        key holds the scaffold's state, so a first and a later call share rows wherever the
-        scaffold's keyer says what follows them is the same)."""
+        state key; in one tool's piece, the piece's state key, and while the call's text ends
+        with a start of its end, the scaffold's key where the call began too (the tokens that
+        run on past the call's end are the scaffold's there, :meth:`_end_extras`, and only
+        there: elsewhere the row is the piece's alone, so calls that began in different
+        scaffold states share it; that key holds the scaffold's state, so a first and a later
+        call share rows wherever the scaffold's keyer says what follows them is the same)."""
         k = self._cache_keyer()
         return k.key() if k is not None and k.cacheable else None
 

@@ -620,6 +620,21 @@ struct Label {
     stop_at: Vec<u8>,
     tail: Vec<u8>, // the last `stop_at.len() - 1` bytes fed
     free_text_only: bool,
+    /// The suffix only while the text fed ends with a start of `stop_at` (see `label`).
+    suffix_near_stop: bool,
+}
+
+impl Label {
+    /// Whether the text fed since the label ends with a non-empty proper prefix of `stop_at`.
+    fn near_stop(&self) -> bool {
+        let (stop, tail) = (&self.stop_at, &self.tail);
+        let Some(&last) = tail.last() else {
+            return false;
+        };
+        stop.len() > 1
+            && stop[..stop.len() - 1].contains(&last)
+            && (1..stop.len()).any(|j| tail.ends_with(&stop[..j]))
+    }
 }
 
 impl StateKeyer {
@@ -675,7 +690,9 @@ impl StateKeyer {
             out.extend_from_slice(&walk.text);
         }
         out.extend_from_slice(&self.inner.key());
-        out.extend_from_slice(&self.label.suffix);
+        if !self.label.suffix_near_stop || self.label.near_stop() {
+            out.extend_from_slice(&self.label.suffix);
+        }
     }
 
     /// Whether `data` would complete the label's `stop_at` text.
@@ -712,18 +729,28 @@ impl StateKeyer {
     /// :meth:`TokenTable.feed_deferred` leave to the caller any token that completes
     /// ``stop_at`` in the text fed from now on (empty: none).
     /// With ``free_text_only``, it leaves any token after which the keyer is not in the free
-    /// text of a ``triggered_tags`` format (mode ``free``).
+    /// text of a ``triggered_tags`` format (mode ``free``). With ``suffix_near_stop``, the
+    /// suffix is added only while the text fed since ends with a non-empty proper prefix of
+    /// ``stop_at`` (where what the suffix tells apart matters only there).
     #[pyo3(
-        signature = (prefix, suffix = b"".as_slice(), stop_at = b"".as_slice(), free_text_only = false),
-        text_signature = "(self, /, prefix, suffix=b'', stop_at=b'', free_text_only=False)"
+        signature = (prefix, suffix = b"".as_slice(), stop_at = b"".as_slice(), free_text_only = false, suffix_near_stop = false),
+        text_signature = "(self, /, prefix, suffix=b'', stop_at=b'', free_text_only=False, suffix_near_stop=False)"
     )]
-    fn label(&mut self, prefix: &[u8], suffix: &[u8], stop_at: &[u8], free_text_only: bool) {
+    fn label(
+        &mut self,
+        prefix: &[u8],
+        suffix: &[u8],
+        stop_at: &[u8],
+        free_text_only: bool,
+        suffix_near_stop: bool,
+    ) {
         self.label = Label {
             prefix: prefix.to_vec(),
             suffix: suffix.to_vec(),
             stop_at: stop_at.to_vec(),
             tail: Vec::new(),
             free_text_only,
+            suffix_near_stop,
         };
     }
 
