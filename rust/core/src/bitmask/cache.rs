@@ -121,7 +121,9 @@ const WORDS_PER_RUN: usize = 32;
 /// its words (8 bytes a run, 4 a word) and are few (at most 4, or one per [`WORDS_PER_RUN`]
 /// words); else None (counting stops as soon as there are too many).
 fn run_count(mask: &[u32]) -> Option<usize> {
-    let most = (mask.len() / WORDS_PER_RUN).max(4).min((mask.len() * 4).saturating_sub(1) / 8);
+    let most = (mask.len() / WORDS_PER_RUN)
+        .max(4)
+        .min((mask.len() * 4).saturating_sub(1) / 8);
     let mut count = 0;
     let whole = for_each_run(mask, |_, _| {
         count += 1;
