@@ -87,9 +87,9 @@ pub struct StateKeyer {
     family: u8,
     count: u32,
     pub(super) hasher: Hash128,
-    quote_digest: Option<[u8; 16]>,
+    pub(super) quote_digest: Option<[u8; 16]>,
     /// The digest before a tracked number's first byte; with the number's state, its key.
-    number_digest: Option<[u8; 16]>,
+    pub(super) number_digest: Option<[u8; 16]>,
     /// The digest at the start of a raw XML value, its key wherever the value's state is canonical.
     pub(super) value_digest: Option<[u8; 16]>,
     pub(super) xml: Option<XmlState>,
@@ -104,7 +104,7 @@ pub struct StateKeyer {
     utf8: u8,
     buf: Vec<u8>,
     tag: usize,
-    scan: Option<JsonScan>,
+    pub(super) scan: Option<JsonScan>,
     const_left: Vec<u8>,
     /// Reading the lead of a JSON content (see [`Content::Json`]).
     in_lead: bool,
@@ -276,6 +276,11 @@ impl StateKeyer {
             self.hasher.write(&[b]);
             self.byte(b);
         }
+    }
+
+    /// Whether the plan's grammar takes object members in declared order (see [`KeyPlan`]).
+    pub(super) fn plan_ordered_objects(&self) -> bool {
+        self.plan.as_ref().is_some_and(|p| p.ordered_objects)
     }
 
     fn plan(&self) -> Arc<Plan> {

@@ -343,6 +343,66 @@ fn xml_values_are_forgotten_at_their_close() {
 }
 
 #[test]
+fn xml_json_values_are_keyed_by_position_not_by_values() {
+    let items = padded(
+        json!({"type": "json_schema", "style": "json", "excludes": ["<"],
+        "json_schema": {"type": "array", "items": {"type": "object",
+            "properties": {"id": {"type": "integer"}, "note": {"type": "string"}},
+            "required": ["id"], "additionalProperties": false}}}),
+    );
+    let plan = KeyPlan::from_tag(GID, &qwen_xml(items));
+    assert_eq!(plan.describe(), "triggered(prefix=[], tags=[xml])");
+    let head = "<tool_call>\n<function=get_weather>\n<parameter=location>\n";
+    let key_after = |value: &str| {
+        let mut k = StateKeyer::new(&plan);
+        feed(&mut k, head);
+        feed(&mut k, value);
+        assert_ne!(k.mode(), Mode::Lost, "{value}");
+        k.key()
+    };
+    // after a member's value, and inside a number: the position and the number's state
+    assert_eq!(key_after("[{\"id\": 1}"), key_after("[{\"id\": 333}"));
+    assert_eq!(
+        key_after("[{\"id\": 1}, {\"id\": 2"),
+        key_after("[{\"id\": 9, \"note\": \"x\"}, {\"id\": 7")
+    );
+    // after the whole value, with or without its trailing newline
+    let done = key_after("[{\"id\": 1}]");
+    assert_eq!(
+        done,
+        key_after("[{\"id\": 4, \"note\": \"tea\"}, {\"id\": 5}]")
+    );
+    assert_ne!(done, key_after("[{\"id\": 1}]\n"));
+    assert_eq!(key_after("[{\"id\": 1}]\n"), key_after("[]\n"));
+    // an unbounded array's items are not counted; a member's end, an item's, the array's differ
+    assert_eq!(
+        key_after("[{\"id\": 1}"),
+        key_after("[{\"id\": 1}, {\"id\": 2}")
+    );
+    assert_ne!(
+        key_after("[{\"id\": 1}"),
+        key_after("[{\"id\": 1, \"note\": \"x\"")
+    );
+    assert_ne!(key_after("[{\"id\": 1}"), done);
+    // a string's interior is keyed by its text (the value excludes `<`: not collapsed)
+    assert_ne!(
+        key_after("[{\"id\": 1, \"note\": \"a"),
+        key_after("[{\"id\": 1, \"note\": \"b")
+    );
+    // the value's end is the parameter's, whatever it held
+    let mut k = StateKeyer::new(&plan);
+    feed(&mut k, head);
+    feed(&mut k, "[{\"id\": 8}]\n</parameter>");
+    let mut other = StateKeyer::new(&plan);
+    feed(&mut other, head);
+    feed(&mut other, "[]</parameter>");
+    assert_eq!(
+        (k.mode(), k.family(), k.key()),
+        (Mode::Content, family::XML, other.key())
+    );
+}
+
+#[test]
 fn xml_keys_depend_on_the_parameter_not_on_those_before() {
     let plan = KeyPlan::from_tag(GID, &qwen_xml(raw_text()));
     let after_days = |call: String| {

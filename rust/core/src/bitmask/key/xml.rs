@@ -1,11 +1,12 @@
 //! XML calls: reading a call's parameters from the tag, and following them byte by byte.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
+use super::hash::Hash128;
 use super::is_ws;
-use super::json::{number_kind_of, utf8_len, Num, ANNOTATIONS};
+use super::json::{number_kind_of, utf8_len, Event, JsonScan, Num, ValueEnd, ANNOTATIONS};
 use super::keyer::{family, StateKeyer};
 use super::plan::{elements_of, is_ws_node, kind_of, str_bytes};
 use crate::spec::ParamTags;
@@ -23,6 +24,68 @@ pub(super) struct XmlParam {
     collapse: Option<Vec<Vec<u8>>>,
     /// For a value that is a plain JSON number between optional constants (`\n7\n`).
     number: Option<NumberValue>,
+    /// For a value that is a JSON object or array between optional whitespace constants.
+    json: Option<JsonValue>,
+}
+
+/// A parameter value of the form `[ws] {...} or [...] [ws]`: the keyer follows the JSON with a
+/// [`JsonScan`](super::json::JsonScan), so that after a member's value the key names the
+/// parameter and the position in the containers, not the values written (as in JSON content).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct JsonValue {
+    pub(super) schema: Arc<Value>,
+    /// Whether a string's interior shares the key of its opening quote (no `excludes`).
+    pub(super) collapse: bool,
+}
+
+impl JsonValue {
+    fn of(value: &Value) -> Option<Self> {
+        let ws_const = |n: &Value| {
+            let inner = (kind_of(n) == "optional").then(|| n.get("content"))??;
+            let text =
+                (kind_of(inner) == "const_string").then(|| str_bytes(inner.get("value")))??;
+            text.iter().all(|&b| is_ws(b)).then_some(())
+        };
+        let json = match kind_of(value) {
+            "json_schema" => value,
+            "sequence" => match elements_of(value) {
+                [a, j, b] => {
+                    ws_const(a)?;
+                    ws_const(b)?;
+                    j
+                }
+                [a, j] if ws_const(a).is_some() => j,
+                [j, b] => {
+                    ws_const(b)?;
+                    j
+                }
+                [j] => j,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        if kind_of(json) != "json_schema"
+            || json.get("style").and_then(Value::as_str).unwrap_or("json") != "json"
+        {
+            return None;
+        }
+        let schema = json.get("json_schema")?;
+        // The scan takes a container at the root (anything else fails it).
+        if !matches!(
+            schema.get("type").and_then(Value::as_str),
+            Some("object" | "array")
+        ) {
+            return None;
+        }
+        let collapse = json
+            .get("excludes")
+            .and_then(Value::as_array)
+            .is_none_or(Vec::is_empty);
+        Some(JsonValue {
+            schema: Arc::new(schema.clone()),
+            collapse,
+        })
+    }
 }
 
 /// A parameter value of the form `[lead] number [trail]` (both constants optional), whose
@@ -344,6 +407,7 @@ fn xml_param_of(node: &Value, required: bool, tags: &ParamTags) -> Option<XmlPar
         patterns
     });
     let number = NumberValue::of(value, &close);
+    let json = JsonValue::of(value);
     Some(XmlParam {
         head,
         tail,
@@ -351,6 +415,7 @@ fn xml_param_of(node: &Value, required: bool, tags: &ParamTags) -> Option<XmlPar
         required,
         collapse,
         number,
+        json,
     })
 }
 
@@ -518,6 +583,9 @@ impl StateKeyer {
                 if let (Some(shape), Some(at)) = (&spec.number, *number) {
                     *number = shape.step(at, b, &spec.close);
                 }
+                if self.scan.is_some() && !self.xml_json_byte(*param, b) {
+                    return self.lose();
+                }
                 tail.push(b);
                 if tail.ends_with(&spec.close) {
                     // the value cannot hold its close, and the close is border-free: the
@@ -527,6 +595,7 @@ impl StateKeyer {
                     let param = *param as u64;
                     state.phase = XmlPhase::Gap { buf: Vec::new() };
                     self.xml = Some(state);
+                    self.scan = None;
                     self.anchor(family::XML);
                     self.hasher.write(b"\x00xml parameter end\x00");
                     self.hasher.write(&tag.to_le_bytes());
@@ -577,6 +646,63 @@ impl StateKeyer {
         self.hasher.write(&(param as u64).to_le_bytes());
         if spec.collapse.is_some() || spec.number.is_some() {
             self.value_digest = Some(self.hasher.digest());
+        }
+        if let Some(json) = &spec.json {
+            let ordered = self.plan_ordered_objects();
+            self.scan = Some(JsonScan::new(json.schema.clone(), json.collapse, ordered));
+        }
+    }
+
+    /// One byte of parameter `param`'s JSON value to its scan, keyed as JSON content is (the
+    /// anchors name the parameter too); false where the scan fails. The hasher has the byte.
+    fn xml_json_byte(&mut self, param: usize, b: u8) -> bool {
+        let Some(scan) = self.scan.as_mut() else {
+            return true;
+        };
+        let event = scan.feed(b);
+        let (failed, done, value_end) = (scan.failed, scan.done, scan.value_end);
+        if failed {
+            return false;
+        }
+        match event {
+            Event::Open => self.quote_digest = Some(self.hasher.digest()),
+            Event::Close => {
+                let seed = self
+                    .quote_digest
+                    .take()
+                    .expect("a closing quote follows an opening one");
+                self.hasher = Hash128::new();
+                self.hasher.write(b"\x00closed string\x00");
+                self.hasher.write(&seed);
+            }
+            Event::NumberStart => {
+                self.xml_json_anchor(b"\x00xml json value start\x00", param, true);
+                self.number_digest = Some(self.hasher.digest());
+                self.hasher.write(&[b]);
+            }
+            Event::None => {}
+        }
+        if done {
+            // the whole value: what follows is its trailing whitespace and the close
+            self.xml_json_anchor(b"\x00xml json done\x00", param, false);
+            self.scan = None;
+        } else if let Some(end) = value_end {
+            self.xml_json_anchor(b"\x00xml json value end\x00", param, true);
+            if end == ValueEnd::Before {
+                self.hasher.write(&[b]);
+            }
+        }
+        true
+    }
+
+    fn xml_json_anchor(&mut self, label: &[u8], param: usize, at_position: bool) {
+        let tag = self.tag_id();
+        self.anchor(family::XML);
+        self.hasher.write(label);
+        self.hasher.write(&tag.to_le_bytes());
+        self.hasher.write(&(param as u64).to_le_bytes());
+        if let (true, Some(scan)) = (at_position, &self.scan) {
+            scan.position(&mut self.hasher);
         }
     }
 }
