@@ -123,3 +123,31 @@ def test_a_suffix_near_stop_is_keyed_only_while_the_text_ends_with_a_start_of_st
         (b"<a>x/a", False),
     ]:
         assert key(text, True) == key(text, False) + (b"SUFFIX" if near else b""), text
+
+
+def test_a_token_that_completes_stop_at_is_left_wherever_the_stop_text_starts() -> None:
+    """``label(stop_at=...)``: a token completing the stop text is left to the caller, whether the
+    text started in earlier tokens or in this one; other tokens the cached row allows are taken."""
+    table = TokenTable([b"a>", b"x", b"</a>", b"/a", b">", b"a"], [])
+    buf, ptr = buffer(1)
+    for fed, token, taken in [
+        (b"<a>x</", 0, False),  # "</" + "a>"
+        (b"<a>x", 2, False),  # the whole stop text in one token
+        (b"<a>x<", 3, True),  # "</a" is not the stop text yet
+        (b"<a>x</a", 4, False),
+        (b"<a>x</a", 1, True),
+        (b"<a>x<", 0, True),  # "<a>" is not "</a>"
+        (b"<a>x</", 5, True),
+    ]:
+        def labelled():
+            k = StateKeyPlan.from_tag(b"0123456789abcdef", TAG).keyer()
+            k.label(b"P", stop_at=b"</a>")
+            k.accept(0, fed)
+            return k
+        cache, first = MaskCache(), Req(labelled())
+        missed, copies, _, _ = unsafe_fill_request_rows(cache, b"ns", [first], ptr, 1, WORDS, [0])
+        buf[0] = 0b111111  # every token allowed
+        assert unsafe_store_request_rows(cache, b"ns", [first], ptr, 1, WORDS, [0], missed, copies) == 1
+        req = Req(labelled())
+        left, allowed, n = feed_requests(table, cache, b"ns", [req], [token])
+        assert (n == 1, left == [0]) == (taken, not taken), (fed, token)

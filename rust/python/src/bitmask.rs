@@ -701,11 +701,17 @@ impl StateKeyer {
         if stop.is_empty() {
             return false;
         }
+        // Each place `stop` could end within `data`: the part before `data` must end the tail
+        // (no copy of the two together: this runs for every token inside a call).
         let tail = &self.label.tail;
-        let mut window = Vec::with_capacity(tail.len() + data.len());
-        window.extend_from_slice(tail);
-        window.extend_from_slice(data);
-        window.windows(stop.len()).any(|w| w == stop.as_slice())
+        (1..=data.len()).any(|end| {
+            if end >= stop.len() {
+                data[end - stop.len()..end] == stop[..]
+            } else {
+                let (before, within) = stop.split_at(stop.len() - end);
+                data[..end] == *within && tail.ends_with(before)
+            }
+        })
     }
 }
 
