@@ -542,6 +542,25 @@ impl StateKeyer {
     }
 
     /// A JSON anchor: `label`, the tag and, when `at_position`, the scanner's position.
+    /// A JSON string's quotes (from a [`JsonScan`] event): the digest at the opening quote names
+    /// the string's interior where it collapses, and after the closing quote the key is seeded
+    /// by that digest alone, whatever the string held.
+    pub(super) fn json_quote(&mut self, event: Event) {
+        match event {
+            Event::Open => self.quote_digest = Some(self.hasher.digest()),
+            Event::Close => {
+                let seed = self
+                    .quote_digest
+                    .take()
+                    .expect("a closing quote follows an opening one");
+                self.hasher = Hash128::new();
+                self.hasher.write(b"\x00closed string\x00");
+                self.hasher.write(&seed);
+            }
+            Event::NumberStart | Event::None => {}
+        }
+    }
+
     fn json_anchor(&mut self, label: &[u8], at_position: bool) {
         let tag = self.tag_id();
         self.anchor(family::JSON);
@@ -575,25 +594,14 @@ impl StateKeyer {
                     self.lose();
                     return;
                 }
-                match event {
-                    Event::Open => self.quote_digest = Some(self.hasher.digest()),
-                    Event::Close => {
-                        let seed = self
-                            .quote_digest
-                            .take()
-                            .expect("a closing quote follows an opening one");
-                        self.hasher = Hash128::new();
-                        self.hasher.write(b"\x00closed string\x00");
-                        self.hasher.write(&seed);
-                    }
-                    Event::NumberStart => {
-                        // the value's start, keyed by its position; the number's own text is
-                        // then named by its DFA state
-                        self.json_anchor(b"\x00json value start\x00", true);
-                        self.number_digest = Some(self.hasher.digest());
-                        self.hasher.write(&[b]);
-                    }
-                    Event::None => {}
+                if event == Event::NumberStart {
+                    // the value's start, keyed by its position; the number's own text is then
+                    // named by its DFA state
+                    self.json_anchor(b"\x00json value start\x00", true);
+                    self.number_digest = Some(self.hasher.digest());
+                    self.hasher.write(&[b]);
+                } else {
+                    self.json_quote(event);
                 }
                 if done {
                     // a complete root value: what follows is the tag's end, whatever it held

@@ -4,7 +4,6 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
-use super::hash::Hash128;
 use super::is_ws;
 use super::json::{number_kind_of, utf8_len, Event, JsonScan, Num, ValueEnd, ANNOTATIONS};
 use super::keyer::{family, StateKeyer};
@@ -664,23 +663,12 @@ impl StateKeyer {
         if failed {
             return false;
         }
-        match event {
-            Event::Open => self.quote_digest = Some(self.hasher.digest()),
-            Event::Close => {
-                let seed = self
-                    .quote_digest
-                    .take()
-                    .expect("a closing quote follows an opening one");
-                self.hasher = Hash128::new();
-                self.hasher.write(b"\x00closed string\x00");
-                self.hasher.write(&seed);
-            }
-            Event::NumberStart => {
-                self.xml_json_anchor(b"\x00xml json value start\x00", param, true);
-                self.number_digest = Some(self.hasher.digest());
-                self.hasher.write(&[b]);
-            }
-            Event::None => {}
+        if event == Event::NumberStart {
+            self.xml_json_anchor(b"\x00xml json value start\x00", param, true);
+            self.number_digest = Some(self.hasher.digest());
+            self.hasher.write(&[b]);
+        } else {
+            self.json_quote(event);
         }
         if done {
             // the whole value: what follows is its trailing whitespace and the close
