@@ -11,11 +11,12 @@
 //! free-text mask is all ones but for a few words, a mask inside a call is all zeros but for a
 //! few. A Qwen row (4,748 words, 19 KB raw) then takes a few hundred bytes, so a budget holds
 //! far more states, and a hit reads little memory (filling the row is a few `memset`s). A row of
-//! many short runs is kept as words: copying them is faster than writing the runs. Keys with equal rows share one stored row (every state inside a plain string value,
-//! every free-text state: a reply's few hundred keys name a few dozen distinct rows), found by a
-//! hash of the words and checked word for word, so storing a row already held allocates
-//! nothing: a fresh allocation costs more than the row's copy (the new pages are cleared first),
-//! and the budget counts each row once.
+//! many short runs is kept as words: copying them is faster than writing the runs. Keys with
+//! equal rows share one stored row (every state inside a plain string value, every free-text
+//! state: a reply's few hundred keys name a few dozen distinct rows), found by a hash of the
+//! words and checked word for word, so storing a row already held allocates nothing: a fresh
+//! allocation costs more than the row's copy (the new pages are cleared first), and the budget
+//! counts each row once.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;

@@ -541,7 +541,6 @@ impl StateKeyer {
         }
     }
 
-    /// A JSON anchor: `label`, the tag and, when `at_position`, the scanner's position.
     /// A JSON string's quotes (from a [`JsonScan`] event): the digest at the opening quote names
     /// the string's interior where it collapses, and after the closing quote the key is seeded
     /// by that digest alone, whatever the string held.
@@ -561,6 +560,7 @@ impl StateKeyer {
         }
     }
 
+    /// A JSON anchor: `label`, the tag and, when `at_position`, the scanner's position.
     fn json_anchor(&mut self, label: &[u8], at_position: bool) {
         let tag = self.tag_id();
         self.anchor(family::JSON);

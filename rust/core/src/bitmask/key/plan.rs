@@ -120,7 +120,7 @@ pub(super) fn str_bytes(v: Option<&Value>) -> Option<Vec<u8>> {
     v.and_then(Value::as_str).map(|s| s.as_bytes().to_vec())
 }
 
-fn content_of(node: &Value) -> Option<Content> {
+pub(super) fn content_of(node: &Value) -> Option<Content> {
     let kind = node.get("type")?.as_str()?;
     match kind {
         "json_schema" => {

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::is_ws;
 use super::json::{number_kind_of, utf8_len, Event, JsonScan, Num, ValueEnd, ANNOTATIONS};
 use super::keyer::{family, StateKeyer};
-use super::plan::{elements_of, is_ws_node, kind_of, str_bytes};
+use super::plan::{content_of, elements_of, is_ws_node, kind_of, str_bytes, Content};
 use crate::spec::ParamTags;
 
 /// One XML parameter of a call: `head` (a constant naming it), then `tail` pieces (each
@@ -39,51 +39,47 @@ pub(super) struct JsonValue {
 
 impl JsonValue {
     fn of(value: &Value) -> Option<Self> {
-        let ws_const = |n: &Value| {
-            let inner = (kind_of(n) == "optional").then(|| n.get("content"))??;
-            let text =
-                (kind_of(inner) == "const_string").then(|| str_bytes(inner.get("value")))??;
-            text.iter().all(|&b| is_ws(b)).then_some(())
+        let container = |n: &Value| match content_of(n)? {
+            // The scan takes a container at the root (anything else fails it).
+            Content::Json {
+                schema, collapse, ..
+            } if matches!(
+                schema.get("type").and_then(Value::as_str),
+                Some("object" | "array")
+            ) =>
+            {
+                Some(JsonValue { schema, collapse })
+            }
+            _ => None,
         };
-        let json = match kind_of(value) {
-            "json_schema" => value,
-            "sequence" => match elements_of(value) {
-                [a, j, b] => {
-                    ws_const(a)?;
-                    ws_const(b)?;
-                    j
-                }
-                [a, j] if ws_const(a).is_some() => j,
-                [j, b] => {
-                    ws_const(b)?;
-                    j
-                }
-                [j] => j,
-                _ => return None,
-            },
-            _ => return None,
-        };
-        if kind_of(json) != "json_schema"
-            || json.get("style").and_then(Value::as_str).unwrap_or("json") != "json"
-        {
-            return None;
-        }
-        let schema = json.get("json_schema")?;
-        // The scan takes a container at the root (anything else fails it).
-        if !matches!(
-            schema.get("type").and_then(Value::as_str),
-            Some("object" | "array")
-        ) {
-            return None;
-        }
-        let collapse = json
-            .get("excludes")
-            .and_then(Value::as_array)
-            .is_none_or(Vec::is_empty);
-        Some(JsonValue {
-            schema: Arc::new(schema.clone()),
-            collapse,
-        })
+        let (lead, json, trail) = between_optional_consts(value, container)?;
+        lead.iter().chain(&trail).all(|&b| is_ws(b)).then_some(json)
+    }
+}
+
+/// `value` as `[optional const] inner [optional const]` (either constant may be absent, and a
+/// bare `inner` is the value itself): the constants' texts (empty where absent) and what `inner`
+/// reads from the middle element.
+fn between_optional_consts<T>(
+    value: &Value,
+    inner: impl Fn(&Value) -> Option<T>,
+) -> Option<(Vec<u8>, T, Vec<u8>)> {
+    let optional_const = |n: &Value| -> Option<Vec<u8>> {
+        let content = (kind_of(n) == "optional").then(|| n.get("content"))??;
+        (kind_of(content) == "const_string").then(|| str_bytes(content.get("value")))?
+    };
+    if let Some(middle) = inner(value) {
+        return Some((Vec::new(), middle, Vec::new()));
+    }
+    if kind_of(value) != "sequence" {
+        return None;
+    }
+    match elements_of(value) {
+        [a, n, b] => Some((optional_const(a)?, inner(n)?, optional_const(b)?)),
+        [a, n] if inner(n).is_some() => Some((optional_const(a)?, inner(n)?, Vec::new())),
+        [n, b] => Some((Vec::new(), inner(n)?, optional_const(b)?)),
+        [n] => Some((Vec::new(), inner(n)?, Vec::new())),
+        _ => None,
     }
 }
 
@@ -127,23 +123,7 @@ impl NumberValue {
             }
             number_kind_of(n.get("json_schema")?)
         };
-        let optional_const = |n: &Value| -> Option<Vec<u8>> {
-            let inner = (kind_of(n) == "optional").then(|| n.get("content"))??;
-            (kind_of(inner) == "const_string").then(|| str_bytes(inner.get("value")))?
-        };
-        let (lead, integer, trail) = if let Some(integer) = number(value) {
-            (Vec::new(), integer, Vec::new())
-        } else if kind_of(value) == "sequence" {
-            match elements_of(value) {
-                [a, n, b] => (optional_const(a)?, number(n)?, optional_const(b)?),
-                [a, n] if number(n).is_some() => (optional_const(a)?, number(n)?, Vec::new()),
-                [n, b] => (Vec::new(), number(n)?, optional_const(b)?),
-                [n] => (Vec::new(), number(n)?, Vec::new()),
-                _ => return None,
-            }
-        } else {
-            return None;
-        };
+        let (lead, integer, trail) = between_optional_consts(value, number)?;
         // every step must be unambiguous: the constants cannot start or continue a number,
         // and the trail cannot be confused with the close
         let numeric = |b: &u8| b.is_ascii_digit() || b"+-.eE".contains(b);
