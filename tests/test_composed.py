@@ -31,7 +31,7 @@ from toolwire.grammar.composed import PieceCache, compose  # noqa: E402
 from toolwire.grammar.composed_batch import ComposedMasker  # noqa: E402
 from toolwire.masks import _index  # noqa: E402
 
-FORMATS = ["hermes", "qwen3_coder", "deepseek_v3_2", "kimi_k2"]
+FORMATS = ["hermes", "qwen3_coder", "glm47", "deepseek_v3_2", "kimi_k2"]
 #: The other composed formats: one configuration each by default (in turn), all of them with
 #: ``TOOLWIRE_COMPOSED_ROUNDS`` set.
 MORE = ["deepseek_v3", "deepseek_v4", "dots", "ernie45", "functiongemma", "gemma4", "harmony", "internlm", "longcat", "minimax_m2", "minimax_m3", "seed_oss", "step3"]
@@ -70,13 +70,15 @@ def _sample(rng: random.Random, row: torch.Tensor, preferred: int | None) -> int
     return int(allowed[rng.randrange(len(allowed))])
 
 
-def _walk(grammar, fmt, batch, seed, *, forced, reasoning, steps=70, reply=_reply, masker=None, whole=None) -> int:
+def _walk(grammar, fmt, batch, seed, *, forced, reasoning, steps=70, reply=_reply, masker=None, whole=None, spelled=False) -> int:
     """Walk ``batch`` requests; returns the number of compared steps. ``masker`` (default: a new
-    one) keeps its mask cache across walks."""
+    one) keeps its mask cache across walks. ``spelled``: the replies' markers as ordinary
+    tokens, longest first (``<tool_call>get`` as ``<tool``, ``_call``, ``>``...)."""
     rng = random.Random(seed)
     whole = whole or qwen_compiler().compile_structural_tag(grammar.whole_tag)
     index, enc = _index(qwen_vocab()), qwen_encoder()
-    refs = [index.encode(reply(rng, fmt, forced, reasoning), enc.encode) + [151645] for _ in range(batch)]
+    encode = (lambda text: index.greedy(text.encode())) if spelled else (lambda text: index.encode(text, enc.encode))
+    refs = [encode(reply(rng, fmt, forced, reasoning)) + [151645] for _ in range(batch)]
     masker = masker or ComposedMasker(qwen_info())
     requests = [masker.new_request(grammar) for _ in range(batch)]
     shadows = [xgr.GrammarMatcher(whole) for _ in range(batch)]
@@ -271,7 +273,7 @@ def test_rollback_after_speculative_tokens_matches_the_whole_tag(fmt, via):
     Drafts follow a reference reply, with a random token now and then that the rollback always
     undoes (as a verifier rejects a bad draft), so the walk crosses calls' begins and ends.
     Through a :class:`ComposedMasker`, rows come from its mask cache under the keys of the
-    rolled-back state (glm47: a fallback, the whole tag's keys)."""
+    rolled-back state."""
     rng = random.Random(5)
     grammar = compose(fmt, TOOLS, qwen_info(), "auto", True, "strict")
     whole = xgr.GrammarMatcher(qwen_compiler().compile_structural_tag(grammar.whole_tag))
@@ -377,14 +379,73 @@ def test_masker_fill_misuse_is_one_clear_error():
 def test_a_format_that_cannot_be_composed_falls_back_to_the_whole_tag(monkeypatch):
     unchecked = compose("deepseek_v4_1", TOOLS, qwen_info(), "auto", True, "strict")
     assert unchecked.fallback and "not checked" in unchecked.fallback
-    # glm47's call begin before the name is its trigger: a token finishing a spelled-out
-    # `<tool_call` (`>` then more) runs on into the name, which the scaffold cannot judge.
-    monkeypatch.setattr(composed, "COMPOSED_FORMATS", frozenset({"glm47"}))
-    grammar = compose("glm47", TOOLS, qwen_info(), "required", False, "strict")
+    # apertus's call begin before the name is `{"`, not a trigger of its own: tokens such as
+    # `={"/` run from text the scaffold reads through the begin into a name.
+    monkeypatch.setattr(composed, "COMPOSED_FORMATS", frozenset({"apertus"}))
+    grammar = compose("apertus", TOOLS, qwen_info(), "required", False, "strict")
     assert grammar.fallback and "cross the name-free call begin" in grammar.fallback
     matcher = grammar.matcher()
     assert isinstance(matcher, xgr.GrammarMatcher)
-    assert matcher.accept_string("<tool_call>") and not matcher.accept_string("Hi")
+    assert not matcher.accept_string("Hi")
+
+
+#: Tools whose names the vocabulary's tokens run into from a spelled-out glm47 trigger:
+#: ``>s`` (search_docs), ``>tag`` (tag_photo); ``>g`` is no token (get_weather).
+CROSSED = [
+    {"type": "function", "function": {"name": n, "strict": True, "parameters": {"type": "object", "properties": {"q": {"type": "string"}, "n": {"type": "integer"}}, "required": ["q"], "additionalProperties": False}}}
+    for n in ["search_docs", "tag_photo", "get_weather"]
+]
+
+
+class _Texts:
+    """A vocabulary of a few token texts, as ``_crossing_point`` reads one."""
+
+    def __init__(self, *texts: bytes) -> None:
+        self.texts = sorted(texts)
+
+    def containing(self, needle: bytes) -> list[bytes]:
+        return [t for t in self.texts if needle in t[:-1]]
+
+    def extending(self, prefix: bytes) -> list[bytes]:
+        return [t for t in self.texts if t.startswith(prefix) and len(t) > len(prefix)]
+
+
+def test_a_trigger_head_is_crossed_from_one_place_only():
+    head = b"<tc>"
+    assert composed._crossing_point(_Texts(b"<", b"tc", b">", b"x"), head) == (0, None)
+    assert composed._crossing_point(_Texts(b"<", b"tc", b">a", b">ab"), head) == (3, None)
+    assert composed._crossing_point(_Texts(b"c>a", b">a"), head)[1] == "tokens cross the name-free call begin into a name after 2 of its prefixes"
+    assert "(b'x<tc>a')" in composed._crossing_point(_Texts(b"x<tc>a"), head)[1]
+    assert "stand-in" in composed._crossing_point(_Texts(b">\x01"), head)[1]
+
+
+def _crossed_reply(rng: random.Random, fmt: str, forced: bool, reasoning: str | None) -> str:
+    calls = [{"name": rng.choice(["search_docs", "tag_photo", "get_weather"]), "arguments": {"q": rng.choice(CITIES), "n": rng.randrange(9)}} for _ in range(rng.choice([1, 2]))]
+    return THINK[reasoning] + ("" if forced else "Sure.\n") + toolwire.render(fmt, calls)
+
+
+@pytest.mark.parametrize("choice,reasoning", [("auto", None), ("auto", "think"), ("required", None)])
+def test_tokens_that_finish_a_spelled_out_trigger_and_run_into_a_name_match_the_whole_tag(choice, reasoning, monkeypatch):
+    """glm47's call begin before the name is its trigger, ``<tool_call>``: spelled out as
+    ordinary tokens, ``>s`` finishes it and starts ``search_docs``. The scaffold alone would
+    refuse such a token (its stand-in follows the head); the composed matcher judges it by the
+    begins wherever the free text ends with ``<tool_call`` (``_Scaffold.cross``). Walks whose
+    replies spell every marker, compared with the whole tag at every step."""
+    grammar = compose("glm47", CROSSED, qwen_info(), choice, True, "strict", reasoning)
+    assert grammar.fallback is None and grammar.scaffold.cross == len("<tool_call"), grammar.fallback
+    bits = np.unpackbits(grammar.crossing_mask(grammar.scaffold.cross).view(np.uint8), bitorder="little")
+    names = [t["function"]["name"].encode() for t in CROSSED]
+    vocab = qwen_vocab()
+    want = {i for i in range(QWEN_VOCAB_SIZE) if (b := vocab.token_bytes(i)) and len(b) > 1 and b[:1] == b">" and any(n.startswith(b[1:]) for n in names)}
+    assert set(np.flatnonzero(bits).tolist()) == want and len(want) >= 3, want  # >s, >t, >tag
+    crossed = []
+    cross = composed_matcher.ComposedMatcher._cross_into_call
+    monkeypatch.setattr(composed_matcher.ComposedMatcher, "_cross_into_call", lambda self, *a: crossed.append(a[0]) or cross(self, *a))
+    masker = ComposedMasker(qwen_info())
+    whole = qwen_compiler().compile_structural_tag(grammar.whole_tag)
+    compared = sum(_walk(grammar, "glm47", 16, seed, forced=choice != "auto", reasoning=reasoning, steps=60, reply=_crossed_reply, masker=masker, whole=whole, spelled=True) for seed in range(FIRST_ROUND, FIRST_ROUND + 2 * ROUNDS))
+    assert choice == "required" or len(crossed) >= 8, crossed
+    print(f"composed-differential glm47 spelled-out trigger {choice} reasoning={reasoning}: {compared} steps, 0 differences")
 
 
 def test_seen_tools_compile_nothing_and_the_piece_cache_is_byte_bounded():

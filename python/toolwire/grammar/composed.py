@@ -72,7 +72,7 @@ from .tools import _read, _Request
 #: Formats composed; the differential suite (``tests/test_composed.py``) checks each one against
 #: the whole tag. Others get the whole tag until it does.
 COMPOSED_FORMATS = frozenset(
-    {"hermes", "qwen3_coder", "deepseek_v3_2", "kimi_k2", "deepseek_v3", "deepseek_v4", "dots", "ernie45", "functiongemma", "gemma4", "harmony", "internlm", "longcat", "minimax_m2", "minimax_m3", "seed_oss", "step3"}
+    {"hermes", "qwen3_coder", "glm47", "deepseek_v3_2", "kimi_k2", "deepseek_v3", "deepseek_v4", "dots", "ernie45", "functiongemma", "gemma4", "harmony", "internlm", "longcat", "minimax_m2", "minimax_m3", "seed_oss", "step3"}
 )
 
 
@@ -95,6 +95,9 @@ class _Scaffold:
     refusal: str | None  # why this tokenizer's vocabulary cannot be composed for it
     plan: StateKeyPlan  # the mask cache's keys for the scaffold's states
     stops: frozenset[int]
+    #: Where the head is only the trigger: the bytes of it after which a token may finish it and
+    #: run on into a name (``>get`` after a spelled-out ``<tool_call``), 0 where none can.
+    cross: int = 0
 
 
 _SCAFFOLDS = _Lru(64)
@@ -112,17 +115,37 @@ def _scaffold(info: xgr.TokenizerInfo, fmt: Any, mode: str, parallel: bool, reas
     vocab = _vocab(info)
     markers = [t for _, t, _ in fmt.markers] + list(fmt.call_triggers()) + list(fmt.section or ()) + list(fmt.reasoning or ())
     ambiguous = max([_lcp(head, m) for m in markers if m] + [0])
-    refusal = None
+    refusal, cross = None, 0
     tail = head[min(ambiguous, len(head) - 1) :].encode()
     crossing = vocab.containing(tail)
-    if crossing:
+    if crossing and ambiguous == len(head):
+        cross, refusal = _crossing_point(vocab, head.encode())
+    elif crossing:
         refusal = f"tokens cross the name-free call begin into a name ({crossing[0]!r})"
-    elif fmt.end and vocab.containing(fmt.end.encode()):
+    if not refusal and fmt.end and vocab.containing(fmt.end.encode()):
         refusal = f"tokens cross the call end {fmt.end!r} into what follows"
     plan = _key_plan(tag_json(tag))
-    built = _Scaffold(info, compiler.compile_structural_tag(tag), tag, head, fmt.end, refusal, plan, frozenset(info.stop_token_ids))
+    built = _Scaffold(info, compiler.compile_structural_tag(tag), tag, head, fmt.end, refusal, plan, frozenset(info.stop_token_ids), cross)
     _SCAFFOLDS.put(key, built)
     return built
+
+
+def _crossing_point(vocab: Any, head: bytes) -> tuple[int, str | None]:
+    """Where a head that is only the trigger can be crossed from free text: a token that runs
+    on into a name starts with the head's rest after ``k`` of its bytes (the text before it ends
+    with the first ``k``; the scaffold's text was free until the token finished the trigger) or
+    holds the whole head. Composed where one ``k`` is such a place and no token holds the head:
+    the matcher judges those tokens by the begins there (``ComposedMatcher._cross_into_call``).
+    Returns (``k``, None) or (0, why not)."""
+    whole = vocab.containing(head)
+    if whole:
+        return 0, f"tokens cross the name-free call begin into a name ({whole[0]!r})"
+    places = [k for k in range(1, len(head)) if vocab.extending(head[k:])]
+    if len(places) > 1:
+        return 0, f"tokens cross the name-free call begin into a name after {len(places)} of its prefixes"
+    if places and any(t[len(head) - places[0] :].startswith(SENTINEL[0].encode()) for t in vocab.extending(head[places[0] :])):
+        return 0, "tokens run on from the call begin into the scaffold's stand-in"
+    return (places[0] if places else 0), None
 
 
 def _key_plan(tag_text: str) -> StateKeyPlan:
@@ -174,7 +197,7 @@ class ComposedGrammar:
     serial: int = field(default_factory=lambda: next(_SERIALS))
     _entry: _Literals | None = None
     _begins: CallBegins | None = None
-    _extras: dict[Any, np.ndarray] = field(default_factory=dict)  # a few rows: one per rest of the end
+    _extras: dict[Any, np.ndarray] = field(default_factory=dict)  # a few rows: one per rest of the end, the head's crossing tokens
 
     def piece(self, i: int) -> xgr.CompiledGrammar:
         """Tool ``i``'s compiled call grammar (from the cache, or compiled now)."""
@@ -283,6 +306,33 @@ class ComposedGrammar:
                         probe.rollback(1)
                         _set_bits(row, vocab.by_bytes[text])
         _LITERAL_MASKS.put(key, row)
+        return row
+
+    def crossing_mask(self, k: int) -> np.ndarray:
+        """Tokens that finish the head after its first ``k`` bytes and run on into the tools'
+        begins (``_Scaffold.cross``): what such a token holds past the head, a prefix of a begin's
+        rest or a text past a whole begin that its piece accepts."""
+        key = ("cross", k)
+        row = self._extras.get(key)
+        if row is not None:
+            return row
+        assert self.scaffold is not None
+        vocab = _vocab(self.tokenizer_info)
+        head = self.scaffold.head.encode()
+        row = np.zeros(vocab.words, dtype=np.uint32)
+        by_first: dict[int, list[int]] = {}
+        for i, tool in enumerate(self.tools):
+            rest = tool.begin[len(head) :]
+            if rest:
+                by_first.setdefault(rest[0], []).append(i)
+        for text in vocab.extending(head[k:]):
+            after = text[len(head) - k :]
+            for i in by_first.get(after[0], ()):
+                rest = self.tools[i].begin[len(head) :]
+                if rest.startswith(after) or after.startswith(rest) and self.begun(i, len(self.tools[i].begin)).accept_string(after[len(rest) :]):
+                    _set_bits(row, vocab.by_bytes[text])
+                    break
+        self._extras[key] = row
         return row
 
     def extras(self, after_call: Callable[[], xgr.GrammarMatcher], forced: bytes, calls: int) -> np.ndarray:

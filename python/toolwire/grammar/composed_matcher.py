@@ -48,9 +48,11 @@ _SETTLED = _Lru(max_bytes=1 << 20, size=lambda key, value: len(key[1]) + 2 * len
 #: their begins (what a run of tokens taken by the call's keyer alone leaves).
 _LITERAL_SETS = _Lru(max_bytes=1 << 20, size=lambda key, value: 8 * len(value) + 56 + len(key[1]) + 200)
 
-#: (grammar, the scaffold's state key) -> where a call begins in the head from a state of that
-#: key (the bytes of it already read), or -1 where the scaffold's forced text does not reach
-#: a call there: equal keys give equal masks, so equal forced text (:meth:`ComposedMatcher._enter_call`).
+#: (grammar, the scaffold's state key) -> (where a call begins in the head from a state of that
+#: key (the bytes of it already read), or -1 where the scaffold's forced text does not reach a
+#: call there; where a token may finish the head from there and run on into a name, the head's
+#: bytes read, else 0): equal keys give equal masks, so equal forced text and equal tokens
+#: that finish the trigger (:meth:`ComposedMatcher._enter_call`).
 _ENTRIES = _Lru(max_bytes=1 << 18, size=lambda key, value: len(key[1]) + 150)
 
 #: The plan under the keyers naming those rows in the mask cache (``CallBegins.keyer``): the
@@ -210,13 +212,14 @@ class ComposedMatcher:
             self._pkey: StateKeyer | None = None  # the piece's keyer, while one tool is left
             self._lkey: StateKeyer | None = None  # the call text's keyer, among several begins
             self._entry_key = b""  # the scaffold's key where the current call began
+            self._cross = 0  # the head's bytes the free text ends with, where a token may cross it
         else:
             self._scaffold = _copy._scaffold.fork(_copy._stext)
             branches = _copy._branches
             self._branches = branches if branches is None or type(branches) is _Literals else [_Branch(b.tool, b.matcher.fork() if b.matcher else None) for b in branches]
             self._pos, self._entry, self.calls = _copy._pos, _copy._entry, _copy.calls
             self._stext, self._call = bytearray(_copy._stext), bytearray(_copy._call)
-            self._skey, self._entry_key = _copy._skey.__copy__(), _copy._entry_key
+            self._skey, self._entry_key, self._cross = _copy._skey.__copy__(), _copy._entry_key, _copy._cross
             self._pkey = None if _copy._pkey is None else _copy._pkey.__copy__()
             self._lkey = None
         # (state before, matcher steps, the lengths of a deferred run's tokens or None for one)
@@ -231,10 +234,10 @@ class ComposedMatcher:
     # Branch lists are replaced, never changed in place, so a state holds them as they are.
 
     def _state(self) -> Any:
-        return (self._branches, self._pos, self._entry, self.calls, len(self._stext), self._call, len(self._call), self._entry_key)
+        return (self._branches, self._pos, self._entry, self.calls, len(self._stext), self._call, len(self._call), self._entry_key, self._cross)
 
     def _restore(self, state: Any, keyers: bool) -> None:
-        self._branches, self._pos, self._entry, self.calls, stext, self._call, call, self._entry_key = state
+        self._branches, self._pos, self._entry, self.calls, stext, self._call, call, self._entry_key, self._cross = state
         del self._stext[stext:]
         del self._call[call:]
         if keyers:
@@ -245,8 +248,11 @@ class ComposedMatcher:
             self._sync_piece_keyer()
 
     def _scaffold_keyer(self) -> StateKeyer:
-        k = self.grammar.scaffold.plan.keyer()  # type: ignore[union-attr]
-        k.label(b"S", free_text_only=True)
+        scaffold = self.grammar.scaffold
+        k = scaffold.plan.keyer()  # type: ignore[union-attr]
+        # A token that leaves the text ending with the start of the head that a token may cross
+        # is for Python to take (:meth:`_enter_call` notes it).
+        k.label(b"S", stop_at=self._head[: scaffold.cross], free_text_only=True)  # type: ignore[union-attr]
         return k
 
     def _feed_scaffold(self, token: int, data: bytes) -> None:
@@ -287,10 +293,17 @@ class ComposedMatcher:
         where every tool left is in its begin's literal text, the call text's."""
         branches = self._branches
         if branches is None:
-            return self._skey
+            return self._crossing_keyer() if self._cross else self._skey
         if self._pkey is not None or type(branches) is not _Literals:
             return self._pkey
         return self._literal_keyer()
+
+    def _crossing_keyer(self) -> StateKeyer:
+        """Where a token may cross the head into a name, the row is the scaffold's and the
+        grammar's begins': the scaffold's key, named by the grammar (never fed)."""
+        k = self._skey.__copy__()
+        k.label(b"C" + self.grammar.serial.to_bytes(8, "little"))
+        return k
 
     def _literal_keyer(self) -> StateKeyer:
         """The call text's keyer among the grammar's begins (made on first need after a change)."""
@@ -313,7 +326,7 @@ class ComposedMatcher:
         (short of the call's end)."""
         branches = self._branches
         if branches is None:
-            return self._skey
+            return None if self._cross else self._skey
         if type(branches) is _Literals:
             return self._literal_keyer()
         return self._pkey if self._end else None
@@ -370,17 +383,18 @@ class ComposedMatcher:
 
     def fill_next_token_bitmask(self, bitmask: Any, index: int = 0) -> bool:
         self._flush()
-        if self._branches is None:
+        if self._branches is None and not self._cross:
             return self._scaffold.synced(self._stext).fill_next_token_bitmask(bitmask, index)
         bitmask[index].copy_(_torch_row(self._mask()))
         return True
 
     def _one_matcher(self) -> xgr.GrammarMatcher | None:
         """The xgrammar matcher whose mask is this state's (the extras of a call's end aside):
-        the scaffold's, or the one tool's piece; None where several begins are followed."""
+        the scaffold's, or the one tool's piece; None where several begins are followed or a
+        token may cross the head into them."""
         self._flush()
         if self._branches is None:
-            return self._scaffold.synced(self._stext)
+            return None if self._cross else self._scaffold.synced(self._stext)
         if len(self._branches) == 1:
             m = self._branches[0].matcher
             return m.real() if type(m) is _Piece else m
@@ -397,8 +411,12 @@ class ComposedMatcher:
         return row
 
     def _mask(self) -> np.ndarray:
-        """The row where several tools' begins are followed (read-only)."""
-        assert self._branches is not None
+        """The row where several tools' begins are followed, or where a token may cross the head
+        into them (read-only)."""
+        if self._branches is None:
+            self._scratch = self._scratch if self._scratch is not None else xgr.allocate_token_bitmask(1, self.grammar.tokenizer_info.vocab_size)
+            self._scaffold.synced(self._stext).fill_next_token_bitmask(self._scratch, 0)
+            return self._scratch[0].numpy().view(np.uint32) | self.grammar.crossing_mask(self._cross)
         key = (self.grammar.serial, bytes(self._call))
         row = _LITERAL_ROWS.get(key) if self._pkey is None else None
         if row is not None:
@@ -477,7 +495,7 @@ class ComposedMatcher:
         """:meth:`accept_token` for a token the row cached under this state's key allows
         (``_core.feed_requests`` says which): in a text-level scaffold its matcher need not judge
         it, and is not asked (:class:`_ScaffoldMatcher`); a stop token ends the output."""
-        if self._branches is not None or not self._text_level or self.terminated:
+        if self._branches is not None or not self._text_level or self.terminated or self._cross:
             return self.accept_token(token)
         self._flush()
         state = self._state()
@@ -576,6 +594,9 @@ class ComposedMatcher:
         data = self._vocab.token_bytes[token] if 0 <= token < len(self._vocab.token_bytes) else b""
         if self._branches is None:
             stop = token in self._stops
+            rest = self._head[self._cross :]
+            if self._cross and not stop and len(data) > len(rest) and data.startswith(rest):
+                return self._cross_into_call(token, data, steps)
             if not self._scaffold.accept_token(token, self._stext, 0 if stop else len(data)):
                 return False
             if stop:
@@ -584,11 +605,31 @@ class ComposedMatcher:
                 self._feed_scaffold(token, data)
             self._enter_call()
             return True
-        if not data or token in self._stops:
+        if token in self._stops:
+            return False
+        return self._accept_in_call(token, data, steps)
+
+    def _cross_into_call(self, token: int, data: bytes, steps: list[tuple[_Matcher, int]]) -> bool:
+        """A token that finishes the head from the free text (its first ``_cross`` bytes read
+        there) and runs on into a name: the scaffold reads the head's rest, the begins the
+        token's bytes after it."""
+        row = self.grammar.crossing_mask(self._cross)
+        if not (int(row[token >> 5]) >> (token & 31)) & 1:
+            return False
+        rest = self._head[self._cross :]
+        self._feed_scaffold(0, rest)
+        self._enter_call()
+        if self._branches is None or self._pos != len(self._head) or not self._accept_in_call(None, data[len(rest) :], steps):
+            raise ComposedMismatch("the begins refused a token that crosses the head, which its mask allowed")
+        return True
+
+    def _accept_in_call(self, token: int | None, data: bytes, steps: list[tuple[_Matcher, int]]) -> bool:
+        """A token inside a call (``token`` None: ``data`` is the part of one past the head)."""
+        if not data:
             return False
         if self._pkey is not None and self._in_piece(token, data, steps):
             return True
-        literal = type(self._branches) is _Literals
+        literal = type(self._branches) is _Literals and token is not None
         if literal:
             known = _LITERAL_STEPS.get((self.grammar.serial, bytes(self._call), token))
             if known is not None:
@@ -617,7 +658,7 @@ class ComposedMatcher:
                     rest = b""
                 continue
             m = b.matcher
-            if m.accept_token(token):
+            if _take(m, token, data):
                 steps.append((m, 1))
                 alive.append(b)
                 if m.is_completed():
@@ -654,16 +695,16 @@ class ComposedMatcher:
             self._branches = [_Branch(tool, _Piece(self.grammar, tool, self._pos))]
         self._sync_piece_keyer()
 
-    def _in_piece(self, token: int, data: bytes, steps: list[tuple[_Matcher, int]]) -> bool:
+    def _in_piece(self, token: int | None, data: bytes, steps: list[tuple[_Matcher, int]]) -> bool:
         """The common step: one tool's piece takes the token (False: it does not, or only with
         the run-on past its end, which the general path judges)."""
         m = self._branches[0].matcher  # type: ignore[index]
-        if not m.accept_token(token):  # type: ignore[union-attr]
+        if not _take(m, token, data):  # type: ignore[arg-type]
             return False
         steps.append((m, 1))  # type: ignore[arg-type]
         k = self._pkey
-        key = k.key() if self._end and k.cacheable and self._ends_call(data) else None  # type: ignore[union-attr]
-        k.accept(token, data)  # type: ignore[union-attr]
+        key = k.key() if token is not None and self._end and k.cacheable and self._ends_call(data) else None  # type: ignore[union-attr]
+        k.accept(token or 0, data)  # type: ignore[union-attr]
         self._pos += len(data)
         call = self._call
         call += data
@@ -683,16 +724,20 @@ class ComposedMatcher:
         self._enter_call()
 
     def _enter_call(self) -> None:
-        """Switch to the tools' begins when the scaffold's forced text reaches the stand-in."""
+        """Switch to the tools' begins when the scaffold's forced text reaches the stand-in; else
+        note whether a token may finish the head from here and run on into a name."""
+        self._cross = 0
         if self.terminated:
             return
         k = self._skey
         key = (self.grammar.serial, k.key()) if k.cacheable else None
-        entry = _ENTRIES.get(key) if key is not None else None
-        if entry is None:
+        known = _ENTRIES.get(key) if key is not None else None
+        if known is None:
             entry = self._entry_offset()
+            known = (entry, self._crossing() if entry < 0 else 0)
             if key is not None:
-                _ENTRIES.put(key, entry)
+                _ENTRIES.put(key, known)
+        entry, self._cross = known
         if entry < 0:
             return
         self._entry = entry
@@ -716,6 +761,22 @@ class ComposedMatcher:
         if not head.endswith(forced[:at]):
             return -1  # forced text before the begin (a section's begin): still the scaffold's
         return len(head[: len(head) - at].encode())
+
+    def _crossing(self) -> int:
+        """The head's bytes the free text ends with where a token may finish the head and run on
+        into a name (``_Scaffold.cross``: the scaffold would read the head's rest as a call's
+        begin), else 0."""
+        cross = self.grammar.scaffold.cross  # type: ignore[union-attr]
+        if not cross or not self._stext.endswith(self._head[:cross]):
+            return 0
+        s = self._scaffold.synced(self._stext).fork()
+        if not s.accept_string(self._head[cross:]):
+            return 0
+        try:
+            forced = s.find_jump_forward_string()
+        except UnicodeDecodeError:
+            return 0
+        return cross if forced.startswith(SENTINEL) else 0
 
     def rollback(self, n: int = 1) -> None:
         """Undo the last ``n`` accepted tokens."""
@@ -786,6 +847,11 @@ class _CatchUp:
         if not self.matcher.accept_string(self.run):
             raise ComposedMismatch(f"a matcher refused {len(self.run)} bytes its cached masks allowed")
         self.steps.append((self.matcher, 1))
+
+
+def _take(m: _Matcher, token: int | None, data: bytes) -> bool:
+    """A matcher reads a token, or (``token`` None) bytes that are part of one."""
+    return bool(m.accept_token(token) if token is not None else m.accept_string(data))
 
 
 def _torch_row(row: np.ndarray) -> Any:
