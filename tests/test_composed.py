@@ -175,10 +175,12 @@ def _many_reply(rng: random.Random, fmt: str, forced: bool, reasoning: str | Non
     return rng.choice(["Sure.", "Let me check."]) + "\n" + toolwire.render(fmt, calls)
 
 
-@pytest.mark.parametrize("fmt", ["hermes", "qwen3_coder"])
+@pytest.mark.parametrize("fmt", ["hermes", "qwen3_coder", "glm47"])
 def test_composed_masks_equal_the_whole_tag_with_many_tools_and_a_warm_mask_cache(fmt):
     """24 tools, replies with random members: rows served from the mask cache (stored by earlier
-    walks of other replies) equal xgrammar's too."""
+    walks of other replies) equal xgrammar's too. (glm47's begin ends with the name, so past
+    ``tool_1`` the begins of ``tool_10`` ... go on beside ``tool_1``'s piece: rows and steps
+    there are the call text's, cached too.)"""
     grammar = compose(fmt, MANY, qwen_info(), "auto", True, "strict")
     assert grammar.fallback is None, grammar.fallback
     whole = qwen_compiler().compile_structural_tag(grammar.whole_tag)

@@ -30,8 +30,11 @@ class ComposedMismatch(ToolwireError):
 #: A grammar's rows where several tools' begins are followed, by (grammar, call text so far).
 _LITERAL_ROWS = _Lru(max_bytes=4 << 20)
 
-#: (grammar, call text, token) -> the tools whose begins still agree, where all are in their
-#: begins (lists of shared branches: a pointer each, and the keyer of the row they name).
+#: (grammar, call text, token) -> the tools whose begins still agree, where the call's text is a
+#: start of a begin (so it decides which tools are left and what their pieces read): where all
+#: are in their begins, a list of shared branches; else a tuple of the shared branches still in
+#: their begins and the tools past their whole begins, whose pieces
+#: :meth:`ComposedMatcher._literal_step` makes (lazy) for each request.
 _LITERAL_STEPS = _Lru(max_bytes=(3 << 20) // 2, size=lambda key, value: 8 * len(value) + 56 + 3 * len(key[1]) + 550)
 
 #: (grammar, a piece's labelled state key, token) -> True where the piece read that token as its
@@ -66,21 +69,26 @@ class _Piece:
     grammar's matcher that has read the begin (``ComposedGrammar.begun``, ~14 µs) is needed only
     where the piece is asked (a miss, a token no cached row decides, a rollback); a call whose
     arguments the keyer takes and whose end is known (:meth:`ComposedMatcher._known_close`)
-    never asks it. Answers as xgrammar's ``GrammarMatcher`` for the methods the walk uses."""
+    never asks it. Answers as xgrammar's ``GrammarMatcher`` for the methods the walk uses.
+    ``tail``: bytes the piece reads past its whole begin (``pos`` is then the begin's length),
+    where a call's text runs on past a begin that another tool's continues."""
 
-    __slots__ = ("_grammar", "_tool", "_pos", "_m")
+    __slots__ = ("_grammar", "_tool", "_pos", "_tail", "_m")
 
-    def __init__(self, grammar: ComposedGrammar, tool: int, pos: int) -> None:
-        self._grammar, self._tool, self._pos = grammar, tool, pos
+    def __init__(self, grammar: ComposedGrammar, tool: int, pos: int, tail: bytes = b"") -> None:
+        self._grammar, self._tool, self._pos, self._tail = grammar, tool, pos, tail
         self._m: xgr.GrammarMatcher | None = None
 
     def real(self) -> xgr.GrammarMatcher:
         if self._m is None:
-            self._m = self._grammar.begun(self._tool, self._pos)
+            m = self._grammar.begun(self._tool, self._pos)
+            if self._tail and not m.accept_string(self._tail):
+                raise ComposedMismatch("a piece refused the call's text past its begin that it read before")
+            self._m = m
         return self._m
 
     def fork(self) -> _Piece:
-        copy = _Piece(self._grammar, self._tool, self._pos)
+        copy = _Piece(self._grammar, self._tool, self._pos, self._tail)
         if self._m is not None:
             copy._m = self._m.fork()
         return copy
@@ -290,12 +298,19 @@ class ComposedMatcher:
 
     def _cache_keyer(self) -> StateKeyer | None:
         """The keyer whose (labelled) key is this state's row's: the scaffold's, the piece's, or
-        where every tool left is in its begin's literal text, the call text's."""
+        where a tool left is in its begin's literal text, the call text's. (Past a begin that
+        is the start of another's, ``fn_1`` of ``fn_12``, the call's text is a start of that
+        other begin: it decides which tools are left and what each piece has read, so the row,
+        unless the call's text ends with a start of its end, where the scaffold adds tokens.)"""
         branches = self._branches
         if branches is None:
             return self._crossing_keyer() if self._cross else self._skey
-        if self._pkey is not None or type(branches) is not _Literals:
+        if self._pkey is not None:
             return self._pkey
+        if type(branches) is _Literals:
+            return self._literal_keyer()
+        if self._call[-1] in self._end[:-1] or all(b.matcher is not None for b in branches):
+            return None
         return self._literal_keyer()
 
     def _crossing_keyer(self) -> StateKeyer:
@@ -471,7 +486,7 @@ class ComposedMatcher:
     # tokens ----------------------------------------------------------------
 
     def accept_token(self, token: int) -> bool:
-        if type(self._branches) is _Literals:
+        if self._branches is not None and self._pkey is None:  # among begins
             self._flush()
             if self._literal_step(token):
                 return True
@@ -574,18 +589,23 @@ class ComposedMatcher:
 
     def _literal_step(self, token: int) -> bool:
         """The common step among several tools' begins, known from an earlier request: the token
-        keeps some of them in their literal text (no matcher, nothing to flush; where one is left,
-        its piece follows the rest of its begin: the general path of :meth:`_accept` does the
-        same). False: not known."""
+        keeps some of them in their literal text and takes others past their whole begins (their
+        pieces made lazily, reading what follows the begin when first asked; where one is left
+        in its begin, its piece follows the rest of it: the general path of :meth:`_accept` does
+        the same). False: not known."""
         known = _LITERAL_STEPS.get((self.grammar.serial, bytes(self._call), token))
         if known is None:
             return False
         self._history.append((self._state(), [], None))
         self._accepted += 1
         data = self._vocab.token_bytes[token]
-        self._branches = known
         self._pos += len(data)
         self._call += data
+        if type(known) is _Literals:
+            self._branches = known
+        else:
+            grammar, call = self.grammar, bytes(self._call)
+            self._branches = [b if type(b) is _Branch else _Branch(b, _Piece(grammar, b, len(grammar.tools[b].begin), call[len(grammar.tools[b].begin) :])) for b in known]
         self._settle()
         self._sync_keys()
         return True
@@ -629,15 +649,8 @@ class ComposedMatcher:
             return False
         if self._pkey is not None and self._in_piece(token, data, steps):
             return True
-        literal = type(self._branches) is _Literals and token is not None
-        if literal:
-            known = _LITERAL_STEPS.get((self.grammar.serial, bytes(self._call), token))
-            if known is not None:
-                self._branches = known
-                self._pos += len(data)
-                self._call += data
-                self._settle()
-                return True
+        # From a start of a begin, the step is the text's (:meth:`_literal_step` repeats it).
+        from_text = token is not None and any(b.matcher is None for b in self._branches)  # type: ignore[union-attr]
         alive: list[_Branch] = []
         rest: bytes | None = None  # the token's bytes after a completed call
         for b in self._branches:
@@ -673,10 +686,12 @@ class ComposedMatcher:
                     break
         if not alive:
             return False
-        if rest is None and all(b.matcher is None for b in alive):
-            alive = _Literals(alive)
+        if rest is None:
+            literal = all(b.matcher is None for b in alive)
             if literal:
-                _LITERAL_STEPS.put((self.grammar.serial, bytes(self._call), token), alive)
+                alive = _Literals(alive)
+            if from_text:
+                _LITERAL_STEPS.put((self.grammar.serial, bytes(self._call), token), alive if literal else tuple(b if b.matcher is None else b.tool for b in alive))
         self._branches = alive
         self._pos += len(data)
         self._call += data
