@@ -34,7 +34,10 @@ from toolwire.masks import _index  # noqa: E402
 FORMATS = ["hermes", "qwen3_coder", "glm47", "deepseek_v3_2", "kimi_k2"]
 #: The other composed formats: one configuration each by default (in turn), all of them with
 #: ``TOOLWIRE_COMPOSED_ROUNDS`` set.
-MORE = ["deepseek_v3", "deepseek_v4", "dots", "ernie45", "functiongemma", "gemma4", "harmony", "internlm", "longcat", "minimax_m2", "minimax_m3", "seed_oss", "step3"]
+MORE = [
+    "deepseek_v3", "deepseek_v4", "dots", "ernie45", "functiongemma", "gemma4", "harmony", "internlm", "longcat", "minimax_m2", "minimax_m3", "seed_oss", "step3",
+    "glm45", "hunyuan", "deepseek_v3_1", "poolside_v1", "solar_open2", "k2_horizon", "inkling", "plamo3", "kimi_k3", "minicpm5", "gigachat35", "iquest_q1",
+]
 NAMED = {"type": "function", "function": {"name": "get_time"}}
 LONG = "TOOLWIRE_COMPOSED_ROUNDS" in os.environ
 ROUNDS = int(os.environ.get("TOOLWIRE_COMPOSED_ROUNDS", "1"))

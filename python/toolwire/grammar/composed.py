@@ -72,7 +72,8 @@ from .tools import _read, _Request
 #: Formats composed; the differential suite (``tests/test_composed.py``) checks each one against
 #: the whole tag. Others get the whole tag until it does.
 COMPOSED_FORMATS = frozenset(
-    {"hermes", "qwen3_coder", "glm47", "deepseek_v3_2", "kimi_k2", "deepseek_v3", "deepseek_v4", "dots", "ernie45", "functiongemma", "gemma4", "harmony", "internlm", "longcat", "minimax_m2", "minimax_m3", "seed_oss", "step3"}
+    {"hermes", "qwen3_coder", "glm47", "deepseek_v3_2", "kimi_k2", "deepseek_v3", "deepseek_v4", "dots", "ernie45", "functiongemma", "gemma4", "harmony", "internlm", "longcat", "minimax_m2", "minimax_m3", "seed_oss", "step3",
+     "glm45", "hunyuan", "deepseek_v3_1", "poolside_v1", "solar_open2", "k2_horizon", "inkling", "plamo3", "kimi_k3", "minicpm5", "gigachat35", "iquest_q1"}
 )
 
 
