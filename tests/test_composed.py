@@ -272,22 +272,32 @@ def test_tokens_inside_shared_begins_are_taken_alone_and_roll_back(fmt):
             assert rolled and alone >= 3, (rolled, alone)
 
 
-@pytest.mark.parametrize("fmt,via", [("hermes", "matcher"), ("qwen3_coder", "matcher"), ("hermes", "masker"), ("qwen3_coder", "masker"), ("glm47", "masker")])
+@pytest.mark.parametrize(
+    "fmt,via", [("hermes", "matcher"), ("qwen3_coder", "matcher"), ("hermes", "masker"), ("qwen3_coder", "masker"), ("glm47", "masker"), ("glm47 spelled", "matcher"), ("glm47 spelled", "masker")]
+)
 def test_rollback_after_speculative_tokens_matches_the_whole_tag(fmt, via):
     """Accept k drafted tokens, roll back j of them, on both paths: the masks agree after each.
     Drafts follow a reference reply, with a random token now and then that the rollback always
     undoes (as a verifier rejects a bad draft), so the walk crosses calls' begins and ends.
     Through a :class:`ComposedMasker`, rows come from its mask cache under the keys of the
-    rolled-back state."""
+    rolled-back state. "glm47 spelled": markers in ordinary tokens, tools whose names the
+    tokens finishing ``<tool_call`` run into, and one name the start of another's (rollbacks
+    over the tokens that cross the head and over steps past ``search_docs`` beside
+    ``search_docs_v2``)."""
     rng = random.Random(5)
-    grammar = compose(fmt, TOOLS, qwen_info(), "auto", True, "strict")
+    spelled = fmt.endswith(" spelled")
+    fmt = fmt.split()[0]
+    grammar = compose(fmt, CROSSED if spelled else TOOLS, qwen_info(), "auto", True, "strict")
     whole = xgr.GrammarMatcher(qwen_compiler().compile_structural_tag(grammar.whole_tag))
     masker = ComposedMasker(qwen_info())
     composed = grammar.matcher() if via == "matcher" else masker.new_request(grammar)
     fill = composed.fill_next_token_bitmask if via == "matcher" else lambda bitmask, _row: masker.fill([composed], bitmask)
     accept = composed.accept_token if via == "matcher" else lambda token: masker.accept([composed], [token])[0]
     index, enc = _index(qwen_vocab()), qwen_encoder()
-    ref = index.encode(_reply(rng, fmt, True, None) + "\n" + _reply(rng, fmt, True, None), enc.encode)
+    if spelled:
+        ref = index.greedy((_crossed_reply(rng, fmt, False, None) + "\n" + _crossed_reply(rng, fmt, False, None)).encode())
+    else:
+        ref = index.encode(_reply(rng, fmt, True, None) + "\n" + _reply(rng, fmt, True, None), enc.encode)
     got, want = xgr.allocate_token_bitmask(1, QWEN_VOCAB_SIZE), xgr.allocate_token_bitmask(1, QWEN_VOCAB_SIZE)
     positions = [0]  # the reference's next index after each accepted token
     rollbacks = crossed = 0
@@ -394,11 +404,47 @@ def test_a_format_that_cannot_be_composed_falls_back_to_the_whole_tag(monkeypatc
     assert not matcher.accept_string("Hi")
 
 
+@pytest.mark.parametrize("via", ["matcher", "masker"])
+def test_every_rollback_over_a_crossed_head_and_a_shared_name_matches_the_whole_tag(via):
+    """glm47, markers spelled in ordinary tokens: after every token of a reply calling
+    ``search_docs_v2`` (``>s`` crosses the head; past ``search_docs`` its begin goes on beside
+    ``search_docs``' piece), roll back 1, 2 and 3 tokens, compare, and take them again."""
+    grammar = compose("glm47", CROSSED, qwen_info(), "auto", True, "strict")
+    compiled = qwen_compiler().compile_structural_tag(grammar.whole_tag)
+    reply = "Sure.\n" + toolwire.render("glm47", [{"name": "search_docs_v2", "arguments": {"q": "Paris", "n": 3}}])
+    ref = _index(qwen_vocab()).greedy(reply.encode()) + [151645]
+    assert qwen_vocab().token_bytes(ref[ref.index(_index(qwen_vocab()).greedy(b"_call")[0]) + 1]) == b">s"
+    masker = ComposedMasker(qwen_info())
+    for attempt in range(2):  # cold, then from the rows the first stored
+        whole = xgr.GrammarMatcher(compiled)
+        composed = grammar.matcher() if via == "matcher" else masker.new_request(grammar)
+        fill = composed.fill_next_token_bitmask if via == "matcher" else lambda bitmask, _row: masker.fill([composed], bitmask)
+        accept = composed.accept_token if via == "matcher" else lambda token: masker.accept([composed], [token])[0]
+        got, want = xgr.allocate_token_bitmask(1, QWEN_VOCAB_SIZE), xgr.allocate_token_bitmask(1, QWEN_VOCAB_SIZE)
+
+        def same(where):
+            whole.fill_next_token_bitmask(want, 0)
+            fill(got, 0)
+            assert torch.equal(got, want), (attempt, where)
+
+        for i, token in enumerate(ref):
+            same((i, "before"))
+            assert whole.accept_token(token) and accept(token)
+            for back in range(1, min(3, i) + 1):
+                whole.rollback(back)
+                composed.rollback(back)
+                same((i, back))
+                for t in ref[i + 1 - back : i + 1]:
+                    assert whole.accept_token(t) and accept(t)
+        assert whole.is_terminated() and composed.is_terminated()
+
+
 #: Tools whose names the vocabulary's tokens run into from a spelled-out glm47 trigger:
-#: ``>s`` (search_docs), ``>tag`` (tag_photo); ``>g`` is no token (get_weather).
+#: ``>s`` (search_docs), ``>tag`` (tag_photo); ``>g`` is no token (get_weather). glm47's begin
+#: ends with the name, so past ``search_docs`` the begin of ``search_docs_v2`` goes on beside it.
 CROSSED = [
     {"type": "function", "function": {"name": n, "strict": True, "parameters": {"type": "object", "properties": {"q": {"type": "string"}, "n": {"type": "integer"}}, "required": ["q"], "additionalProperties": False}}}
-    for n in ["search_docs", "tag_photo", "get_weather"]
+    for n in ["search_docs", "tag_photo", "get_weather", "search_docs_v2"]
 ]
 
 
@@ -425,7 +471,7 @@ def test_a_trigger_head_is_crossed_from_one_place_only():
 
 
 def _crossed_reply(rng: random.Random, fmt: str, forced: bool, reasoning: str | None) -> str:
-    calls = [{"name": rng.choice(["search_docs", "tag_photo", "get_weather"]), "arguments": {"q": rng.choice(CITIES), "n": rng.randrange(9)}} for _ in range(rng.choice([1, 2]))]
+    calls = [{"name": rng.choice(["search_docs", "tag_photo", "get_weather", "search_docs_v2"]), "arguments": {"q": rng.choice(CITIES), "n": rng.randrange(9)}} for _ in range(rng.choice([1, 2]))]
     return THINK[reasoning] + ("" if forced else "Sure.\n") + toolwire.render(fmt, calls)
 
 
