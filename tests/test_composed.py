@@ -539,3 +539,19 @@ def test_a_new_list_of_seen_tools_is_refused_and_read_as_the_whole_tag_reads_it(
     assert [t.name for t in again.tools] == [weather]
     first = compose("hermes", TOOLS, qwen_info(), "required", True, "strict")
     assert [t.key for t in again.tools] == [t.key for t in first.tools if t.name == weather]
+
+
+def test_the_vocabulary_index_adds_few_objects_for_the_garbage_collector():
+    """The composed grammars' index of a 150k vocabulary (``pieces._Vocab``) holds plain bytes and
+    tuples of ids: xgrammar's bytes subclass (with a ``__dict__``) or a list per token would be
+    ~280,000 more objects for every full collection of a serving process to walk."""
+    import gc
+
+    from toolwire.grammar.pieces import _Vocab
+
+    gc.collect()
+    before = len(gc.get_objects())
+    vocab = _Vocab(qwen_info())
+    gc.collect()
+    assert len(gc.get_objects()) - before < 1000
+    assert len(vocab.by_bytes) > 150_000 and type(vocab.token_bytes[1000]) is bytes

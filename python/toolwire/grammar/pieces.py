@@ -140,11 +140,16 @@ class _Vocab:
         self.size = info.vocab_size
         self.words = (self.size + 31) // 32
         stops = set(info.stop_token_ids)
-        self.token_bytes: list[bytes] = [b if isinstance(b, bytes) else b.encode() for b in info.decoded_vocab]
-        self.by_bytes: dict[bytes, list[int]] = {}
+        # Plain bytes and tuples: xgrammar hands out a bytes subclass with a ``__dict__``, and a
+        # list per token would be as many objects for every full garbage collection to walk
+        # (tuples of ints, like bytes, are not tracked once a collection has seen them).
+        self.token_bytes: list[bytes] = [bytes(b) if isinstance(b, bytes) else b.encode() for b in info.decoded_vocab]
+        ids: dict[bytes, list[int]] = {}
         for i, b in enumerate(self.token_bytes[: self.size]):
             if b and i not in stops:
-                self.by_bytes.setdefault(b, []).append(i)
+                ids.setdefault(b, []).append(i)
+        self.by_bytes: dict[bytes, tuple[int, ...]] = {b: tuple(i) for b, i in ids.items()}
+        del ids
         self.sorted = sorted(self.by_bytes)
         self.longest = max(map(len, self.sorted))
         self._containing: dict[bytes, list[bytes]] = {}
