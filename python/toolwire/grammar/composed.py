@@ -25,9 +25,12 @@ the grammar its bytes fall in:
 * a token that crosses from a begin into the arguments is checked against the piece;
 * a token that crosses a call's end into what follows is checked against the scaffold after the
   stand-in call (the call's end is forced there, so such tokens start with the forced text);
-* a token that would cross from scaffold text through the whole name-free begin into a name, or
-  past a call's complete end text from inside the arguments, is judged wrongly by the pieces:
-  :func:`compose` refuses (falls back to the whole tag) when the vocabulary holds one.
+* a token that finishes a begin that is a marker itself (``<tool_call>``, spelled out in free
+  text) and runs on into a name is read by the scaffold up to the begin's end and by the tools'
+  begins after it (``_Scaffold.cross``; the row there adds :meth:`ComposedGrammar.crossing_mask`);
+* a token that would cross from scaffold text through the whole name-free begin into a name
+  otherwise, or past a call's complete end text from inside the arguments, is judged wrongly by
+  the pieces: :func:`compose` refuses (falls back to the whole tag) when the vocabulary holds one.
 
 Where a request cannot be composed (per-turn formats, a begin with no text before the name, a
 vocabulary with such crossing tokens, token-id markers via ``vocab=``), :func:`compose` returns
@@ -96,8 +99,8 @@ class _Scaffold:
     refusal: str | None  # why this tokenizer's vocabulary cannot be composed for it
     plan: StateKeyPlan  # the mask cache's keys for the scaffold's states
     stops: frozenset[int]
-    #: Where the head is only the trigger: the bytes of it after which a token may finish it and
-    #: run on into a name (``>get`` after a spelled-out ``<tool_call``), 0 where none can.
+    #: Where the head is a marker itself: the bytes of it after which a token may finish it and
+    #: run on into a name (``>s`` after a spelled-out ``<tool_call``), 0 where none can.
     cross: int = 0
 
 
@@ -132,9 +135,9 @@ def _scaffold(info: xgr.TokenizerInfo, fmt: Any, mode: str, parallel: bool, reas
 
 
 def _crossing_point(vocab: Any, head: bytes) -> tuple[int, str | None]:
-    """Where a head that is only the trigger can be crossed from free text: a token that runs
-    on into a name starts with the head's rest after ``k`` of its bytes (the text before it ends
-    with the first ``k``; the scaffold's text was free until the token finished the trigger) or
+    """Where a head that is a marker itself can be crossed from free text: a token that runs on
+    into a name starts with the head's rest after ``k`` of its bytes (the text before it ends
+    with the first ``k``; the scaffold's text was free until the token finished the marker) or
     holds the whole head. Composed where one ``k`` is such a place and no token holds the head:
     the matcher judges those tokens by the begins there (``ComposedMatcher._cross_into_call``).
     Returns (``k``, None) or (0, why not)."""
