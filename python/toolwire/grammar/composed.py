@@ -28,9 +28,13 @@ the grammar its bytes fall in:
 * a token that finishes a begin that is a marker itself (``<tool_call>``, spelled out in free
   text) and runs on into a name is read by the scaffold up to the begin's end and by the tools'
   begins after it (``_Scaffold.cross``; the row there adds :meth:`ComposedGrammar.crossing_mask`);
+* a token that holds a whole call end and more (``},`` where the end is ``}``) may complete the
+  call from inside its arguments: it is split where the piece completes the call, and the rest
+  is checked against the scaffold after the stand-in call (``_Scaffold.runs_on``; the rows of
+  such a format's pieces carry the scaffold's key where the call began);
 * a token that would cross from scaffold text through the whole name-free begin into a name
-  otherwise, or past a call's complete end text from inside the arguments, is judged wrongly by
-  the pieces: :func:`compose` refuses (falls back to the whole tag) when the vocabulary holds one.
+  otherwise is judged wrongly by the pieces: :func:`compose` refuses (falls back to the whole
+  tag) when the vocabulary holds one.
 
 Where a request cannot be composed (per-turn formats, a begin with no text before the name, a
 vocabulary with such crossing tokens, token-id markers via ``vocab=``), :func:`compose` returns
@@ -76,7 +80,8 @@ from .tools import _read, _Request
 #: the whole tag. Others get the whole tag until it does.
 COMPOSED_FORMATS = frozenset(
     {"hermes", "qwen3_coder", "glm47", "deepseek_v3_2", "kimi_k2", "deepseek_v3", "deepseek_v4", "dots", "ernie45", "functiongemma", "gemma4", "harmony", "internlm", "longcat", "minimax_m2", "minimax_m3", "seed_oss", "step3",
-     "glm45", "hunyuan", "deepseek_v3_1", "poolside_v1", "solar_open2", "k2_horizon", "inkling", "plamo3", "kimi_k3", "minicpm5", "gigachat35", "iquest_q1"}
+     "glm45", "hunyuan", "deepseek_v3_1", "poolside_v1", "solar_open2", "k2_horizon", "inkling", "plamo3", "kimi_k3", "minicpm5", "gigachat35", "iquest_q1",
+     "llama3_json", "granite", "xlam", "jamba", "phi4", "cohere_command", "nemotron_deci", "hunyuan_a13b", "granite_20b_fc"}
 )
 
 
@@ -102,6 +107,9 @@ class _Scaffold:
     #: Where the head is a marker itself: the bytes of it after which a token may finish it and
     #: run on into a name (``>s`` after a spelled-out ``<tool_call``), 0 where none can.
     cross: int = 0
+    #: Whether tokens hold the whole call end and more (``},`` where the end is ``}``): such a
+    #: token may complete a call from inside its arguments and run on (``ComposedMatcher._run_on``).
+    runs_on: bool = False
 
 
 _SCAFFOLDS = _Lru(64)
@@ -126,10 +134,9 @@ def _scaffold(info: xgr.TokenizerInfo, fmt: Any, mode: str, parallel: bool, reas
         cross, refusal = _crossing_point(vocab, head.encode())
     elif crossing:
         refusal = f"tokens cross the name-free call begin into a name ({crossing[0]!r})"
-    if not refusal and fmt.end and vocab.containing(fmt.end.encode()):
-        refusal = f"tokens cross the call end {fmt.end!r} into what follows"
+    runs_on = bool(fmt.end and vocab.containing(fmt.end.encode()))
     plan = _key_plan(tag_json(tag))
-    built = _Scaffold(info, compiler.compile_structural_tag(tag), tag, head, fmt.end, refusal, plan, frozenset(info.stop_token_ids), cross)
+    built = _Scaffold(info, compiler.compile_structural_tag(tag), tag, head, fmt.end, refusal, plan, frozenset(info.stop_token_ids), cross, runs_on)
     _SCAFFOLDS.put(key, built)
     return built
 
@@ -201,7 +208,7 @@ class ComposedGrammar:
     serial: int = field(default_factory=lambda: next(_SERIALS))
     _entry: _Literals | None = None
     _begins: CallBegins | None = None
-    _extras: dict[Any, np.ndarray] = field(default_factory=dict)  # a few rows: one per rest of the end, the head's crossing tokens
+    _extras: dict[Any, Any] = field(default_factory=dict)  # a few rows: one per rest of the end, the head's crossing tokens, the run-on groups
 
     def piece(self, i: int) -> xgr.CompiledGrammar:
         """Tool ``i``'s compiled call grammar (from the cache, or compiled now)."""
@@ -338,6 +345,28 @@ class ComposedGrammar:
                     break
         self._extras[key] = row
         return row
+
+    def run_on_groups(self, after_call: Callable[[], xgr.GrammarMatcher], calls: int) -> dict[bytes, np.ndarray]:
+        """The tokens that hold the whole call end and more, grouped by their text up to an end
+        (``c``) where the scaffold after the call (``after_call``) takes the rest: a token of
+        group ``c`` runs on past the call where the piece completes the call on reading ``c``."""
+        key = ("run on", min(calls, 1))
+        groups = self._extras.get(key)
+        if groups is not None:
+            return groups  # type: ignore[return-value]
+        assert self.scaffold is not None
+        vocab = _vocab(self.tokenizer_info)
+        end = self.scaffold.end.encode()
+        scaffold = after_call()
+        out: dict[bytes, np.ndarray] = {}
+        for text in vocab.containing(end):
+            for i in range(len(end), len(text)):
+                if text[:i].endswith(end) and scaffold.accept_string(text[i:]):
+                    scaffold.rollback(1)
+                    row = out.setdefault(text[:i], np.zeros(vocab.words, dtype=np.uint32))
+                    _set_bits(row, vocab.by_bytes[text])
+        self._extras[key] = out  # type: ignore[assignment]
+        return out
 
     def extras(self, after_call: Callable[[], xgr.GrammarMatcher], forced: bytes, calls: int) -> np.ndarray:
         """Tokens that spell the forced rest of a call's end and run on into what the scaffold

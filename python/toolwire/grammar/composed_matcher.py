@@ -280,7 +280,9 @@ class ComposedMatcher:
             settled: StateKeyer | None = _SETTLED.get(key)
             if settled is None:
                 settled = self.grammar.piece_plan(tool).keyer()
-                settled.label(b"P", self._entry_key, self._end, suffix_near_stop=True)
+                # Where tokens may complete the call from inside its arguments and run on, the
+                # scaffold's part of the row is everywhere: the suffix too.
+                settled.label(b"P", self._entry_key, self._end, suffix_near_stop=not self.grammar.scaffold.runs_on)  # type: ignore[union-attr]
                 settled.accept(0, key[3])
                 _SETTLED.put(key, settled)
             self._pkey = settled.__copy__()
@@ -419,11 +421,38 @@ class ComposedMatcher:
         """In a single piece's end text: the tokens that run on past the call."""
         assert self._branches is not None and self._branches[0].matcher is not None
         self._flush()
-        row = None
-        for forced in self._forced_ends(self._branches[0].matcher):
+        m = self._branches[0].matcher
+        row = self._run_on(m)
+        for forced in self._forced_ends(m):
             extra = self.grammar.extras(self._after_call, forced, self.calls)
             row = extra if row is None else row | extra
         return row
+
+    def _run_on(self, m: _Matcher) -> np.ndarray | None:
+        """Where tokens hold the whole call end and more: those that complete the call from here
+        (the piece completes on their text up to an end) and run on into what the scaffold takes
+        after it."""
+        if not self.grammar.scaffold.runs_on:  # type: ignore[union-attr]
+            return None
+        row = None
+        for text, tokens in self.grammar.run_on_groups(self._after_call, self.calls).items():
+            if m.accept_string(text):
+                done = m.is_completed()
+                m.rollback(1)
+                if done:
+                    row = tokens if row is None else row | tokens
+        return row
+
+    def _run_on_cut(self, m: _Matcher, data: bytes) -> int:
+        """Where a token the piece refuses completes the call and runs on into what the scaffold
+        takes after it (``m`` has then read the token up to there), else 0."""
+        end = self._end
+        for i in range(len(end), len(data)):
+            if data[:i].endswith(end) and m.accept_string(data[:i]):
+                if m.is_completed() and self._runs_on(data[i:]):
+                    return i
+                m.rollback(1)
+        return 0
 
     def _mask(self) -> np.ndarray:
         """The row where several tools' begins are followed, or where a token may cross the head
@@ -449,6 +478,9 @@ class ComposedMatcher:
                 self._scratch = xgr.allocate_token_bitmask(1, self.grammar.tokenizer_info.vocab_size)
             b.matcher.fill_next_token_bitmask(self._scratch, 0)
             row |= self._scratch[0].numpy().view(np.uint32)
+            run_on = self._run_on(b.matcher)
+            if run_on is not None:
+                row |= run_on
             for forced in self._forced_ends(b.matcher):
                 row |= self.grammar.extras(self._after_call, forced, self.calls)
         return row
@@ -684,6 +716,12 @@ class ComposedMatcher:
                     alive.append(b)
                     rest = data[len(forced) :]
                     break
+            else:
+                cut = self._run_on_cut(m, data) if self.grammar.scaffold.runs_on else 0  # type: ignore[union-attr]
+                if cut:
+                    steps.append((m, 1))
+                    alive.append(b)
+                    rest = data[cut:]
         if not alive:
             return False
         if rest is None:
