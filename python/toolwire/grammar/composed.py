@@ -81,7 +81,7 @@ from .tools import _read, _Request
 COMPOSED_FORMATS = frozenset(
     {"hermes", "qwen3_coder", "glm47", "deepseek_v3_2", "kimi_k2", "deepseek_v3", "deepseek_v4", "dots", "ernie45", "functiongemma", "gemma4", "harmony", "internlm", "longcat", "minimax_m2", "minimax_m3", "seed_oss", "step3",
      "glm45", "hunyuan", "deepseek_v3_1", "poolside_v1", "solar_open2", "k2_horizon", "inkling", "plamo3", "kimi_k3", "minicpm5", "gigachat35", "iquest_q1",
-     "llama3_json", "granite", "xlam", "jamba", "phi4", "cohere_command", "nemotron_deci", "hunyuan_a13b", "granite_20b_fc"}
+     "llama3_json", "granite", "xlam", "jamba", "phi4", "cohere_command", "nemotron_deci", "hunyuan_a13b", "granite_20b_fc", "mistral"}
 )
 
 
@@ -110,6 +110,9 @@ class _Scaffold:
     #: Whether tokens hold the whole call end and more (``},`` where the end is ``}``): such a
     #: token may complete a call from inside its arguments and run on (``ComposedMatcher._run_on``).
     runs_on: bool = False
+    #: The text a call's last bytes end with: its end, or where it has none (mistral), the ``}``
+    #: that closes its JSON arguments.
+    last: bytes = b""
 
 
 _SCAFFOLDS = _Lru(64)
@@ -134,9 +137,10 @@ def _scaffold(info: xgr.TokenizerInfo, fmt: Any, mode: str, parallel: bool, reas
         cross, refusal = _crossing_point(vocab, head.encode())
     elif crossing:
         refusal = f"tokens cross the name-free call begin into a name ({crossing[0]!r})"
-    runs_on = bool(fmt.end and vocab.containing(fmt.end.encode()))
+    last = (fmt.end or "}").encode()
+    runs_on = bool(vocab.containing(last))
     plan = _key_plan(tag_json(tag))
-    built = _Scaffold(info, compiler.compile_structural_tag(tag), tag, head, fmt.end, refusal, plan, frozenset(info.stop_token_ids), cross, runs_on)
+    built = _Scaffold(info, compiler.compile_structural_tag(tag), tag, head, fmt.end, refusal, plan, frozenset(info.stop_token_ids), cross, runs_on, last)
     _SCAFFOLDS.put(key, built)
     return built
 
@@ -347,16 +351,17 @@ class ComposedGrammar:
         return row
 
     def run_on_groups(self, after_call: Callable[[], xgr.GrammarMatcher], calls: int) -> dict[bytes, np.ndarray]:
-        """The tokens that hold the whole call end and more, grouped by their text up to an end
-        (``c``) where the scaffold after the call (``after_call``) takes the rest: a token of
-        group ``c`` runs on past the call where the piece completes the call on reading ``c``."""
+        """The tokens that hold a call's last text (``_Scaffold.last``) and more, grouped by
+        their text up to it (``c``) where the scaffold after the call (``after_call``) takes the
+        rest: a token of group ``c`` runs on past the call where the piece completes the call on
+        reading ``c``."""
         key = ("run on", min(calls, 1))
         groups = self._extras.get(key)
         if groups is not None:
             return groups  # type: ignore[return-value]
         assert self.scaffold is not None
         vocab = _vocab(self.tokenizer_info)
-        end = self.scaffold.end.encode()
+        end = self.scaffold.last
         scaffold = after_call()
         out: dict[bytes, np.ndarray] = {}
         for text in vocab.containing(end):

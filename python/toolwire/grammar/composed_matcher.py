@@ -446,7 +446,7 @@ class ComposedMatcher:
     def _run_on_cut(self, m: _Matcher, data: bytes) -> int:
         """Where a token the piece refuses completes the call and runs on into what the scaffold
         takes after it (``m`` has then read the token up to there), else 0."""
-        end = self._end
+        end = self.grammar.scaffold.last  # type: ignore[union-attr]
         for i in range(len(end), len(data)):
             if data[:i].endswith(end) and m.accept_string(data[:i]):
                 if m.is_completed() and self._runs_on(data[i:]):
