@@ -113,6 +113,8 @@ class _Scaffold:
     #: The text a call's last bytes end with: its end, or where it has none (mistral), the ``}``
     #: that closes its JSON arguments.
     last: bytes = b""
+    #: Names the scaffold in keys (a digest of its tag).
+    name: bytes = b""
 
 
 _SCAFFOLDS = _Lru(64)
@@ -139,8 +141,10 @@ def _scaffold(info: xgr.TokenizerInfo, fmt: Any, mode: str, parallel: bool, reas
         refusal = f"tokens cross the name-free call begin into a name ({crossing[0]!r})"
     last = (fmt.end or "}").encode()
     runs_on = bool(vocab.containing(last))
-    plan = _key_plan(tag_json(tag))
-    built = _Scaffold(info, compiler.compile_structural_tag(tag), tag, head, fmt.end, refusal, plan, frozenset(info.stop_token_ids), cross, runs_on, last)
+    tag_text = tag_json(tag)
+    plan = _key_plan(tag_text)
+    name = _digest(b"scaffold:" + tag_text.encode())
+    built = _Scaffold(info, compiler.compile_structural_tag(tag), tag, head, fmt.end, refusal, plan, frozenset(info.stop_token_ids), cross, runs_on, last, name)
     _SCAFFOLDS.put(key, built)
     return built
 

@@ -276,13 +276,19 @@ class ComposedMatcher:
             self._pkey = None
         elif self._pkey is None:
             tool = self._branches[0].tool  # type: ignore[index]
-            key = (self.grammar.tools[tool].key, self._entry_key, self._end, bytes(self._call))
+            scaffold = self.grammar.scaffold
+            # Where tokens may complete the call from inside its arguments and run on, the
+            # scaffold's part of the row (what it takes after the call) is everywhere, so the
+            # suffix is too: the scaffold and whether a call came before, all that part depends
+            # on (as ``ComposedGrammar.run_on_groups`` and ``extras`` are kept), rather than the
+            # scaffold's key where the call began, which the text before the call changes.
+            runs_on = scaffold.runs_on  # type: ignore[union-attr]
+            suffix = scaffold.name + bytes([min(self.calls, 1)]) if runs_on else self._entry_key  # type: ignore[union-attr]
+            key = (self.grammar.tools[tool].key, suffix, self._end, bytes(self._call))
             settled: StateKeyer | None = _SETTLED.get(key)
             if settled is None:
                 settled = self.grammar.piece_plan(tool).keyer()
-                # Where tokens may complete the call from inside its arguments and run on, the
-                # scaffold's part of the row is everywhere: the suffix too.
-                settled.label(b"P", self._entry_key, self._end, suffix_near_stop=not self.grammar.scaffold.runs_on)  # type: ignore[union-attr]
+                settled.label(b"P", suffix, self._end, suffix_near_stop=not runs_on)
                 settled.accept(0, key[3])
                 _SETTLED.put(key, settled)
             self._pkey = settled.__copy__()
