@@ -31,7 +31,7 @@ the grammar its bytes fall in:
 * a token that holds a whole call end and more (``},`` where the end is ``}``) may complete the
   call from inside its arguments: it is split where the piece completes the call, and the rest
   is checked against the scaffold after the stand-in call (``_Scaffold.runs_on``; the rows of
-  such a format's pieces carry the scaffold's key where the call began);
+  such a format's pieces carry the scaffold's name and whether a call came before);
 * a token that would cross from scaffold text through the whole name-free begin into a name
   otherwise is judged wrongly by the pieces: :func:`compose` refuses (falls back to the whole
   tag) when the vocabulary holds one.
