@@ -234,7 +234,7 @@ class ComposedMatcher:
         self._history: list[tuple[Any, list[tuple[_Matcher, int]], list[int] | None]] = []
         self._accepted = 0
         self.terminated = _copy is not None and _copy.terminated  # a stop token ended the output
-        self._scratch: Any = None  # a one-row bitmask, where several pieces are followed
+        self._scratch: Any = None  # a one-row bitmask (:meth:`_row_of`)
         self._sync_keys()
 
     # state -----------------------------------------------------------------
@@ -464,9 +464,7 @@ class ComposedMatcher:
         """The row where several tools' begins are followed, or where a token may cross the head
         into them (read-only)."""
         if self._branches is None:
-            self._scratch = self._scratch if self._scratch is not None else xgr.allocate_token_bitmask(1, self.grammar.tokenizer_info.vocab_size)
-            self._scaffold.synced(self._stext).fill_next_token_bitmask(self._scratch, 0)
-            return self._scratch[0].numpy().view(np.uint32) | self.grammar.crossing_mask(self._cross)
+            return self._row_of(self._scaffold.synced(self._stext)) | self.grammar.crossing_mask(self._cross)
         key = (self.grammar.serial, bytes(self._call))
         row = _LITERAL_ROWS.get(key) if self._pkey is None else None
         if row is not None:
@@ -480,16 +478,20 @@ class ComposedMatcher:
         for b in self._branches:
             if b.matcher is None:
                 continue
-            if self._scratch is None:
-                self._scratch = xgr.allocate_token_bitmask(1, self.grammar.tokenizer_info.vocab_size)
-            b.matcher.fill_next_token_bitmask(self._scratch, 0)
-            row |= self._scratch[0].numpy().view(np.uint32)
+            row |= self._row_of(b.matcher)
             run_on = self._run_on(b.matcher)
             if run_on is not None:
                 row |= run_on
             for forced in self._forced_ends(b.matcher):
                 row |= self.grammar.extras(self._after_call, forced, self.calls)
         return row
+
+    def _row_of(self, m: _Matcher) -> np.ndarray:
+        """``m``'s mask, in a scratch row (read it before the next call)."""
+        if self._scratch is None:
+            self._scratch = xgr.allocate_token_bitmask(1, self.grammar.tokenizer_info.vocab_size)
+        m.fill_next_token_bitmask(self._scratch, 0)
+        return self._scratch[0].numpy().view(np.uint32)  # type: ignore[no-any-return]
 
     def _forced_ends(self, m: _Matcher) -> list[bytes]:
         """The texts that complete the call from here when it is inside its end text: the rests
@@ -691,7 +693,7 @@ class ComposedMatcher:
         from_text = token is not None and any(b.matcher is None for b in self._branches)  # type: ignore[union-attr]
         alive: list[_Branch] = []
         rest: bytes | None = None  # the token's bytes after a completed call
-        for b in self._branches:
+        for b in self._branches:  # type: ignore[union-attr]
             tool = self.grammar.tools[b.tool]
             if b.matcher is None:
                 left = tool.begin[self._pos :]
