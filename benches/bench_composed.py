@@ -17,9 +17,11 @@ and an array of objects). Three parts, each a ratio within one run:
   compiled beforehand), interleaved trace by trace, each on the same process CPU clock over the
   same steps. The maskers' caches start empty ("cold": the first trace) and keep what they
   stored over ``--rounds`` traces of new replies ("warm": the last one), then serve more untimed
-  before one last measured trace ("steady": a server's cache after serving earlier requests):
-  ``--steady-requests`` requests in all (default 1024, so every batch size is measured after the
-  same traffic), or where that is 0, ``--steady`` more traces. Each row says how many rows the caches served and how many tokens the
+  before the traces of ``--steady-measured`` more requests (default 128), measured together
+  ("steady": a server's cache after serving earlier requests): ``--steady-requests`` requests
+  in all (default 1024, so every batch size is measured after the same traffic), or where that
+  is 0, ``--steady`` more traces. One trace of 16 requests alone moved batch 16's steady ratio
+  by a third between runs of the same build; 8 of them summed, by a few percent. Each row says how many rows the caches served and how many tokens the
   composed masker took without a matcher. Every reply draws its tools and each optional
   argument at random, so argument states keep missing (a server whose callers repeat their
   argument shapes hits more);
@@ -168,7 +170,7 @@ def first_mask(n: int, fmt: str, salt: str) -> dict:
     return row
 
 
-def mask_cpu(fmt: str, batch: int, tl: list[dict], whole_compiled, whole_json: str, g: comp.ComposedGrammar, seed: int, rounds: int, steady: int) -> dict:
+def mask_cpu(fmt: str, batch: int, tl: list[dict], whole_compiled, whole_json: str, g: comp.ComposedGrammar, seed: int, rounds: int, steady: int, steady_traces: int) -> dict:
     bitmask = xgr.allocate_token_bitmask(batch, QWEN_VOCAB_SIZE)
 
     def run(seqs, make, fill, accept) -> float:
@@ -198,22 +200,33 @@ def mask_cpu(fmt: str, batch: int, tl: list[dict], whole_compiled, whole_json: s
 
     out: dict = {"format": fmt, "batch": batch, "fallback": g.fallback}
     measured = {0: "cold", rounds - 1: "warm"}
-    for k in range(rounds + steady):
+    first_steady = rounds + steady - 1
+    for k in range(first_steady + steady_traces):
         seqs = trace(fmt, tl, batch, seed * 1000 + k)
-        if rounds - 1 < k < rounds + steady - 1:  # serving more replies: the caches only
+        if rounds - 1 < k < first_steady:  # serving more replies: the caches only
             whole_run(seqs), composed_run(seqs)
             continue
-        label = measured.get(k, "steady")
         rows = sum(map(len, seqs))
         before = masker.hits, masker.misses, masker.deferred, whole.hits
         x = run(seqs, lambda: xgr.GrammarMatcher(whole_compiled), lambda ms, r: batcher.batch_fill_next_token_bitmask(ms, bitmask, r), x_accept)
         w = whole_run(seqs)
         c = composed_run(seqs)
-        if k in measured or k == rounds + steady - 1:
-            out[label] = {
-                "rows": rows, "traces_before": k, "xgrammar_us": x / rows * 1e6, "batch_masker_us": w / rows * 1e6, "composed_us": c / rows * 1e6, "ratio": x / c, "batch_masker_ratio": x / w,
-                "composed_hits": masker.hits - before[0], "composed_misses": masker.misses - before[1], "composed_deferred": masker.deferred - before[2], "batch_masker_hits": whole.hits - before[3],
-            }
+        label = measured.get(k, "steady" if k >= first_steady else None)
+        if label is None:
+            continue
+        sums = out.setdefault(label, {"rows": 0, "traces": 0, "traces_before": k, "x": 0.0, "w": 0.0, "c": 0.0, "composed_hits": 0, "composed_misses": 0, "composed_deferred": 0, "batch_masker_hits": 0})
+        sums["rows"] += rows
+        sums["traces"] += 1
+        sums["x"] += x
+        sums["w"] += w
+        sums["c"] += c
+        sums["composed_hits"] += masker.hits - before[0]
+        sums["composed_misses"] += masker.misses - before[1]
+        sums["composed_deferred"] += masker.deferred - before[2]
+        sums["batch_masker_hits"] += whole.hits - before[3]
+    for sums in (out[label] for label in ("cold", "warm", "steady") if label in out):
+        x, w, c, rows = sums.pop("x"), sums.pop("w"), sums.pop("c"), sums["rows"]
+        sums.update(xgrammar_us=x / rows * 1e6, batch_masker_us=w / rows * 1e6, composed_us=c / rows * 1e6, ratio=x / c, batch_masker_ratio=x / w)
     return out
 
 
@@ -297,6 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=4, help="traces per batch size (the first with empty caches)")
     ap.add_argument("--steady", type=int, default=12, help="more traces through the maskers' caches before a last measured one, where --steady-requests is 0 (0: none)")
     ap.add_argument("--steady-requests", type=int, default=1024, help="requests the maskers' caches serve before the steady trace, at every batch size (0: use --steady)")
+    ap.add_argument("--steady-measured", type=int, default=128, help="requests measured together as the steady row, in whole traces (one trace of 16 moved the ratio by a third between runs)")
     ap.add_argument("--first-formats", default="hermes")
     ap.add_argument("--memory-tools", type=int, default=600)
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "report" / "composed.md"))
@@ -318,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
             data["first_mask"].append(r)
             b = f"{r['builtin_ms']:.0f}" if "builtin_ms" in r else "–"
             lines.append(f"| {fmt} | {n} | {r['whole_ms']:.0f} | {b} | {r['cold_ms']:.1f} | {r['whole_ms'] / r['cold_ms']:.1f}x | {r['cold_start_ms']:.0f} | {r['first_call_ms']:.0f} | {r['warm_ms']:.2f} | {r['warm_new_list_ms']:.2f} |")
-    steady_when = f"the one after {a.steady_requests} requests (`ceil({a.steady_requests} / batch)` traces)" if a.steady_requests else f"the {a.rounds + a.steady}th"
+    steady_when = f"the traces of the {a.steady_measured} requests after {a.steady_requests} (`ceil({a.steady_requests} / batch)` traces), summed" if a.steady_requests else f"the traces of {a.steady_measured} requests from the {a.rounds + a.steady}th, summed"
     if a.batches:
         lines += ["", "## Mask production CPU, 128 tools (µs per request-step: fill + accept; caches empty at the first trace)", "",
                   "Ratios are `BatchGrammarMatcher`'s CPU over the other's on the same trace: above 1, less CPU than xgrammar.", "",
@@ -334,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
         name = f"{fmt} (fallback: whole tag)" if g.fallback else fmt
         for batch in map(int, a.batches.split(",")):
             steady = max(-(-a.steady_requests // batch), a.rounds) - a.rounds + 1 if a.steady_requests else a.steady
-            r = mask_cpu(fmt, batch, tl, whole_compiled, tag, g, seed=batch, rounds=a.rounds, steady=steady)
+            r = mask_cpu(fmt, batch, tl, whole_compiled, tag, g, seed=batch, rounds=a.rounds, steady=steady, steady_traces=-(-a.steady_measured // batch))
             print(r, flush=True)
             data["mask_cpu"].append(r)
             for label in ("cold", "warm", "steady"):
