@@ -9,6 +9,7 @@
 use pyo3::prelude::*;
 use toolwire_core::bitmask::{self, BF16_NEG_INF, BITS, F16_NEG_INF, F32_NEG_INF};
 
+use crate::served::{FillKeyer, Served};
 use crate::ToolwireError;
 
 fn check_ptr(ptr: usize, align: usize, what: &str) -> PyResult<()> {
@@ -242,18 +243,19 @@ impl MaskCache {
     /// positions that missed (each key once; a keyer that is not cacheable misses without a
     /// lookup), `(i, j)` pairs of later positions sharing missed position `j`'s key, and the
     /// number of hits.
-    pub(crate) fn fill_keyed<'k>(
+    pub(crate) fn fill_keyed<K: FillKeyer>(
         &self,
         namespace: &[u8],
         buf: &MaskBuf,
-        keyed: impl IntoIterator<Item = (usize, usize, &'k StateKeyer)>,
+        keyed: impl IntoIterator<Item = (usize, usize, K)>,
     ) -> PyResult<KeyedFill> {
         let mut key = namespace.to_vec();
         let (mut missed, mut copies, mut hits) = (Vec::new(), Vec::new(), 0);
         let mut missed_keys: Vec<(Vec<u8>, usize)> = Vec::new();
         let mut cache = self.lock();
-        for (i, r, keyer) in keyed {
+        for (i, r, mut held) in keyed {
             buf.check_row(r)?;
+            let keyer = held.keyer();
             if !keyer.inner.cacheable() {
                 missed.push(i);
                 continue;
@@ -264,11 +266,21 @@ impl MaskCache {
                 copies.push((i, *j));
                 continue;
             }
-            match cache.get(&key) {
-                Some(row) if row.len() == buf.words => {
+            let found = if K::KEEPS_ROW {
+                cache
+                    .get_with_handle(&key)
+                    .map(|(row, handle)| (row, Some(handle)))
+            } else {
+                cache.get(&key).map(|row| (row, None))
+            };
+            match found {
+                Some((row, handle)) if row.len() == buf.words => {
                     // SAFETY: the caller vouched for the extent; the row index was checked.
                     row.copy_to(unsafe { buf.row_mut(r) });
                     hits += 1;
+                    if let Some(handle) = handle {
+                        held.served(Served::new(&cache, namespace, handle));
+                    }
                 }
                 Some(_) => {
                     return Err(ToolwireError::new_err(
@@ -600,6 +612,8 @@ pub struct StateKeyer {
     label: Label,
     /// Set for a keyer of a call's text inside several tools' begins (`CallBegins.keyer`).
     walk: Option<BeginWalk>,
+    /// The row a batch step's fill served this state (dropped when the keyer moves).
+    pub(crate) served: Option<Served>,
 }
 
 /// A keyer's call text among the begins it was made for: the text is its state (in its key,
@@ -646,6 +660,7 @@ impl StateKeyer {
             tokens: 0,
             label: Label::default(),
             walk: None,
+            served: None,
         }
     }
 
@@ -668,6 +683,7 @@ impl StateKeyer {
 
     fn feed(&mut self, token: u32, data: &[u8]) {
         self.tokens += 1;
+        self.served = None;
         if let Some(walk) = &mut self.walk {
             walk.text.extend_from_slice(data);
             return;
@@ -750,6 +766,7 @@ impl StateKeyer {
         free_text_only: bool,
         suffix_near_stop: bool,
     ) {
+        self.served = None;
         self.label = Label {
             prefix: prefix.to_vec(),
             suffix: suffix.to_vec(),
@@ -884,11 +901,17 @@ impl TokenTable {
         let answers = keyed_by_text
             || (keyer.walk.is_none() && keyer.inner.text_level() && keyer.inner.cacheable());
         let allowed = answers && {
-            key.truncate(ns);
-            keyer.push_key(key);
-            cache
-                .peek(key)
-                .is_some_and(|row| row.allows(token as usize))
+            let served = keyer.served.as_ref();
+            match served.and_then(|s| s.allows(cache, &key[..ns], token)) {
+                Some(allows) => allows,
+                None => {
+                    key.truncate(ns);
+                    keyer.push_key(key);
+                    cache
+                        .peek(key)
+                        .is_some_and(|row| row.allows(token as usize))
+                }
+            }
         };
         if !allowed {
             return Deferral::Left;

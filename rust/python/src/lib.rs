@@ -10,6 +10,7 @@ mod parser;
 mod pool;
 mod request;
 mod rows;
+mod served;
 mod toolset;
 mod vocab;
 

@@ -78,10 +78,12 @@ pub fn unsafe_fill_request_rows(
             // SAFETY: the caller vouched for the extent; the row index was checked.
             Slot::Done => unsafe { buf.row_mut(indices[i]) }.fill(u32::MAX),
             Slot::Unkeyed => unkeyed.push(i),
-            Slot::Keyed(k) => keyers.push((i, k.try_borrow()?)),
+            // Mutably: each keeps the row it is served (`served.rs`); a keyer met twice is an
+            // error, as in `feed_requests`.
+            Slot::Keyed(k) => keyers.push((i, k.try_borrow_mut()?)),
         }
     }
-    let keyed = keyers.iter().map(|(i, k)| (*i, indices[*i], &**k));
+    let keyed = keyers.iter_mut().map(|(i, k)| (*i, indices[*i], &mut **k));
     let (missed, copies, hits) = cache.fill_keyed(namespace, &buf, keyed)?;
     Ok((missed, copies, unkeyed, hits))
 }

@@ -19,7 +19,7 @@
 //! counts each row once.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 /// The maps' hasher: a step looks up one key of 60-120 bytes per row (and again when a keyer
 /// takes a token), where SipHash cost as much as the lookup's other work together. Keys are
@@ -229,6 +229,23 @@ impl Row<'_> {
     }
 }
 
+/// A weak hold on a stored row, kept past the cache's lock: a request's keyer keeps the row a
+/// batch step's fill served it, so the same step's token check reads that row rather than
+/// computing the key and looking it up again. Weak, so it neither keeps an evicted row's words
+/// alive nor counts as an entry holding the row (which [`MaskCache`]'s byte budget counts).
+#[derive(Clone)]
+pub struct RowHandle(Weak<Shared>);
+
+impl RowHandle {
+    /// Whether the row allows token `id`; None once no entry holds the row any more. Takes the
+    /// cache (its lock held) so that no entry is dropped while the row is read.
+    pub fn allows(&self, _cache: &MaskCache, id: usize) -> Option<bool> {
+        self.0
+            .upgrade()
+            .map(|shared| Row(&shared.stored).allows(id))
+    }
+}
+
 /// `tick` is the entry's last use; `queued` its place in `MaskCache::order`, at most `tick`: a
 /// hit only moves `tick` (no reordering on the hot path), and eviction moves an entry that was
 /// used since it was queued to the back instead of dropping it, which still drops the least
@@ -325,20 +342,42 @@ impl MaskCache {
         self.tick
     }
 
-    /// The row stored under `key`, marking it most recently used. Counts a hit or a miss.
-    pub fn get(&mut self, key: &[u8]) -> Option<Row<'_>> {
+    /// The entry stored under `key`, marked most recently used. Counts a hit or a miss.
+    fn touch(&mut self, key: &[u8]) -> Option<&Slot> {
         let tick = self.next_tick();
         match self.map.get_mut(key) {
             Some(slot) => {
                 slot.tick = tick;
                 self.stats.hits += 1;
-                Some(Row(&slot.mask.stored))
+                Some(slot)
             }
             None => {
                 self.stats.misses += 1;
                 None
             }
         }
+    }
+
+    /// The row stored under `key`, marking it most recently used. Counts a hit or a miss.
+    pub fn get(&mut self, key: &[u8]) -> Option<Row<'_>> {
+        self.touch(key).map(|slot| Row(&slot.mask.stored))
+    }
+
+    /// [`MaskCache::get`], with a handle on the row for later reads.
+    pub fn get_with_handle(&mut self, key: &[u8]) -> Option<(Row<'_>, RowHandle)> {
+        self.touch(key).map(|slot| {
+            (
+                Row(&slot.mask.stored),
+                RowHandle(Arc::downgrade(&slot.mask)),
+            )
+        })
+    }
+
+    /// A handle on the row stored under `key`, without touching recency or the counters.
+    pub fn handle(&self, key: &[u8]) -> Option<RowHandle> {
+        self.map
+            .get(key)
+            .map(|slot| RowHandle(Arc::downgrade(&slot.mask)))
     }
 
     /// The row stored under `key`, without touching recency or the counters.
@@ -466,6 +505,34 @@ mod tests {
         assert_eq!(c.used_bytes(), ENTRY);
         let s = c.stats();
         assert_eq!((s.hits, s.misses, s.inserts, s.evictions), (2, 1, 2, 0));
+    }
+
+    #[test]
+    fn a_handle_reads_its_row_while_an_entry_holds_it_and_frees_nothing() {
+        let mut c = MaskCache::new(1 << 20);
+        c.insert(b"a", &[0b100, 0, 0, 0]);
+        c.insert(b"b", &[0b100, 0, 0, 0]);
+        let (served, held) = c.get_with_handle(b"a").expect("stored");
+        assert!(served.allows(2));
+        assert_eq!(
+            (held.allows(&c, 2), held.allows(&c, 3)),
+            (Some(true), Some(false))
+        );
+        assert!(c.handle(b"missing").is_none());
+        c.remove(b"a"); // "b" holds the same row
+        assert_eq!(held.allows(&c, 2), Some(true));
+        c.remove(b"b");
+        assert_eq!(held.allows(&c, 2), None);
+        // The handle did not keep the row's bytes charged.
+        assert_eq!((c.len(), c.used_bytes()), (0, 0));
+        c.insert(b"a", &row(1));
+        assert_eq!(
+            held.allows(&c, 0),
+            None,
+            "a new row under the key is not the handle's"
+        );
+        let s = c.stats();
+        assert_eq!((s.hits, s.misses), (1, 0));
     }
 
     #[test]

@@ -14,7 +14,7 @@ pub mod cache;
 pub mod call_begins;
 pub mod key;
 
-pub use cache::{CacheStats, MaskCache, Row};
+pub use cache::{CacheStats, MaskCache, Row, RowHandle};
 pub use call_begins::CallBegins;
 pub use key::{KeyPlan, StateKeyer};
 
