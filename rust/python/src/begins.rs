@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 
-use crate::bitmask::{StateKeyPlan, StateKeyer};
+use crate::keyer::{StateKeyPlan, StateKeyer};
 
 /// The begins of a composed grammar's tools (``<tool_call>\n{"name": "get_weather", ...``).
 #[pyclass(name = "CallBegins", module = "toolwire._core", frozen)]

@@ -13,7 +13,8 @@
 use pyo3::intern;
 use pyo3::prelude::*;
 
-use crate::bitmask::{Deferral, MaskBuf, MaskCache, StateKeyer, TokenTable};
+use crate::bitmask::{MaskBuf, MaskCache};
+use crate::keyer::{Deferral, StateKeyer, TokenTable};
 use crate::ToolwireError;
 
 /// What a request asks of a step.

@@ -9,7 +9,7 @@
 
 use toolwire_core::bitmask::{MaskCache, RowHandle};
 
-use crate::bitmask::StateKeyer;
+use crate::keyer::StateKeyer;
 
 /// Namespaces up to this many bytes are kept inline (the maskers' default is 8).
 const NAMESPACE_BYTES: usize = 16;
