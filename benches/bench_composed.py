@@ -25,6 +25,9 @@ and an array of objects). Three parts, each a ratio within one run:
   composed masker took without a matcher. Every reply draws its tools and each optional
   argument at random, so argument states keep missing (a server whose callers repeat their
   argument shapes hits more);
+* glibc's allocator: the bench runs itself again with ``GLIBC_TUNABLES`` set (:data:`ALLOCATOR`)
+  unless it is set already, so that no side pays page faults for memory it freed a step before
+  (which put xgrammar's rows up to 30% higher depending on the order of the runs);
 * memory: ``--memory-tools`` distinct tools through a :class:`PieceCache` of 16 MiB: its reported
   bytes, those of the caches of derived values (``composed.cache_stats``) and the process's
   peak RSS, halfway and at the end.
@@ -170,7 +173,7 @@ def first_mask(n: int, fmt: str, salt: str) -> dict:
     return row
 
 
-def mask_cpu(fmt: str, batch: int, tl: list[dict], whole_compiled, whole_json: str, g: comp.ComposedGrammar, seed: int, rounds: int, steady: int, steady_traces: int) -> dict:
+def mask_cpu(fmt: str, batch: int, tl: list[dict], whole_compiled, whole_json: str, g: comp.ComposedGrammar, seed: int, rounds: int, steady: int, steady_traces: int, collect: bool = True) -> dict:
     bitmask = xgr.allocate_token_bitmask(batch, QWEN_VOCAB_SIZE)
 
     system: dict[str, float] = {}  # each side's system CPU over the measured traces
@@ -178,7 +181,8 @@ def mask_cpu(fmt: str, batch: int, tl: list[dict], whole_compiled, whole_json: s
     def run(seqs, make, fill, accept, side: str = "") -> float:
         steps = max(map(len, seqs))
         reqs = [make() for _ in range(batch)]
-        gc.collect()
+        if collect:
+            gc.collect()
         sys0 = resource.getrusage(resource.RUSAGE_SELF).ru_stime
         t0 = time.process_time()
         for step in range(steps):
@@ -236,24 +240,6 @@ def mask_cpu(fmt: str, batch: int, tl: list[dict], whole_compiled, whole_json: s
         sums.update(xgrammar_us=x / rows * 1e6, batch_masker_us=w / rows * 1e6, composed_us=c / rows * 1e6, ratio=x / c, batch_masker_ratio=x / w,
                     xgrammar_system_us=sums.pop("x_sys") / rows * 1e6, composed_system_us=sums.pop("c_sys") / rows * 1e6)
     return out
-
-
-def warm_allocator(fmt: str, tl: list[dict]) -> None:
-    """One untimed trace of 256 requests through xgrammar's batch matcher. Until a process has
-    freed a large block, glibc hands freed heap back to the system and faults it in again: the
-    first format's xgrammar fills took 1.3 minor faults and ~2 µs of system CPU a row at batch
-    16, none after one batch of 256 (a serving process is long past that point)."""
-    tag = grammar.tag_json(grammar.structural_tag(fmt, tl, "auto", True, "always", "strict"))
-    compiled = xgr.GrammarCompiler(qwen_info(), max_threads=1, cache_enabled=False).compile_structural_tag(tag)
-    seqs = trace(fmt, tl, 256, 7)
-    matchers = [xgr.GrammarMatcher(compiled) for _ in seqs]
-    bitmask = xgr.allocate_token_bitmask(len(seqs), QWEN_VOCAB_SIZE)
-    batcher = xgr.BatchGrammarMatcher("auto")
-    for step in range(max(map(len, seqs))):
-        live = [i for i, s in enumerate(seqs) if step < len(s)]
-        batcher.batch_fill_next_token_bitmask([matchers[i] for i in live], bitmask, live)
-        for i in live:
-            matchers[i].accept_token(seqs[i][step])
 
 
 def _rss_mb() -> float:
@@ -328,7 +314,17 @@ def svg(rows: list[dict]) -> str:
     return "\n".join(out) + "\n"
 
 
+#: glibc hands freed heap back to the system (and serves large blocks by mmap) below thresholds it
+#: raises only once a large block has been freed; until then xgrammar's fills fault their
+#: scratch memory in again every step: up to 1.3 minor faults and 2-8 µs of system CPU a row,
+#: depending on what ran before in the process (the first format's rows 30% dearer than the
+#: same trace's after a batch of 256). Set fixed, the thresholds keep every side's freed memory.
+ALLOCATOR = "glibc.malloc.trim_threshold=1073741824:glibc.malloc.mmap_threshold=1073741824"
+
+
 def main(argv: list[str] | None = None) -> int:
+    if argv is None and "GLIBC_TUNABLES" not in os.environ and sys.platform == "linux":
+        os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "GLIBC_TUNABLES": ALLOCATOR})
     ap = argparse.ArgumentParser()
     ap.add_argument("--tools", default="1,16,128,512")
     ap.add_argument("--batches", default="16,64,256")
@@ -337,6 +333,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--steady", type=int, default=12, help="more traces through the maskers' caches before a last measured one, where --steady-requests is 0 (0: none)")
     ap.add_argument("--steady-requests", type=int, default=1024, help="requests the maskers' caches serve before the steady trace, at every batch size (0: use --steady)")
     ap.add_argument("--steady-measured", type=int, default=128, help="requests measured together as the steady row, in whole traces (one trace of 16 moved the ratio by a third between runs)")
+    ap.add_argument("--gc", choices=("full", "none"), default="full", help="full: a full gc.collect() before every timed trace, which also evicts the CPU caches (each side then refills its working set inside the timed loop); none: the collector runs as it would in a server")
     ap.add_argument("--first-formats", default="hermes")
     ap.add_argument("--memory-tools", type=int, default=600)
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "report" / "composed.md"))
@@ -361,13 +358,11 @@ def main(argv: list[str] | None = None) -> int:
     steady_when = f"the traces of the {a.steady_measured} requests after {a.steady_requests} (`ceil({a.steady_requests} / batch)` traces), summed" if a.steady_requests else f"the traces of {a.steady_measured} requests from the {a.rounds + a.steady}th, summed"
     if a.batches:
         lines += ["", "## Mask production CPU, 128 tools (µs per request-step: fill + accept; caches empty at the first trace)", "",
-                  "Ratios are `BatchGrammarMatcher`'s CPU over the other's on the same trace: above 1, less CPU than xgrammar. CPU is user + system; one untimed batch of 256 through xgrammar first (`warm_allocator`), so that no side pays the allocator's first page faults.", "",
+                  "Ratios are `BatchGrammarMatcher`'s CPU over the other's on the same trace: above 1, less CPU than xgrammar. CPU is user + system, with glibc's allocator told to keep freed memory (`GLIBC_TUNABLES`, see the module docs).", "",
                   f"Cache: \"cold\" is the first trace, \"warm\" the {a.rounds}th, \"steady\" {steady_when} (the caching maskers served the traces between, untimed). Hits: rows copied from the mask cache; deferred: tokens taken by a state keyer alone (the matcher reads them later in one `accept_string`).", "",
                   "| format | batch | steps | cache | BatchGrammarMatcher, whole tag | BatchMasker, whole tag | ComposedMasker | xgrammar / BatchMasker | xgrammar / composed | of which system: xgrammar, composed | BatchMasker hits | composed hits | composed deferred |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     tl = tools(128, "trace")
     info = qwen_info()
-    if a.batches:
-        warm_allocator(a.formats.split(",")[0], tl)
     for fmt in a.formats.split(",") if a.batches else []:
         tag = grammar.tag_json(grammar.structural_tag(fmt, tl, "auto", True, "always", "strict"))
         whole_compiled = xgr.GrammarCompiler(info, max_threads=1, cache_enabled=False).compile_structural_tag(tag)
@@ -376,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
         name = f"{fmt} (fallback: whole tag)" if g.fallback else fmt
         for batch in map(int, a.batches.split(",")):
             steady = max(-(-a.steady_requests // batch), a.rounds) - a.rounds + 1 if a.steady_requests else a.steady
-            r = mask_cpu(fmt, batch, tl, whole_compiled, tag, g, seed=batch, rounds=a.rounds, steady=steady, steady_traces=-(-a.steady_measured // batch))
+            r = mask_cpu(fmt, batch, tl, whole_compiled, tag, g, seed=batch, rounds=a.rounds, steady=steady, steady_traces=-(-a.steady_measured // batch), collect=a.gc == "full")
             print(r, flush=True)
             data["mask_cpu"].append(r)
             for label in ("cold", "warm", "steady"):
