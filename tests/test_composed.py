@@ -392,6 +392,34 @@ def test_masker_fill_misuse_is_one_clear_error():
             masker.fill(requests, wrong)
 
 
+@pytest.mark.parametrize("fmt", ["hermes", "deepseek_v4_1"])  # composed; the whole tag (not checked)
+def test_a_terminated_request_in_a_batch_allows_every_token_until_rolled_back(fmt):
+    grammar = compose(fmt, TOOLS, qwen_info(), "auto", True, "strict")
+    assert (grammar.fallback is None) == (fmt == "hermes"), grammar.fallback
+    masker = ComposedMasker(qwen_info())
+    done, live = masker.new_request(grammar), masker.new_request(grammar)
+    reference = xgr.GrammarMatcher(grammar.whole())
+    bitmask = xgr.allocate_token_bitmask(2, QWEN_VOCAB_SIZE)
+    expected = xgr.allocate_token_bitmask(1, QWEN_VOCAB_SIZE)
+    text, stop = qwen_encoder().encode("Hello."), 151645
+    for t in text:
+        masker.fill([done, live], bitmask)
+        assert masker.accept([done, live], [t, t]) == [True, True] and reference.accept_token(t)
+    masker.fill([done, live], bitmask)
+    assert masker.accept([done, live], [stop, text[0]]) == [True, True]
+    assert done.is_terminated() and not live.is_terminated()
+    bitmask.zero_()
+    masker.fill([done, live], bitmask)
+    assert bool((bitmask[0] == -1).all())
+    assert masker.accept([done, live], [text[1], text[1]]) == [True, True]
+    assert done.is_terminated(), "a terminated request takes no more tokens"
+    masker.rollback([done], 1)
+    assert not done.is_terminated()
+    masker.fill([done, live], bitmask)
+    reference.fill_next_token_bitmask(expected, 0)
+    assert torch.equal(bitmask[0], expected[0]), "after the rollback, the row after the text again"
+
+
 def test_a_format_that_cannot_be_composed_falls_back_to_the_whole_tag(monkeypatch):
     unchecked = compose("deepseek_v4_1", TOOLS, qwen_info(), "auto", True, "strict")
     assert unchecked.fallback and "not checked" in unchecked.fallback

@@ -682,8 +682,8 @@ def unsafe_fill_request_rows(
     cache: MaskCache, namespace: bytes, requests: Sequence[Any], ptr: int, rows: int, words: int, indices: Sequence[int]
 ) -> tuple[list[int], list[tuple[int, int]], list[int], int]:
     """Fill row ``indices[i]`` of the contiguous ``rows`` x ``words`` int32 bitmask at ``ptr`` for
-    ``requests[i]``: all allowed for None or a terminated request, else the row cached under
-    ``namespace`` + the key of its ``_fill_key`` keyer.
+    ``requests[i]``: all allowed for None, else the row cached under ``namespace`` + the key of its
+    ``_fill_key`` keyer.
 
     Returns ``(missed, copies, unkeyed, hits)``: the positions whose key missed (each key once;
     a keyer that is not ``cacheable`` misses without a lookup), ``(i, j)`` pairs of later
@@ -713,7 +713,7 @@ def feed_requests(
     positions left to the caller (requests without such a keyer, and tokens the keyer did not
     take), the positions among those whose token the row cached under the keyer's (text-level)
     key allows, so the request's matcher would accept it, and how many tokens the keyers took.
-    None and terminated requests are skipped."""
+    None requests are skipped."""
 
 def detect_template(
     template: str,

@@ -120,6 +120,8 @@ class WholeTagRequest:
         self._runs.append(1)
         if token in self._stops:
             self.terminated = m.is_terminated()
+            if self.terminated:  # see ComposedMatcher._sync_keys
+                self._fill_key = self._accept_key = None
         else:
             data = self._bytes[token]
             self._text += data
@@ -229,6 +231,11 @@ class ComposedMasker:
         words_of = None  # the bitmask as numpy words, made once: indexing the tensor per row costs more
         for i in missed + unkeyed:
             request, row = requests[i], int(rows[i])
+            if request.terminated:
+                if words_of is None:
+                    words_of = bitmask.numpy().view(np.uint32)
+                words_of[row] = 0xFFFFFFFF
+                continue
             one = request._one_matcher()
             if one is None:
                 if words_of is None:
@@ -270,8 +277,11 @@ class ComposedMasker:
         else:
             slow = [i for i, r in enumerate(requests) if r is not None and not r.terminated]
         for i in slow:
+            request = requests[i]
+            if request.terminated:
+                continue
             # a token the cached row allows needs no matcher to judge it (ComposedMatcher._accept_allowed)
-            out[i] = requests[i]._accept_allowed(int(token_ids[i])) if i in allowed else requests[i].accept_token(int(token_ids[i]))
+            out[i] = request._accept_allowed(int(token_ids[i])) if i in allowed else request.accept_token(int(token_ids[i]))
         return out
 
     def rollback(self, requests: Sequence[Any], n: int) -> None:

@@ -340,6 +340,9 @@ class ComposedMatcher:
         reads ``_fill_key``, ``_core.feed_requests`` ``_accept_key``): called after every
         change of part or keyer (an accepted token, a rollback)."""
         self._lkey = None
+        if self.terminated:  # the masker fills and skips it (the Rust loops read one attribute)
+            self._fill_key = self._accept_key = None
+            return
         self._fill_key = self._cache_keyer()
         self._accept_key = self._deferrable()
 

@@ -5,12 +5,11 @@
 //! A step of `ComposedMasker` used to loop over its requests in Python to collect each one's
 //! keyer before the one Rust lookup (`MaskCache.unsafe_fill_rows`) and again before
 //! `TokenTable.feed_deferred`: about a microsecond a row, as much as the row copy itself. Here
-//! the requests are handed over as they are and the loop reads, for each, the attributes the
-//! request keeps current: `terminated`, and the keyer of its row (`_fill_key`) or of the tokens
-//! it may take alone (`_accept_key`), None where it has none. Python then only visits the rows
-//! that missed and the tokens left to the matchers.
+//! the requests are handed over as they are and the loop reads, for each, the one attribute the
+//! request keeps current: the keyer of its row (`_fill_key`) or of the tokens it may take alone
+//! (`_accept_key`), None where it has none (a terminated request has none: Python, which visits
+//! the rows that missed and the tokens left to the matchers, fills and skips those).
 
-use pyo3::intern;
 use pyo3::prelude::*;
 
 use crate::bitmask::{MaskBuf, MaskCache};
@@ -19,7 +18,7 @@ use crate::ToolwireError;
 
 /// What a request asks of a step.
 enum Slot<'py> {
-    /// None or terminated: the row allows everything, the token is taken.
+    /// None: the row allows everything, the token is taken.
     Done,
     /// No keyer: the caller's.
     Unkeyed,
@@ -35,7 +34,7 @@ fn slots<'py>(requests: &[Bound<'py, PyAny>], attr: &str) -> PyResult<Vec<Slot<'
     requests
         .iter()
         .map(|r| {
-            if r.is_none() || r.getattr(intern!(py, "terminated"))?.is_truthy()? {
+            if r.is_none() {
                 return Ok(Slot::Done);
             }
             let k = r.getattr(&attr)?;
@@ -52,8 +51,8 @@ fn slots<'py>(requests: &[Bound<'py, PyAny>], attr: &str) -> PyResult<Vec<Slot<'
 type Outcome = (Vec<usize>, Vec<(usize, usize)>, Vec<usize>, usize);
 
 /// Fill row ``indices[i]`` of the contiguous ``rows`` x ``words`` int32 bitmask at ``ptr`` for
-/// ``requests[i]``: all allowed for None or a terminated request, else the row cached under
-/// ``namespace`` + the key of its ``_fill_key`` keyer.
+/// ``requests[i]``: all allowed for None, else the row cached under ``namespace`` + the key of its
+/// ``_fill_key`` keyer.
 ///
 /// Returns ``(missed, copies, unkeyed, hits)``: the positions whose key missed (each key once;
 /// a keyer that is not ``cacheable`` misses without a lookup), ``(i, j)`` pairs of later
@@ -131,7 +130,7 @@ pub fn unsafe_store_request_rows(
 /// positions left to the caller (requests without such a keyer, and tokens the keyer did not
 /// take), the positions among those whose token the row cached under the keyer's (text-level)
 /// key allows, so the request's matcher would accept it, and how many tokens the keyers took.
-/// None and terminated requests are skipped.
+/// None requests are skipped.
 #[pyfunction]
 pub fn feed_requests(
     table: &TokenTable,
