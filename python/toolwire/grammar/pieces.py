@@ -74,12 +74,16 @@ class _Lru:
         self._d: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
 
     def get(self, key: Any) -> Any:
-        with self._lock:
-            hit = self._d.get(key)
-            if hit is None:
-                return None
+        # No lock (0.27 -> 0.07 µs, several a call on a matcher's path): the lookup and the move
+        # are each atomic, and an entry evicted between them by another thread is a hit anyway.
+        hit = self._d.get(key)
+        if hit is None:
+            return None
+        try:
             self._d.move_to_end(key)
-            return hit[0]
+        except KeyError:
+            pass
+        return hit[0]
 
     def put(self, key: Any, value: Any) -> None:
         size = self._size(key, value) + 100 if self.max_bytes is not None else 0  # + the map's own entry
