@@ -15,8 +15,10 @@ TAG = '{"type": "triggered_tags", "triggers": ["<a>"], "tags": [{"type": "tag", 
 
 
 class Req:
-    def __init__(self, keyer, terminated: bool = False) -> None:
-        self.terminated = terminated
+    """The one attribute each call reads (a terminated composed request has no keyers: its
+    masker fills and skips it)."""
+
+    def __init__(self, keyer) -> None:
         self._fill_key = self._accept_key = keyer
 
 
@@ -31,13 +33,13 @@ def keyer():
     return k
 
 
-def test_rows_are_stored_then_served_and_done_rows_allow_everything() -> None:
+def test_rows_are_stored_then_served_and_none_rows_allow_everything() -> None:
     cache, table = MaskCache(), TokenTable([b"x", b"y", b"<a>"], [1])
     buf, ptr = buffer(4)
-    reqs = [Req(keyer()), None, Req(keyer(), terminated=True), Req(None)]
+    reqs = [Req(keyer()), None, None, Req(None)]
     missed, copies, unkeyed, hits = unsafe_fill_request_rows(cache, b"ns", reqs, ptr, 4, WORDS, [0, 1, 2, 3])
     assert (missed, copies, unkeyed, hits) == ([0], [], [3], 0)
-    assert list(buf[2:6]) == [-1] * 4  # None and terminated: all allowed
+    assert list(buf[2:6]) == [-1] * 4  # None: all allowed
     buf[0] = 0b1  # the missed row, as a matcher would fill it: token 0 only
     assert unsafe_store_request_rows(cache, b"ns", reqs, ptr, 4, WORDS, [0, 1, 2, 3], missed, copies) == 1
     buf[0] = 0
@@ -97,6 +99,9 @@ def test_misuse_raises() -> None:
     shared = Req(keyer())
     with pytest.raises(RuntimeError):  # one keyer twice in a batch is not fed twice
         feed_requests(table, cache, b"", [shared, shared], [0, 0])
+    buf, ptr = buffer(2)
+    with pytest.raises(RuntimeError):  # nor served twice (a fill hands each keyer its row)
+        unsafe_fill_request_rows(cache, b"", [shared, shared], ptr, 2, WORDS, [0, 1])
 
 
 def test_a_suffix_near_stop_is_keyed_only_while_the_text_ends_with_a_start_of_stop() -> None:
