@@ -420,6 +420,25 @@ def test_a_terminated_request_in_a_batch_allows_every_token_until_rolled_back(fm
     assert torch.equal(bitmask[0], expected[0]), "after the rollback, the row after the text again"
 
 
+def test_a_request_served_from_the_cache_makes_no_scaffold_matcher_until_asked():
+    grammar = compose("hermes", TOOLS, qwen_info(), "auto", True, "strict")
+    masker = ComposedMasker(qwen_info())
+    bitmask = xgr.allocate_token_bitmask(1, QWEN_VOCAB_SIZE)
+    text = qwen_encoder().encode("Sure, one moment.")
+    for _ in range(2):  # the second request finds every row cached
+        request = masker.new_request(grammar)
+        for t in text:
+            masker.fill([request], bitmask)
+            assert masker.accept([request], [t]) == [True]
+    assert request._scaffold._m is None
+    reference = xgr.GrammarMatcher(grammar.whole())
+    assert all(reference.accept_token(t) for t in text)
+    expected = xgr.allocate_token_bitmask(1, QWEN_VOCAB_SIZE)
+    reference.fill_next_token_bitmask(expected, 0)
+    request.fill_next_token_bitmask(bitmask, 0)  # made now, reading the text
+    assert request._scaffold._m is not None and torch.equal(bitmask, expected)
+
+
 def test_a_format_that_cannot_be_composed_falls_back_to_the_whole_tag(monkeypatch):
     unchecked = compose("deepseek_v4_1", TOOLS, qwen_info(), "auto", True, "strict")
     assert unchecked.fallback and "not checked" in unchecked.fallback

@@ -119,17 +119,25 @@ class _ScaffoldMatcher:
     """The scaffold's xgrammar matcher, reading the scaffold's text (``ComposedMatcher._stext``)
     only when asked: the free text, the tokens that open calls and the stand-ins of closed calls
     reach it in one ``accept_string`` (one xgrammar step), where a request whose rows are all
-    cached may never ask it. A rollback undoes the steps past the text kept (a step it cuts is
-    undone whole; the part kept is read again when next asked). A stop token known to be
-    allowed waits too. Sound for a text-level scaffold, where a token and its bytes read alike."""
+    cached may never ask it, nor have it made. A rollback undoes the steps past the text kept (a
+    step it cuts is undone whole; the part kept is read again when next asked). A stop token
+    known to be allowed waits too. Sound for a text-level scaffold, where a token and its bytes
+    read alike."""
 
-    __slots__ = ("m", "_starts", "_fed", "_stop")
+    __slots__ = ("_m", "_compiled", "_starts", "_fed", "_stop")
 
-    def __init__(self, m: xgr.GrammarMatcher, fed: int = 0) -> None:
-        self.m = m
+    def __init__(self, compiled: xgr.CompiledGrammar, m: xgr.GrammarMatcher | None = None, fed: int = 0) -> None:
+        self._compiled = compiled
+        self._m = m
         self._starts: list[int] = []  # where in the text each xgrammar step began (a stop token's: at its end)
         self._fed = fed  # the text's bytes read
         self._stop: int | None = None  # a stop token to read after the text
+
+    @property
+    def m(self) -> xgr.GrammarMatcher:
+        if self._m is None:
+            self._m = xgr.GrammarMatcher(self._compiled)
+        return self._m
 
     def synced(self, text: bytearray) -> xgr.GrammarMatcher:
         """The matcher, after it has read ``text`` (and the waiting stop token)."""
@@ -167,7 +175,7 @@ class _ScaffoldMatcher:
             raise ComposedMismatch("a rollback reached past the point the scaffold was forked at")
 
     def fork(self, text: bytearray) -> _ScaffoldMatcher:
-        return _ScaffoldMatcher(self.synced(text).fork(), len(text))
+        return _ScaffoldMatcher(self._compiled, self.synced(text).fork(), len(text))
 
 
 @dataclass
@@ -209,7 +217,7 @@ class ComposedMatcher:
         self._stops = grammar.scaffold.stops
         self._text_level = grammar.scaffold.plan.text_level  # type: ignore[union-attr]
         if _copy is None:
-            self._scaffold = _ScaffoldMatcher(xgr.GrammarMatcher(grammar.scaffold.compiled))
+            self._scaffold = _ScaffoldMatcher(grammar.scaffold.compiled)
             self._branches: list[_Branch] | None = None  # None: in the scaffold
             self._pos = 0  # bytes of the call begin read (all branches agree)
             self._entry = 0  # bytes of the name-free head the scaffold had read
