@@ -438,7 +438,12 @@ class ComposedMatcher:
         """In a single piece's end text: the tokens that run on past the call."""
         assert self._branches is not None and self._branches[0].matcher is not None
         self._flush()
-        m = self._branches[0].matcher
+        return self._past_end(self._branches[0].matcher)
+
+    def _past_end(self, m: _Matcher) -> np.ndarray | None:
+        """The tokens that complete the call from ``m``'s state and run on into what the scaffold
+        takes after it: through the whole end (:meth:`_run_on`) or through the rest of an end the
+        call's last bytes started (:meth:`_forced_ends`). Read-only; None where there are none."""
         row = self._run_on(m)
         for forced in self._forced_ends(m):
             extra = self.grammar.extras(self._after_call, forced, self.calls)
@@ -490,11 +495,9 @@ class ComposedMatcher:
             if b.matcher is None:
                 continue
             row |= self._row_of(b.matcher)
-            run_on = self._run_on(b.matcher)
-            if run_on is not None:
-                row |= run_on
-            for forced in self._forced_ends(b.matcher):
-                row |= self.grammar.extras(self._after_call, forced, self.calls)
+            past = self._past_end(b.matcher)
+            if past is not None:
+                row |= past
         return row
 
     def _row_of(self, m: _Matcher) -> np.ndarray:
@@ -507,8 +510,8 @@ class ComposedMatcher:
     def _forced_ends(self, m: _Matcher) -> list[bytes]:
         """The texts that complete the call from here when it is inside its end text: the rests
         of the end that the call's last bytes started. (A rest the grammar forces, JSON's end
-        once the arguments close, is one of them too; the whole end is not, as no token runs on
-        past a whole end: :func:`compose` refuses such a vocabulary.)"""
+        once the arguments close, is one of them too; the whole end is not: the tokens that hold a
+        whole end and more are :meth:`_run_on`'s.)"""
         end = self._end
         tail = bytes(self._call[-self._keep :])  # the call's last bytes
         if not tail or tail[-1] not in end[:-1]:  # no start of the end's text is the call's last
