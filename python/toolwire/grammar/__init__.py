@@ -38,7 +38,8 @@ completes a confirm pattern), ``request`` (:class:`Plan`), ``beam`` (per-turn gr
 (markers as token ids, for ``vocab=``), ``tags`` (:func:`structural_tag`, :func:`exclusion_tag`),
 ``plans`` (:func:`plan`); apart from those, ``pieces`` (compiled per-tool grammars, byte-bounded),
 ``composed`` (a request's grammar from a per-format scaffold and per-tool pieces, masks equal
-to the whole tag's), ``composed_matcher`` (one request's matcher over it), ``composed_batch``
+to the whole tag's), ``composed_matcher`` (one request's matcher over it; ``composed_parts``: the matchers of
+the parts it walks through), ``composed_batch``
 (a batch of them through a mask cache, as ``toolwire.masks.BatchMasker``) and ``engine_facts``
 (what the mask-cache keys take from xgrammar's reading of a schema, checked against the one
 installed).

@@ -60,16 +60,8 @@ from .cache import tag_json
 from .calls import _call_tag, _ToolTags
 from .composed_matcher import _CLOSES as _KNOWN_ENDS
 from .composed_matcher import _ENTRIES as _CALL_ENTRIES
-from .composed_matcher import (
-    _LITERAL_ROWS,
-    _LITERAL_SETS,
-    _LITERAL_STEPS,
-    SENTINEL,
-    ComposedMatcher,
-    ComposedMismatch,
-    _Branch,
-    _Literals,
-)
+from .composed_matcher import _LITERAL_ROWS, _LITERAL_SETS, _LITERAL_STEPS, SENTINEL, ComposedMatcher
+from .composed_parts import ComposedMismatch, _Branch, _Literals
 from .engine_facts import objects_in_declared_order
 from .format_view import _format, _turn_channels
 from .pieces import PieceCache, _Lru, _set_bits, _vocab, default_pieces

@@ -36,7 +36,8 @@ from toolwire import ToolwireError
 from toolwire._core import MaskCache, StateKeyer, StateKeyPlan, feed_requests, unsafe_fill_request_rows, unsafe_store_request_rows
 
 from .composed import _WHOLE_PLANS, ComposedGrammar, _key_plan
-from .composed_matcher import ComposedMatcher, ComposedMismatch
+from .composed_matcher import ComposedMatcher
+from .composed_parts import ComposedMismatch
 from .pieces import _vocab
 
 
