@@ -333,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--steady", type=int, default=12, help="more traces through the maskers' caches before a last measured one, where --steady-requests is 0 (0: none)")
     ap.add_argument("--steady-requests", type=int, default=1024, help="requests the maskers' caches serve before the steady trace, at every batch size (0: use --steady)")
     ap.add_argument("--steady-measured", type=int, default=128, help="requests measured together as the steady row, in whole traces (one trace of 16 moved the ratio by a third between runs)")
-    ap.add_argument("--gc", choices=("full", "none"), default="full", help="full: a full gc.collect() before every timed trace, which also evicts the CPU caches (each side then refills its working set inside the timed loop); none: the collector runs as it would in a server")
+    ap.add_argument("--gc", choices=("full", "frozen", "none"), default="full", help="full: a full gc.collect() before every timed trace, which also evicts the CPU caches (each side then refills its working set inside the timed loop); frozen: the same, after freezing the heap as it stands once a format's grammars are compiled (gc.freeze(), as vLLM's freeze_gc_heap after startup), so the collection walks only what was allocated since; none: no collection but the automatic ones")
     ap.add_argument("--first-formats", default="hermes")
     ap.add_argument("--memory-tools", type=int, default=600)
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "report" / "composed.md"))
@@ -368,10 +368,13 @@ def main(argv: list[str] | None = None) -> int:
         whole_compiled = xgr.GrammarCompiler(info, max_threads=1, cache_enabled=False).compile_structural_tag(tag)
         g = comp.compose(fmt, tl, info, "auto", True, "strict")
         g.prefetch()
+        if a.gc == "frozen":
+            gc.collect()
+            gc.freeze()
         name = f"{fmt} (fallback: whole tag)" if g.fallback else fmt
         for batch in map(int, a.batches.split(",")):
             steady = max(-(-a.steady_requests // batch), a.rounds) - a.rounds + 1 if a.steady_requests else a.steady
-            r = mask_cpu(fmt, batch, tl, whole_compiled, tag, g, seed=batch, rounds=a.rounds, steady=steady, steady_traces=-(-a.steady_measured // batch), collect=a.gc == "full")
+            r = mask_cpu(fmt, batch, tl, whole_compiled, tag, g, seed=batch, rounds=a.rounds, steady=steady, steady_traces=-(-a.steady_measured // batch), collect=a.gc != "none")
             print(r, flush=True)
             data["mask_cpu"].append(r)
             for label in ("cold", "warm", "steady"):
@@ -380,6 +383,7 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 pct = lambda n: f"{100 * n / c['rows']:.0f}%"  # noqa: E731
                 lines.append(f"| {name} | {batch} | {c['rows']} | {label} | {c['xgrammar_us']:.1f} | {c['batch_masker_us']:.1f} | {c['composed_us']:.1f} | {c['batch_masker_ratio']:.2f}x | {c['ratio']:.2f}x | {c['xgrammar_system_us']:.2f}, {c['composed_system_us']:.2f} | {pct(c['batch_masker_hits'])} | {pct(c['composed_hits'])} | {pct(c['composed_deferred'])} |")
+        gc.unfreeze()  # the next format freezes the heap as it stands then
     if a.memory_tools:
         m = memory(a.memory_tools, 16 << 20)
         print(m, flush=True)
