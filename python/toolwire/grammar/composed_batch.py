@@ -40,6 +40,8 @@ from .composed_matcher import ComposedMatcher
 from .composed_parts import ComposedMismatch
 from .pieces import _vocab
 
+_INT32 = torch.int32
+
 
 def _not_a_row(index: Any) -> bool:
     try:
@@ -214,12 +216,13 @@ class ComposedMasker:
         if bitmask is None:
             bitmask = xgr.allocate_token_bitmask(len(requests), self.vocab_size)
         shape = bitmask.shape
-        if len(shape) != 2 or shape[1] != self.words or bitmask.dtype is not torch.int32 or not bitmask.is_cpu or not bitmask.is_contiguous():
+        if len(shape) != 2 or shape[1] != self.words or bitmask.dtype is not _INT32 or not bitmask.is_cpu or not bitmask.is_contiguous():
             raise ToolwireError(f"the bitmask must be a contiguous CPU [B, {self.words}] int32 tensor, got {bitmask.dtype} {tuple(shape)}")
         # Their count and range are checked in Rust.
         rows = range(len(requests)) if indices is None else indices if type(indices) is list else [int(i) for i in indices]
         ptr, n_rows, words = bitmask.data_ptr(), shape[0], self.words
-        requests = list(requests)
+        if type(requests) is not list:
+            requests = list(requests)
         try:
             missed, copies, unkeyed, hits = unsafe_fill_request_rows(self.cache, self.namespace, requests, ptr, n_rows, words, rows)
         except (OverflowError, TypeError):
@@ -227,6 +230,12 @@ class ComposedMasker:
                 raise ToolwireError("indices must be one bitmask row (a non-negative int) per request") from None
             raise
         self.hits += hits
+        if missed or unkeyed:
+            self._fill_misses(requests, bitmask, rows, missed, copies, unkeyed)
+        return bitmask
+
+    def _fill_misses(self, requests: list[Any], bitmask: Any, rows: Sequence[int], missed: list[int], copies: list[tuple[int, int]], unkeyed: list[int]) -> None:
+        """The rows the cache did not serve: from the requests' matchers, then stored."""
         self.misses += len(missed) + len(unkeyed)
         matchers, matcher_rows, ends = [], [], []
         words_of = None  # the bitmask as numpy words, made once: indexing the tensor per row costs more
@@ -258,17 +267,17 @@ class ComposedMasker:
                     words_of = bitmask.numpy().view(np.uint32)
                 words_of[row] |= extra
         if missed:
-            unsafe_store_request_rows(self.cache, self.namespace, requests, ptr, n_rows, words, rows, missed, copies)
-        return bitmask
+            unsafe_store_request_rows(self.cache, self.namespace, requests, bitmask.data_ptr(), bitmask.shape[0], self.words, rows, missed, copies)
 
     def accept(self, requests: Sequence[Any], token_ids: Sequence[int]) -> list[bool]:
         """Accept one token per request (``None`` and terminated requests report True)."""
-        if hasattr(token_ids, "tolist"):
+        if type(token_ids) is not list and hasattr(token_ids, "tolist"):
             token_ids = token_ids.tolist()
         if len(token_ids) != len(requests):
             raise ToolwireError("accept needs one token per request")
         out = [True] * len(requests)
-        requests = list(requests)
+        if type(requests) is not list:
+            requests = list(requests)
         allowed: Any = ()
         if self.defer_accept:
             slow, allowed, taken = feed_requests(self._table, self.cache, self.namespace, requests, token_ids)
