@@ -1,6 +1,6 @@
 """Where a composed mask row's CPU goes: per-part timers around one steady trace set.
 
-    python benches/composed_breakdown.py [--format hermes] [--batch 16] [--warm 12] [--traces 4] [--plain]
+    python benches/composed_breakdown.py [--format hermes] [--batch 16] [--warm 12] [--traces 4] [--plain] [--collect]
 
 Runs ``bench_composed``'s trace for ``--warm`` seeds through one ``ComposedMasker`` untimed (so the
 caches are as a serving engine's after a while), then ``--traces`` fresh seeds timed, and prints
@@ -17,6 +17,10 @@ rows, so a change in the hit rate shows. With ``--plain``, no timers: the whole 
 alone (many ``--traces`` after ``--warm 64`` give a steady row that moves by a few percent between
 runs).
 
+With ``--collect``, a full ``gc.collect()`` (untimed) before each timed trace, as
+``bench_composed`` does by default: the heap walk evicts the CPU caches, and at batch 16 the
+refill inside the trace costs ~0.6 µs a row (see the report's "Session 21").
+
 For comparing two builds, run it in alternating processes (``PYTHONPATH`` pointing at a copy of
 the other build's ``python/toolwire``), since this machine's speed moves between minutes.
 """
@@ -24,6 +28,7 @@ the other build's ``python/toolwire``), since this machine's speed moves between
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 import time
 from collections import defaultdict
@@ -83,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--warm", type=int, default=12, help="untimed traces first")
     ap.add_argument("--traces", type=int, default=4, help="timed traces after them")
     ap.add_argument("--plain", action="store_true", help="no per-part timers: the whole step's cost alone")
+    ap.add_argument("--collect", action="store_true", help="a full gc.collect() before each timed trace, as bench_composed does")
     args = ap.parse_args(argv)
     info = bc.qwen_info()
     tool_list = bc.tools(args.tools, "p")
@@ -95,10 +101,13 @@ def main(argv: list[str] | None = None) -> int:
     if not args.plain:
         instrument(masker)
     traces = [bc.trace(args.format, tool_list, args.batch, args.batch * 1000 + k) for k in range(args.warm, args.warm + args.traces)]
-    misses_before, rows, start = masker.misses, 0, time.process_time()
+    misses_before, rows, whole = masker.misses, 0, 0.0
     for seqs in traces:
+        if args.collect:
+            gc.collect()
+        start = time.process_time()
         rows += step_through(masker, grammar, seqs, bitmask)
-    whole = time.process_time() - start
+        whole += time.process_time() - start
     misses = masker.misses - misses_before
     print(f"{args.format}, batch {args.batch}, {args.tools} tools: {rows} rows, {misses} misses ({misses / rows:.0%}), "
           f"{whole / rows * 1e6:.2f} µs a row" + ("" if args.plain else " with the timers"))
