@@ -383,7 +383,8 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 pct = lambda n: f"{100 * n / c['rows']:.0f}%"  # noqa: E731
                 lines.append(f"| {name} | {batch} | {c['rows']} | {label} | {c['xgrammar_us']:.1f} | {c['batch_masker_us']:.1f} | {c['composed_us']:.1f} | {c['batch_masker_ratio']:.2f}x | {c['ratio']:.2f}x | {c['xgrammar_system_us']:.2f}, {c['composed_system_us']:.2f} | {pct(c['batch_masker_hits'])} | {pct(c['composed_hits'])} | {pct(c['composed_deferred'])} |")
-        gc.unfreeze()  # the next format freezes the heap as it stands then
+        if a.gc == "frozen":
+            gc.unfreeze()  # the next format freezes the heap as it stands then
     if a.memory_tools:
         m = memory(a.memory_tools, 16 << 20)
         print(m, flush=True)

@@ -231,10 +231,10 @@ class ComposedMasker:
             raise
         self.hits += hits
         if missed or unkeyed:
-            self._fill_misses(requests, bitmask, rows, missed, copies, unkeyed)
+            self._fill_misses(requests, bitmask, ptr, n_rows, rows, missed, copies, unkeyed)
         return bitmask
 
-    def _fill_misses(self, requests: list[Any], bitmask: Any, rows: Sequence[int], missed: list[int], copies: list[tuple[int, int]], unkeyed: list[int]) -> None:
+    def _fill_misses(self, requests: list[Any], bitmask: Any, ptr: int, n_rows: int, rows: Sequence[int], missed: list[int], copies: list[tuple[int, int]], unkeyed: list[int]) -> None:
         """The rows the cache did not serve: from the requests' matchers, then stored."""
         self.misses += len(missed) + len(unkeyed)
         matchers, matcher_rows, ends = [], [], []
@@ -267,7 +267,7 @@ class ComposedMasker:
                     words_of = bitmask.numpy().view(np.uint32)
                 words_of[row] |= extra
         if missed:
-            unsafe_store_request_rows(self.cache, self.namespace, requests, bitmask.data_ptr(), bitmask.shape[0], self.words, rows, missed, copies)
+            unsafe_store_request_rows(self.cache, self.namespace, requests, ptr, n_rows, self.words, rows, missed, copies)
 
     def accept(self, requests: Sequence[Any], token_ids: Sequence[int]) -> list[bool]:
         """Accept one token per request (``None`` and terminated requests report True)."""
