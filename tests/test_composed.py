@@ -141,7 +141,9 @@ def test_composed_masks_equal_the_whole_tag(fmt, choice, parallel, reasoning, co
 
 def _many_tools(n: int) -> list[dict]:
     """Strict tools with optional members, enums, numbers, a nested object and an array of
-    objects, whose names share long prefixes (the begins are followed together for a while)."""
+    objects, whose names share long prefixes (the begins are followed together for a while);
+    every other tool has a required member after an optional one (which bounds the members a
+    key may name there), and member names share prefixes too (``opt_0``, ``opt_1``...)."""
     out = []
     for i in range(n):
         props: dict = {"query": {"type": "string"}, "mode": {"type": "string", "enum": ["fast", f"m{i}"]}, "limit": {"type": "integer"}}
@@ -150,7 +152,8 @@ def _many_tools(n: int) -> list[dict]:
         if i % 3 == 0:
             props["where"] = {"type": "object", "properties": {"lat": {"type": "number"}}, "required": ["lat"], "additionalProperties": False}
             props["items"] = {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"], "additionalProperties": False}}
-        out.append({"type": "function", "function": {"name": f"tool_{i}", "strict": True, "parameters": {"type": "object", "properties": props, "required": ["query"], "additionalProperties": False}}})
+        required = ["query", "limit"] if i % 2 else ["query"]
+        out.append({"type": "function", "function": {"name": f"tool_{i}", "strict": True, "parameters": {"type": "object", "properties": props, "required": required, "additionalProperties": False}}})
     return out
 
 
@@ -160,10 +163,10 @@ MANY = _many_tools(24)
 def _many_reply(rng: random.Random, fmt: str, forced: bool, reasoning: str | None) -> str:
     calls = []
     for tool in rng.sample(MANY, rng.choice([1, 2])):
-        props = tool["function"]["parameters"]["properties"]
+        props, required = tool["function"]["parameters"]["properties"], tool["function"]["parameters"]["required"]
         args: dict = {}
         for name, schema in props.items():
-            if name != "query" and rng.random() < 0.5:
+            if name not in required and rng.random() < 0.5:
                 continue
             kind = schema.get("type")
             args[name] = (
@@ -179,7 +182,7 @@ def _many_reply(rng: random.Random, fmt: str, forced: bool, reasoning: str | Non
     return rng.choice(["Sure.", "Let me check."]) + "\n" + toolwire.render(fmt, calls)
 
 
-@pytest.mark.parametrize("fmt", ["hermes", "qwen3_coder", "glm47"])
+@pytest.mark.parametrize("fmt", ["hermes", "qwen3_coder", "glm47", "kimi_k2"])
 def test_composed_masks_equal_the_whole_tag_with_many_tools_and_a_warm_mask_cache(fmt):
     """24 tools, replies with random members: rows served from the mask cache (stored by earlier
     walks of other replies) equal xgrammar's too. (glm47's begin ends with the name, so past

@@ -364,6 +364,15 @@ pub(super) struct JsonScan {
     number: Option<Num>,
     /// Set by [`JsonScan::feed`] when a member's value ended inside product containers.
     pub(super) value_end: Option<ValueEnd>,
+    /// Set by [`JsonScan::feed`] when an object's key closed (its closing quote) inside
+    /// product containers.
+    pub(super) key_end: bool,
+    /// Inside a key of an ordered product object that admits only its declared members: the
+    /// members (indices in `properties`) that may come next and whose names start with the
+    /// key's bytes so far (see [`JsonScan::key_position`]); None where not followed.
+    key_candidates: Option<Vec<u32>>,
+    /// Set by [`JsonScan::feed`] when a key byte left `key_candidates` followed.
+    pub(super) in_named_key: bool,
 }
 
 pub(super) fn utf8_len(lead: u8) -> u8 {
@@ -392,6 +401,9 @@ impl JsonScan {
             scalar: false,
             number: None,
             value_end: None,
+            key_end: false,
+            key_candidates: None,
+            in_named_key: false,
         }
     }
 
@@ -404,33 +416,7 @@ impl JsonScan {
     /// root, the keys written so far (objects; the last one alone in an ordered object) or the
     /// item count (bounded arrays).
     pub(super) fn position(&self, hasher: &mut Hash128) {
-        // one tag byte per container, then a fixed-size or length-prefixed field: prefix-free
-        hasher.write(&(self.stack.len() as u64).to_le_bytes());
-        for c in &self.stack {
-            match (&c.schema, c.object) {
-                (Sub::Any, true) => hasher.write(b"A"),
-                (Sub::Any, false) => hasher.write(b"B"),
-                (_, true) if c.ordered => {
-                    hasher.write(b"L");
-                    hasher.write(&(c.key.len() as u64).to_le_bytes());
-                    hasher.write(&c.key);
-                }
-                (_, true) => {
-                    hasher.write(b"O");
-                    hasher.write(&(c.keys.len() as u64).to_le_bytes());
-                    hasher.write(&c.keys);
-                }
-                (sub, false)
-                    if sub.schema().and_then(Value::as_object).is_some_and(|map| {
-                        map.contains_key("minItems") || map.contains_key("maxItems")
-                    }) =>
-                {
-                    hasher.write(b"N");
-                    hasher.write(&c.items.to_le_bytes());
-                }
-                (_, false) => hasher.write(b"U"),
-            }
-        }
+        write_containers(&self.stack, hasher);
     }
 
     pub(super) fn clean_in_collapsible_string(&self) -> bool {
@@ -465,6 +451,8 @@ impl JsonScan {
 
     pub(super) fn feed(&mut self, b: u8) -> Event {
         self.value_end = None;
+        self.key_end = false;
+        self.in_named_key = false;
         if self.string.is_some() {
             return self.string_byte(b);
         }
@@ -499,6 +487,7 @@ impl JsonScan {
             (true, Expect::First | Expect::Key, b'"') => {
                 self.string = Some(Str::Key);
                 self.key.clear();
+                self.key_candidates = next_members(top);
                 Event::None
             }
             (true, Expect::First | Expect::CommaOrEnd, b'}')
@@ -590,6 +579,7 @@ impl JsonScan {
                     top.keys.extend_from_slice(&key);
                     top.key = key;
                     top.expect = Expect::Colon;
+                    self.key_end = top.product;
                 }
                 return Event::None;
             }
@@ -604,7 +594,131 @@ impl JsonScan {
         }
         if in_key {
             self.key.push(b);
+            self.narrow_key_candidates(b);
         }
         Event::None
+    }
+
+    /// Keeps the candidates whose names go on with `b` (a key byte outside any escape); stops
+    /// following the key where none does or the byte is part of an escape or a UTF-8
+    /// character (names are matched byte for byte only).
+    fn narrow_key_candidates(&mut self, b: u8) {
+        let Some(cands) = self.key_candidates.as_mut() else {
+            return;
+        };
+        let at = self.key.len() - 1;
+        let plain = self.escape == 0 && self.utf8_need == 0 && b != b'\\' && b < 0x80;
+        let names = self
+            .stack
+            .last()
+            .and_then(|top| declared_names(&top.schema));
+        match names {
+            Some(names) if plain => cands.retain(|&j| {
+                names
+                    .get(j as usize)
+                    .is_some_and(|name| name.as_bytes().get(at) == Some(&b))
+            }),
+            _ => cands.clear(),
+        }
+        if cands.is_empty() {
+            self.key_candidates = None;
+        } else {
+            self.in_named_key = true;
+        }
+    }
+
+    /// Feeds the position inside a followed key (see `key_candidates`) to `hasher`: the
+    /// containers around the object as [`JsonScan::position`] writes them, then the members
+    /// that may still be named and the key's bytes. Each candidate's rest (the rest of its
+    /// name, its value, and what may follow it) depends on that member alone, so this names
+    /// the state whichever member came before the key.
+    pub(super) fn key_position(&self, hasher: &mut Hash128) {
+        let Some(cands) = &self.key_candidates else {
+            return;
+        };
+        let outer = &self.stack[..self.stack.len().saturating_sub(1)];
+        write_containers(outer, hasher);
+        hasher.write(b"K");
+        hasher.write(&(cands.len() as u64).to_le_bytes());
+        for j in cands {
+            hasher.write(&j.to_le_bytes());
+        }
+        hasher.write(&(self.key.len() as u64).to_le_bytes());
+        hasher.write(&self.key);
+    }
+}
+
+/// The names in an object schema's `properties`, in order.
+fn declared_names(schema: &Sub) -> Option<Vec<&str>> {
+    let props = schema.schema()?.get("properties")?.as_object()?;
+    Some(props.keys().map(String::as_str).collect())
+}
+
+/// The members that may be named next in `top`, where it is an ordered product object that
+/// admits only its declared members (`additionalProperties: false`): those after the last key
+/// written up to the first `required` one (xgrammar writes members in `properties` order,
+/// optional ones skipped, each at most once); None where `top` is no such object or its last
+/// key is not declared.
+fn next_members(top: &Container) -> Option<Vec<u32>> {
+    if !(top.object && top.ordered && top.product) {
+        return None;
+    }
+    let map = top.schema.schema()?.as_object()?;
+    if map.get("additionalProperties") != Some(&Value::Bool(false)) {
+        return None;
+    }
+    let props = map.get("properties")?.as_object()?;
+    let required: Vec<&str> = match map.get("required") {
+        None => Vec::new(),
+        Some(r) => r
+            .as_array()?
+            .iter()
+            .map(Value::as_str)
+            .collect::<Option<_>>()?,
+    };
+    let start = if top.key.is_empty() && top.keys.is_empty() {
+        0
+    } else {
+        let last = std::str::from_utf8(&top.key).ok()?;
+        props.keys().position(|k| k == last)? + 1
+    };
+    let mut out = Vec::new();
+    for (j, name) in props.keys().enumerate().skip(start) {
+        out.push(u32::try_from(j).ok()?);
+        if required.contains(&name.as_str()) {
+            break;
+        }
+    }
+    Some(out)
+}
+
+/// [`JsonScan::position`] of the containers `stack` (from the root).
+fn write_containers(stack: &[Container], hasher: &mut Hash128) {
+    // one tag byte per container, then a fixed-size or length-prefixed field: prefix-free
+    hasher.write(&(stack.len() as u64).to_le_bytes());
+    for c in stack {
+        match (&c.schema, c.object) {
+            (Sub::Any, true) => hasher.write(b"A"),
+            (Sub::Any, false) => hasher.write(b"B"),
+            (_, true) if c.ordered => {
+                hasher.write(b"L");
+                hasher.write(&(c.key.len() as u64).to_le_bytes());
+                hasher.write(&c.key);
+            }
+            (_, true) => {
+                hasher.write(b"O");
+                hasher.write(&(c.keys.len() as u64).to_le_bytes());
+                hasher.write(&c.keys);
+            }
+            (sub, false)
+                if sub.schema().and_then(Value::as_object).is_some_and(|map| {
+                    map.contains_key("minItems") || map.contains_key("maxItems")
+                }) =>
+            {
+                hasher.write(b"N");
+                hasher.write(&c.items.to_le_bytes());
+            }
+            (_, false) => hasher.write(b"U"),
+        }
     }
 }

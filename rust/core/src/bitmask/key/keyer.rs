@@ -589,7 +589,13 @@ impl StateKeyer {
             Some(Content::Json { .. }) => {
                 let scan = self.scan.as_mut().expect("JSON content has a scanner");
                 let event = scan.feed(b);
-                let (failed, done, scan_end) = (scan.failed, scan.done, scan.value_end);
+                let (failed, done, scan_end, key_end, in_named_key) = (
+                    scan.failed,
+                    scan.done,
+                    scan.value_end,
+                    scan.key_end,
+                    scan.in_named_key,
+                );
                 if failed {
                     self.lose();
                     return;
@@ -614,6 +620,18 @@ impl StateKeyer {
                     self.json_anchor(b"\x00json value end\x00", true);
                     if end == ValueEnd::Before {
                         self.hasher.write(&[b]);
+                    }
+                } else if key_end {
+                    // an object's key closed inside product containers: its member's value
+                    // and what follows depend on the tag and the position (which now holds
+                    // that key), not on the members before it
+                    self.json_anchor(b"\x00json key end\x00", true);
+                } else if in_named_key {
+                    // inside a key that names declared members only: the members it may
+                    // still name decide the rest, not the member before it
+                    self.json_anchor(b"\x00json key prefix\x00", false);
+                    if let Some(scan) = &self.scan {
+                        scan.key_position(&mut self.hasher);
                     }
                 }
             }

@@ -40,6 +40,11 @@
 //!   does: optional ones skipped, additional ones after them), the rest after a member depends
 //!   only on that member's key, so an object is keyed by its last key (every `required` name
 //!   must be declared). After the whole value only the tag matters;
+//! * likewise right after an object's key (its closing quote) in such containers: the member's
+//!   value and all after it depend only on the position, which then holds that key, so the
+//!   value's states are shared by every member that came before it (without this anchor, each
+//!   pair of a member and the one written before it made keys of its own for the whole value,
+//!   and optional members in random combinations kept making keys new to the cache);
 //! * inside a plain JSON number (`{"type": "integer"}`, `{"type": "number"}`, or any JSON) in
 //!   a product container: the digits written are replaced by the state of a DFA for xgrammar's
 //!   number rule (`-?(0|[1-9][0-9]*)` then fraction and exponent). Two prefixes that end in one

@@ -639,7 +639,13 @@ impl StateKeyer {
             return true;
         };
         let event = scan.feed(b);
-        let (failed, done, value_end) = (scan.failed, scan.done, scan.value_end);
+        let (failed, done, value_end, key_end, in_named_key) = (
+            scan.failed,
+            scan.done,
+            scan.value_end,
+            scan.key_end,
+            scan.in_named_key,
+        );
         if failed {
             return false;
         }
@@ -658,6 +664,13 @@ impl StateKeyer {
             self.xml_json_anchor(b"\x00xml json value end\x00", param, true);
             if end == ValueEnd::Before {
                 self.hasher.write(&[b]);
+            }
+        } else if key_end {
+            self.xml_json_anchor(b"\x00xml json key end\x00", param, true);
+        } else if in_named_key {
+            self.xml_json_anchor(b"\x00xml json key prefix\x00", param, false);
+            if let Some(scan) = &self.scan {
+                scan.key_position(&mut self.hasher);
             }
         }
         true

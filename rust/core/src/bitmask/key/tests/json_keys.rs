@@ -1,5 +1,6 @@
 //! Keys inside JSON arguments and sections of calls: members forgotten once their value ends,
-//! ordered objects, numbers by automaton state, combinators.
+//! a member's value keyed from its key on, ordered objects, numbers by automaton state,
+//! combinators.
 
 use super::*;
 
@@ -316,6 +317,115 @@ fn plain_numbers_are_keyed_by_their_automaton_state() {
     assert_ne!(
         key_after(&bounded, r#"{"n": 1"#),
         key_after(&bounded, r#"{"n": 12"#)
+    );
+}
+
+#[test]
+fn a_members_value_is_keyed_from_its_key_on() {
+    let plan = KeyPlan::from_tag(GID, &json_tag(flat_schema())).with_ordered_objects(true);
+    // what came before the key `b` (other members, spacing) is forgotten at its closing quote
+    for inside in [r#""b""#, r#""b": "#, r#""b": tr"#, r#""b": true"#] {
+        assert_eq!(
+            key_after(&plan, &format!(r#"{{"q": "x", {inside}"#)),
+            key_after(&plan, &format!(r#"{{"n": 7,"x": 2.5 , {inside}"#)),
+            "{inside}"
+        );
+    }
+    assert_eq!(
+        key_after(&plan, r#"{"q": "x", "o": {"a": "#),
+        key_after(&plan, r#"{"n": 1, "o": {"a": "#),
+        "in a nested object too"
+    );
+    assert_ne!(
+        key_after(&plan, r#"{"q": "x", "b""#),
+        key_after(&plan, r#"{"q": "x", "n""#),
+        "the key itself is part of the key"
+    );
+    assert_ne!(
+        key_after(&plan, r#"{"q": "x", "b""#),
+        key_after(&plan, r#"{"q": "x", "b": true"#),
+        "after the key and after its value differ"
+    );
+    assert_ne!(
+        key_after(&plan, r#"{"q": "x", "b"#),
+        key_after(&plan, r#"{"n": 7, "b"#),
+        "inside the key the members before it still count (they decide which names may follow)"
+    );
+    // unordered objects keep every key written, so the anchor does not merge them
+    let unordered = KeyPlan::from_tag(GID, &json_tag(flat_schema()));
+    assert_ne!(
+        key_after(&unordered, r#"{"q": "x", "b": "#),
+        key_after(&unordered, r#"{"n": 7, "b": "#)
+    );
+    // a member tied to another by a combinator is no product: no anchor inside it
+    let tied = json!({"type": "object", "properties": {
+        "v": {"anyOf": [{"type": "object", "properties": {"k": {"type": "string"}, "a": {"type": "integer"}}},
+                        {"type": "object", "properties": {"k": {"type": "integer"}, "b": {"type": "integer"}}}]}}});
+    let plan = KeyPlan::from_tag(GID, &json_tag(tied)).with_ordered_objects(true);
+    assert_ne!(
+        key_after(&plan, r#"{"v": {"k": "s", "a""#),
+        key_after(&plan, r#"{"v": {"k": 1, "a""#)
+    );
+}
+
+#[test]
+fn a_key_of_declared_members_only_is_keyed_by_the_members_it_may_name() {
+    let strict = json!({"type": "object", "properties": {
+        "x1": {"type": "integer"}, "x2": {"type": "integer"}, "x3": {"type": "integer"},
+        "req": {"type": "string"}, "y": {"type": "boolean"}},
+        "required": ["req"], "additionalProperties": false});
+    let plan = KeyPlan::from_tag(GID, &json_tag(strict.clone())).with_ordered_objects(true);
+    assert_eq!(
+        key_after(&plan, r#"{"x1": 1, "x3"#),
+        key_after(&plan, r#"{"x2": 5,"x3"#),
+        "x3 is the one member either may name"
+    );
+    assert_eq!(
+        key_after(&plan, r#"{"r"#),
+        key_after(&plan, r#"{"x2": 5, "r"#)
+    );
+    assert_eq!(
+        key_after(&plan, r#"{"x1": 1, "re"#),
+        key_after(&plan, r#"{"x3": 2, "re"#)
+    );
+    assert_ne!(
+        key_after(&plan, r#"{"x"#),
+        key_after(&plan, r#"{"x1": 1, "x"#),
+        "after x1, x1 may not come again: other members, other key"
+    );
+    assert_ne!(
+        key_after(&plan, r#"{"x1": 1, "x"#),
+        key_after(&plan, r#"{"x2": 1, "x"#)
+    );
+    assert_ne!(
+        key_after(&plan, r#"{"x1": 1, "x3"#),
+        key_after(&plan, r#"{"x1": 1, "x"#),
+        "the key's bytes are part of it"
+    );
+    // after the required member, the members before it are not candidates
+    assert_eq!(
+        key_after(&plan, r#"{"req": "a", "y"#),
+        key_after(&plan, r#"{"x1": 2, "req": "b", "y"#)
+    );
+    // where other members may come (additionalProperties not false), or the object's order is
+    // not the grammar's, the members before still count
+    let mut open = strict.clone();
+    open["additionalProperties"] = json!(true);
+    let plan = KeyPlan::from_tag(GID, &json_tag(open)).with_ordered_objects(true);
+    assert_ne!(
+        key_after(&plan, r#"{"x1": 1, "x3"#),
+        key_after(&plan, r#"{"x2": 5, "x3"#)
+    );
+    let unordered = KeyPlan::from_tag(GID, &json_tag(strict.clone()));
+    assert_ne!(
+        key_after(&unordered, r#"{"x1": 1, "x3"#),
+        key_after(&unordered, r#"{"x2": 5, "x3"#)
+    );
+    // an escape in a key is not followed
+    let plan = KeyPlan::from_tag(GID, &json_tag(strict)).with_ordered_objects(true);
+    assert_ne!(
+        key_after(&plan, r#"{"x1": 1, "x\"#),
+        key_after(&plan, r#"{"x2": 5, "x\"#)
     );
 }
 
