@@ -44,7 +44,12 @@
 //!   value and all after it depend only on the position, which then holds that key, so the
 //!   value's states are shared by every member that came before it (without this anchor, each
 //!   pair of a member and the one written before it made keys of its own for the whole value,
-//!   and optional members in random combinations kept making keys new to the cache);
+//!   and optional members in random combinations kept making keys new to the cache). Inside
+//!   the key itself, in an ordered object that admits only its declared members
+//!   (`additionalProperties: false`), the members the key may still name are known (those
+//!   after the last key, up to the first `required` one, whose names start with the key's
+//!   bytes), and each one's rest depends on it alone, so the state there is keyed by those
+//!   members and the key's bytes;
 //! * inside a plain JSON number (`{"type": "integer"}`, `{"type": "number"}`, or any JSON) in
 //!   a product container: the digits written are replaced by the state of a DFA for xgrammar's
 //!   number rule (`-?(0|[1-9][0-9]*)` then fraction and exponent). Two prefixes that end in one
@@ -66,7 +71,10 @@
 //!   (constants, their `or`/`sequence`/`optional`, scalar JSON schemas, JSON whose `excludes`
 //!   holds that byte and whose schema has no `pattern`/`format`). Heads and the call's end
 //!   (less its leading whitespace) are matched after the whitespace gap against the parameters
-//!   still allowed (up to the next required one); a match must be unique and complete;
+//!   still allowed (up to the next required one); a match must be unique and complete. Until
+//!   it is, the state is keyed by the candidates the head's bytes still name and those bytes:
+//!   each candidate's rest depends on that parameter (or the end) alone, not on the one before
+//!   the gap;
 //! * inside a raw-text XML value (bare `any_text`, no `max_chars`): wherever no suffix of the
 //!   value is a proper prefix of its exclusions, its close or the call's end, and no UTF-8
 //!   character is half written, the value's state is that of its start, so those steps share

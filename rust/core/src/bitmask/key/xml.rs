@@ -500,17 +500,17 @@ impl StateKeyer {
                     .map(|i| (Some(i), &call.params[i].head));
                 let ends = call.end_rests.iter().map(|e| (None, e));
                 let ends = ends.filter(|_| last == call.params.len());
-                let mut candidates = 0;
+                let mut candidates = Vec::new();
                 let mut complete = None;
                 for (param, text) in params.chain(ends) {
                     if text.starts_with(buf) {
-                        candidates += 1;
+                        candidates.push(param);
                         if text.len() == buf.len() {
                             complete = Some(param);
                         }
                     }
                 }
-                match (candidates, complete) {
+                match (candidates.len(), complete) {
                     (0, _) => return self.lose(),
                     (1, Some(None)) => return self.tag_done(),
                     (1, Some(Some(param))) => {
@@ -525,7 +525,22 @@ impl StateKeyer {
                         return;
                     }
                     (_, Some(_)) => return self.lose(),
-                    _ => {}
+                    _ => {
+                        // each parameter (or end) the head may still name decides the rest
+                        // alone, whichever parameter came before the gap: the candidates and
+                        // the head's bytes name the state
+                        let tag = self.tag_id();
+                        self.anchor(family::XML);
+                        self.hasher.write(b"\x00xml head\x00");
+                        self.hasher.write(&tag.to_le_bytes());
+                        self.hasher.write(&(candidates.len() as u64).to_le_bytes());
+                        for param in candidates {
+                            let id = param.map_or(u64::MAX, |p| p as u64);
+                            self.hasher.write(&id.to_le_bytes());
+                        }
+                        self.hasher.write(&(buf.len() as u64).to_le_bytes());
+                        self.hasher.write(buf);
+                    }
                 }
             }
             XmlPhase::Open {

@@ -1,5 +1,6 @@
 //! Keys inside XML parameter formats: values forgotten at their close, JSON values keyed by
-//! position, parameters read with the registered tags.
+//! position, heads keyed by the parameters they may name, parameters read with the registered
+//! tags.
 
 use super::*;
 use crate::bitmask::key::xml::{border_free, name_in};
@@ -159,6 +160,39 @@ fn xml_keys_depend_on_the_parameter_not_on_those_before() {
     feed(&mut other, "Sure. ");
     feed(&mut other, &weather("Lima", None, None));
     assert_eq!(k.key(), other.key());
+}
+
+#[test]
+fn xml_heads_are_keyed_by_the_parameters_they_may_still_name() {
+    let plan = KeyPlan::from_tag(GID, &qwen_xml(raw_text()));
+    let after = |before: &str, head: &str| {
+        let mut k = StateKeyer::new(&plan);
+        let mut call = weather("Oslo", Some("celsius"), None);
+        call.truncate(call.find(before).unwrap() + before.len());
+        feed(&mut k, &(call + head));
+        k.key()
+    };
+    let (location, unit) = ("Oslo\n</parameter>\n", "celsius\n</parameter>\n");
+    assert_eq!(
+        after(location, "<parameter=d"),
+        after(unit, "<parameter=d"),
+        "days is the one parameter either may name"
+    );
+    assert_eq!(
+        after(location, "</func"),
+        after(unit, "</func"),
+        "the call's end"
+    );
+    assert_ne!(
+        after(location, "<parameter="),
+        after(unit, "<parameter="),
+        "after the location, the unit may come too"
+    );
+    assert_ne!(
+        after(location, "<parameter=d"),
+        after(location, "<parameter=da")
+    );
+    assert_ne!(after(location, "<parameter=d"), after(unit, "</func"));
 }
 
 #[test]
