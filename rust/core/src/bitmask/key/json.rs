@@ -608,16 +608,21 @@ impl JsonScan {
         };
         let at = self.key.len() - 1;
         let plain = self.escape == 0 && self.utf8_need == 0 && b != b'\\' && b < 0x80;
-        let names = self
+        let props = self
             .stack
             .last()
-            .and_then(|top| declared_names(&top.schema));
-        match names {
-            Some(names) if plain => cands.retain(|&j| {
-                names
-                    .get(j as usize)
-                    .is_some_and(|name| name.as_bytes().get(at) == Some(&b))
-            }),
+            .and_then(|top| top.schema.schema()?.get("properties")?.as_object());
+        match props {
+            Some(props) if plain => {
+                // candidates ascend, so one pass over the names finds each
+                let mut names = props.keys().enumerate();
+                cands.retain(|&j| {
+                    names
+                        .by_ref()
+                        .find(|(i, _)| *i == j as usize)
+                        .is_some_and(|(_, name)| name.as_bytes().get(at) == Some(&b))
+                });
+            }
             _ => cands.clear(),
         }
         if cands.is_empty() {
@@ -646,12 +651,6 @@ impl JsonScan {
         hasher.write(&(self.key.len() as u64).to_le_bytes());
         hasher.write(&self.key);
     }
-}
-
-/// The names in an object schema's `properties`, in order.
-fn declared_names(schema: &Sub) -> Option<Vec<&str>> {
-    let props = schema.schema()?.get("properties")?.as_object()?;
-    Some(props.keys().map(String::as_str).collect())
 }
 
 /// The members that may be named next in `top`, where it is an ordered product object that
