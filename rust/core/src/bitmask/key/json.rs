@@ -370,7 +370,7 @@ pub(super) struct JsonScan {
     /// Inside a key of an ordered product object that admits only its declared members: the
     /// members (indices in `properties`) that may come next and whose names start with the
     /// key's bytes so far (see [`JsonScan::key_position`]); None where not followed.
-    key_candidates: Option<Vec<u32>>,
+    key_candidates: Option<KeyCandidates>,
     /// Set by [`JsonScan::feed`] when a key byte left `key_candidates` followed.
     pub(super) in_named_key: bool,
 }
@@ -603,16 +603,16 @@ impl JsonScan {
     /// following the key where none does or the byte is part of an escape or a UTF-8
     /// character (names are matched byte for byte only).
     fn narrow_key_candidates(&mut self, b: u8) {
-        let Some(cands) = self.key_candidates.as_mut() else {
+        let Some(KeyCandidates {
+            properties,
+            members: cands,
+        }) = self.key_candidates.as_mut()
+        else {
             return;
         };
         let at = self.key.len() - 1;
         let plain = self.escape == 0 && self.utf8_need == 0 && b != b'\\' && b < 0x80;
-        let props = self
-            .stack
-            .last()
-            .and_then(|top| top.schema.schema()?.get("properties")?.as_object());
-        match props {
+        match properties.get().as_object() {
             Some(props) if plain => {
                 // candidates ascend, so one pass over the names finds each
                 let mut names = props.keys().enumerate();
@@ -638,7 +638,7 @@ impl JsonScan {
     /// name, its value, and what may follow it) depends on that member alone, so this names
     /// the state whichever member came before the key.
     pub(super) fn key_position(&self, hasher: &mut Hash128) {
-        let Some(cands) = &self.key_candidates else {
+        let Some(KeyCandidates { members: cands, .. }) = &self.key_candidates else {
             return;
         };
         let outer = &self.stack[..self.stack.len().saturating_sub(1)];
@@ -658,11 +658,14 @@ impl JsonScan {
 /// written up to the first `required` one (xgrammar writes members in `properties` order,
 /// optional ones skipped, each at most once); None where `top` is no such object or its last
 /// key is not declared.
-fn next_members(top: &Container) -> Option<Vec<u32>> {
+fn next_members(top: &Container) -> Option<KeyCandidates> {
     if !(top.object && top.ordered && top.product) {
         return None;
     }
-    let map = top.schema.schema()?.as_object()?;
+    let Sub::Schema(schema) = &top.schema else {
+        return None;
+    };
+    let map = schema.get().as_object()?;
     if map.get("additionalProperties") != Some(&Value::Bool(false)) {
         return None;
     }
@@ -681,14 +684,26 @@ fn next_members(top: &Container) -> Option<Vec<u32>> {
         let last = std::str::from_utf8(&top.key).ok()?;
         props.keys().position(|k| k == last)? + 1
     };
-    let mut out = Vec::new();
+    let mut members = Vec::new();
     for (j, name) in props.keys().enumerate().skip(start) {
-        out.push(u32::try_from(j).ok()?);
+        members.push(u32::try_from(j).ok()?);
         if required.contains(&name.as_str()) {
             break;
         }
     }
-    Some(out)
+    let properties = schema.child(|s| s.get("properties"))?;
+    Some(KeyCandidates {
+        properties,
+        members,
+    })
+}
+
+/// The members a key being written may still name: indices into `properties` (ascending), and
+/// that object, held so that each key byte reads the names without looking them up.
+#[derive(Debug, Clone)]
+struct KeyCandidates {
+    properties: SchemaRef,
+    members: Vec<u32>,
 }
 
 /// [`JsonScan::position`] of the containers `stack` (from the root).
