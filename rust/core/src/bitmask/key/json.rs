@@ -369,10 +369,8 @@ pub(super) struct JsonScan {
     pub(super) key_end: bool,
     /// Inside a key of an ordered product object that admits only its declared members: the
     /// members (indices in `properties`) that may come next and whose names start with the
-    /// key's bytes so far (see [`JsonScan::key_position`]); None where not followed.
+    /// key's bytes so far (see [`JsonScan::position`]); None where not followed.
     key_candidates: Option<KeyCandidates>,
-    /// Set by [`JsonScan::feed`] when a key byte left `key_candidates` followed.
-    pub(super) in_named_key: bool,
 }
 
 pub(super) fn utf8_len(lead: u8) -> u8 {
@@ -403,7 +401,6 @@ impl JsonScan {
             value_end: None,
             key_end: false,
             key_candidates: None,
-            in_named_key: false,
         }
     }
 
@@ -412,11 +409,33 @@ impl JsonScan {
         self.number.map(|n| n.state)
     }
 
-    /// Feeds `position` of the value that just ended to `hasher`: for each container from the
-    /// root, the keys written so far (objects; the last one alone in an ordered object) or the
-    /// item count (bounded arrays).
+    /// Feeds the scan's position to `hasher`. After a value or a key: for each container from
+    /// the root, the keys written so far (objects; the last one alone in an ordered object) or
+    /// the item count (bounded arrays). Inside a followed key (see `key_candidates`): the
+    /// containers around its object so, then the members it may still name and its bytes. Each
+    /// candidate's rest (the rest of its name, its value, and what may follow it) depends on
+    /// that member alone, so this names the state whichever member came before the key.
     pub(super) fn position(&self, hasher: &mut Hash128) {
-        write_containers(&self.stack, hasher);
+        let Some(KeyCandidates { members, .. }) =
+            self.key_candidates.as_ref().filter(|_| self.in_named_key())
+        else {
+            write_containers(&self.stack, hasher);
+            return;
+        };
+        write_containers(&self.stack[..self.stack.len().saturating_sub(1)], hasher);
+        hasher.write(b"K");
+        hasher.write(&(members.len() as u64).to_le_bytes());
+        for j in members {
+            hasher.write(&j.to_le_bytes());
+        }
+        hasher.write(&(self.key.len() as u64).to_le_bytes());
+        hasher.write(&self.key);
+    }
+
+    /// Whether the last byte was a key's, inside a key whose candidates are followed (a key
+    /// prefix anchor: [`JsonScan::position`] names it).
+    pub(super) fn in_named_key(&self) -> bool {
+        self.string == Some(Str::Key) && !self.key.is_empty() && self.key_candidates.is_some()
     }
 
     pub(super) fn clean_in_collapsible_string(&self) -> bool {
@@ -452,7 +471,6 @@ impl JsonScan {
     pub(super) fn feed(&mut self, b: u8) -> Event {
         self.value_end = None;
         self.key_end = false;
-        self.in_named_key = false;
         if self.string.is_some() {
             return self.string_byte(b);
         }
@@ -581,6 +599,7 @@ impl JsonScan {
                     top.expect = Expect::Colon;
                     self.key_end = top.product;
                 }
+                self.key_candidates = None;
                 return Event::None;
             }
             self.after_value(ValueEnd::After);
@@ -627,29 +646,7 @@ impl JsonScan {
         }
         if cands.is_empty() {
             self.key_candidates = None;
-        } else {
-            self.in_named_key = true;
         }
-    }
-
-    /// Feeds the position inside a followed key (see `key_candidates`) to `hasher`: the
-    /// containers around the object as [`JsonScan::position`] writes them, then the members
-    /// that may still be named and the key's bytes. Each candidate's rest (the rest of its
-    /// name, its value, and what may follow it) depends on that member alone, so this names
-    /// the state whichever member came before the key.
-    pub(super) fn key_position(&self, hasher: &mut Hash128) {
-        let Some(KeyCandidates { members: cands, .. }) = &self.key_candidates else {
-            return;
-        };
-        let outer = &self.stack[..self.stack.len().saturating_sub(1)];
-        write_containers(outer, hasher);
-        hasher.write(b"K");
-        hasher.write(&(cands.len() as u64).to_le_bytes());
-        for j in cands {
-            hasher.write(&j.to_le_bytes());
-        }
-        hasher.write(&(self.key.len() as u64).to_le_bytes());
-        hasher.write(&self.key);
     }
 }
 
@@ -678,7 +675,7 @@ fn next_members(top: &Container) -> Option<KeyCandidates> {
             .map(Value::as_str)
             .collect::<Option<_>>()?,
     };
-    let start = if top.key.is_empty() && top.keys.is_empty() {
+    let start = if top.keys.is_empty() {
         0
     } else {
         let last = std::str::from_utf8(&top.key).ok()?;

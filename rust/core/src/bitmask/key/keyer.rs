@@ -594,7 +594,7 @@ impl StateKeyer {
                     scan.done,
                     scan.value_end,
                     scan.key_end,
-                    scan.in_named_key,
+                    scan.in_named_key(),
                 );
                 if failed {
                     self.lose();
@@ -629,10 +629,7 @@ impl StateKeyer {
                 } else if in_named_key {
                     // inside a key that names declared members only: the members it may
                     // still name decide the rest, not the member before it
-                    self.json_anchor(b"\x00json key prefix\x00", false);
-                    if let Some(scan) = &self.scan {
-                        scan.key_position(&mut self.hasher);
-                    }
+                    self.json_anchor(b"\x00json key prefix\x00", true);
                 }
             }
             Some(Content::Const(_)) => {

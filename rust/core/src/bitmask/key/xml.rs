@@ -659,7 +659,7 @@ impl StateKeyer {
             scan.done,
             scan.value_end,
             scan.key_end,
-            scan.in_named_key,
+            scan.in_named_key(),
         );
         if failed {
             return false;
@@ -683,10 +683,7 @@ impl StateKeyer {
         } else if key_end {
             self.xml_json_anchor(b"\x00xml json key end\x00", param, true);
         } else if in_named_key {
-            self.xml_json_anchor(b"\x00xml json key prefix\x00", param, false);
-            if let Some(scan) = &self.scan {
-                scan.key_position(&mut self.hasher);
-            }
+            self.xml_json_anchor(b"\x00xml json key prefix\x00", param, true);
         }
         true
     }
