@@ -176,19 +176,24 @@ def first_mask(n: int, fmt: str, salt: str) -> dict:
     return row
 
 
+def step_lists(seqs: list[list[int]], reqs: list) -> list[tuple[list[int], list, list[int]]]:
+    """Each step's live rows, their requests and their tokens (a trace's replies end at
+    different steps), made before a clock starts: an engine holds its batch's lists already."""
+    out = []
+    for step in range(max(map(len, seqs))):
+        live = [i for i in range(len(seqs)) if step < len(seqs[i])]
+        out.append((live, [reqs[i] for i in live], [seqs[i][step] for i in live]))
+    return out
+
+
 def mask_cpu(fmt: str, batch: int, tl: list[dict], whole_compiled, whole_json: str, g: comp.ComposedGrammar, seed: int, rounds: int, steady: int, steady_traces: int, collect: bool = True) -> dict:
     bitmask = xgr.allocate_token_bitmask(batch, QWEN_VOCAB_SIZE)
 
     system: dict[str, float] = {}  # each side's system CPU over the measured traces
 
     def run(seqs, make, fill, accept, side: str = "") -> float:
-        reqs = [make() for _ in range(batch)]
-        # Each step's rows, requests and tokens, listed before the clock starts: an engine holds
-        # its batch's lists already, so only the two calls a step are timed, on every side alike.
-        plan = []
-        for step in range(max(map(len, seqs))):
-            live = [i for i in range(batch) if step < len(seqs[i])]
-            plan.append((live, [reqs[i] for i in live], [seqs[i][step] for i in live]))
+        # only the two calls a step are timed, on every side alike
+        plan = step_lists(seqs, [make() for _ in range(batch)])
         if collect:
             gc.collect()
         sys0 = resource.getrusage(resource.RUSAGE_SELF).ru_stime

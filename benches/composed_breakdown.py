@@ -3,8 +3,9 @@
     python benches/composed_breakdown.py [--format hermes] [--batch 16] [--warm 12] [--traces 4] [--plain] [--collect]
 
 Runs ``bench_composed``'s trace for ``--warm`` seeds through one ``ComposedMasker`` untimed (so the
-caches are as a serving engine's after a while), then ``--traces`` fresh seeds timed, and prints
-µs per row (``time.process_time``: xgrammar's batch fill may use threads) for the whole step and
+caches are as a serving engine's after a while), then ``--traces`` fresh seeds timed (the
+masker's two calls a step: each step's lists are made before the clock, as ``bench_composed``
+does), and prints µs per row (``time.process_time``: xgrammar's batch fill may use threads) for the whole step and
 for the parts below, each timed around its call (the timers add about half a µs a call, so the
 parts add up to more than they cost alone). Parts: ``fill`` and ``accept`` (the masker's two calls a step), inside them the Rust
 calls (``unsafe_fill_request_rows``: the cached rows' copies; ``unsafe_store_request_rows``: the
@@ -71,13 +72,19 @@ def instrument(masker: composed_batch.ComposedMasker) -> None:
     batch.batch_fill_next_token_bitmask = timed("xgrammar batch fill", batch.batch_fill_next_token_bitmask)  # type: ignore[method-assign]
 
 
-def step_through(masker: composed_batch.ComposedMasker, grammar: Any, seqs: list[list[int]], bitmask: Any) -> int:
-    requests = [masker.new_request(grammar) for _ in seqs]
-    for step in range(max(map(len, seqs))):
-        live = [i for i, s in enumerate(seqs) if step < len(s)]
-        masker.fill([requests[i] for i in live], bitmask, live)
-        masker.accept([requests[i] for i in live], [seqs[i][step] for i in live])
-    return sum(map(len, seqs))
+def steps_of(masker: composed_batch.ComposedMasker, grammar: Any, seqs: list[list[int]]) -> list[tuple[list[int], list[Any], list[int]]]:
+    """A trace's steps for new requests (``bench_composed.step_lists``), made before any clock."""
+    return bc.step_lists(seqs, [masker.new_request(grammar) for _ in seqs])
+
+
+def step_through(masker: composed_batch.ComposedMasker, steps: list[tuple[list[int], list[Any], list[int]]], bitmask: Any) -> int:
+    """The masker's two calls a step over ``steps``; returns the rows filled."""
+    rows = 0
+    for live, requests, tokens in steps:
+        masker.fill(requests, bitmask, live)
+        masker.accept(requests, tokens)
+        rows += len(live)
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -97,16 +104,17 @@ def main(argv: list[str] | None = None) -> int:
     masker = composed_batch.ComposedMasker(info)
     bitmask = xgr.allocate_token_bitmask(args.batch, bc.QWEN_VOCAB_SIZE)
     for k in range(args.warm):
-        step_through(masker, grammar, bc.trace(args.format, tool_list, args.batch, args.batch * 1000 + k), bitmask)
+        step_through(masker, steps_of(masker, grammar, bc.trace(args.format, tool_list, args.batch, args.batch * 1000 + k)), bitmask)
     if not args.plain:
         instrument(masker)
     traces = [bc.trace(args.format, tool_list, args.batch, args.batch * 1000 + k) for k in range(args.warm, args.warm + args.traces)]
     misses_before, rows, whole = masker.misses, 0, 0.0
     for seqs in traces:
+        steps = steps_of(masker, grammar, seqs)
         if args.collect:
             gc.collect()
         start = time.process_time()
-        rows += step_through(masker, grammar, seqs, bitmask)
+        rows += step_through(masker, steps, bitmask)
         whole += time.process_time() - start
     misses = masker.misses - misses_before
     print(f"{args.format}, batch {args.batch}, {args.tools} tools: {rows} rows, {misses} misses ({misses / rows:.0%}), "
