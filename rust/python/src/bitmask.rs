@@ -251,29 +251,41 @@ impl MaskCache {
         buf: &MaskBuf,
         keyed: impl IntoIterator<Item = (usize, usize, K)>,
     ) -> PyResult<KeyedFill> {
-        let mut key = namespace.to_vec();
+        // In phases over the batch (keys, lookups, copies), not row by row: each phase's memory
+        // loads (a keyer's state, an entry, a stored row) then overlap across the batch's rows.
         let (mut missed, mut copies, mut hits) = (Vec::new(), Vec::new(), 0);
-        let mut missed_keys: Vec<(Vec<u8>, usize)> = Vec::new();
-        let mut cache = self.lock();
-        for (i, r, mut held) in keyed {
+        let mut keys = Vec::new();
+        let mut looked_up = Vec::new(); // (position, row, keyer, its key's range in `keys`)
+        for (i, r, held) in keyed {
             buf.check_row(r)?;
-            let keyer = held.keyer();
-            if !keyer.inner.cacheable() {
+            if !held.keyer().inner.cacheable() {
                 missed.push(i);
                 continue;
             }
-            key.truncate(namespace.len());
-            keyer.push_key(&mut key);
-            if let Some((_, j)) = missed_keys.iter().find(|(k, _)| *k == key) {
-                copies.push((i, *j));
-                continue;
-            }
-            let found = if K::KEEPS_ROW {
+            let from = keys.len();
+            keys.extend_from_slice(namespace);
+            held.keyer().push_key(&mut keys);
+            looked_up.push((i, r, held, from..keys.len()));
+        }
+        let asked: Vec<&[u8]> = looked_up
+            .iter()
+            .map(|(.., range)| &keys[range.clone()])
+            .collect();
+        let mut cache = self.lock();
+        let stored = cache.touch_many(&asked);
+        let cache = &*cache;
+        let mut missed_keys: Vec<(&[u8], usize)> = Vec::new();
+        for ((i, r, mut held, _), (key, stored)) in
+            looked_up.into_iter().zip(asked.iter().zip(stored))
+        {
+            let found = if !stored {
+                None
+            } else if K::KEEPS_ROW {
                 cache
-                    .get_with_handle(&key)
+                    .peek_with_handle(key)
                     .map(|(row, handle)| (row, Some(handle)))
             } else {
-                cache.get(&key).map(|row| (row, None))
+                cache.peek(key).map(|row| (row, None))
             };
             match found {
                 Some((row, handle)) if row.len() == buf.words => {
@@ -281,7 +293,7 @@ impl MaskCache {
                     row.copy_to(unsafe { buf.row_mut(r) });
                     hits += 1;
                     if let Some(handle) = handle {
-                        held.served(Served::new(&cache, namespace, handle));
+                        held.served(Served::new(cache, namespace, handle));
                     }
                 }
                 Some(_) => {
@@ -289,12 +301,16 @@ impl MaskCache {
                         "a cached row has another length: one cache serves one vocabulary size",
                     ))
                 }
-                None => {
-                    missed.push(i);
-                    missed_keys.push((key.clone(), i));
-                }
+                None => match missed_keys.iter().find(|(k, _)| k == key) {
+                    Some((_, j)) => copies.push((i, *j)),
+                    None => {
+                        missed.push(i);
+                        missed_keys.push((key, i));
+                    }
+                },
             }
         }
+        missed.sort_unstable(); // in batch order, the keyers that cannot be cached among them
         Ok((missed, copies, hits))
     }
 

@@ -373,6 +373,24 @@ impl MaskCache {
         })
     }
 
+    /// Marks each of `keys` used, in order, counting a hit or a miss for each; returns which are
+    /// stored. A batch's lookups then run one after another with nothing between them, so their
+    /// memory loads overlap (where a row was copied after each lookup, the next one waited), and
+    /// reading the rows after ([`MaskCache::peek_with_handle`]) finds entries just read.
+    pub fn touch_many(&mut self, keys: &[&[u8]]) -> Vec<bool> {
+        keys.iter().map(|key| self.touch(key).is_some()).collect()
+    }
+
+    /// The row stored under `key` and a handle on it, without touching recency or the counters.
+    pub fn peek_with_handle(&self, key: &[u8]) -> Option<(Row<'_>, RowHandle)> {
+        self.map.get(key).map(|slot| {
+            (
+                Row(&slot.mask.stored),
+                RowHandle(Arc::downgrade(&slot.mask)),
+            )
+        })
+    }
+
     /// The row stored under `key`, without touching recency or the counters.
     pub fn peek(&self, key: &[u8]) -> Option<Row<'_>> {
         self.map.get(key).map(|slot| Row(&slot.mask.stored))
@@ -526,6 +544,30 @@ mod tests {
         );
         let s = c.stats();
         assert_eq!((s.hits, s.misses), (1, 1));
+    }
+
+    #[test]
+    fn touch_many_marks_and_counts_each_key_and_peeking_changes_nothing() {
+        let mut c = MaskCache::new(1 << 20);
+        c.insert(b"a", &row(1));
+        c.insert(b"b", &row(2));
+        let keys: [&[u8]; 4] = [b"b", b"missing", b"a", b"b"];
+        assert_eq!(c.touch_many(&keys), [true, false, true, true]);
+        let s = c.stats();
+        assert_eq!((s.hits, s.misses), (3, 1));
+        let (served, held) = c.peek_with_handle(b"a").expect("stored");
+        assert_eq!(served.to_vec(), row(1));
+        assert_eq!(held.allows(&c, 0), Some(true));
+        assert!(c.peek_with_handle(b"missing").is_none());
+        assert_eq!((c.stats().hits, c.stats().misses), (3, 1));
+        // "a" was touched after "b"'s first touch but before its second: "a" is now the oldest.
+        let budget = c.used_bytes();
+        let mut small = MaskCache::new(budget);
+        small.insert(b"a", &row(1));
+        small.insert(b"b", &row(2));
+        small.touch_many(&[b"b", b"a", b"b"]);
+        small.insert(b"c", &row(3));
+        assert!(small.contains(b"b") && small.contains(b"c") && !small.contains(b"a"));
     }
 
     #[test]
