@@ -327,7 +327,8 @@ impl StateKeyer {
 pub struct TokenTable {
     offsets: Vec<usize>,
     data: Vec<u8>,
-    stops: std::collections::HashSet<u32>,
+    /// Sorted and deduplicated: a tokenizer has a few (a set's SipHash cost more than the search).
+    stops: Vec<u32>,
 }
 
 impl TokenTable {
@@ -341,8 +342,17 @@ impl TokenTable {
         TokenTable {
             offsets,
             data,
-            stops: stops.into_iter().collect(),
+            stops: {
+                let mut stops = stops;
+                stops.sort_unstable();
+                stops.dedup();
+                stops
+            },
         }
+    }
+
+    fn is_stop(&self, token: u32) -> bool {
+        self.stops.binary_search(&token).is_ok()
     }
 
     fn bytes_of(&self, token: u32) -> &[u8] {
@@ -365,7 +375,7 @@ impl TokenTable {
         token: u32,
     ) -> Deferral {
         let bytes = self.bytes_of(token);
-        let stop = self.stops.contains(&token);
+        let stop = self.is_stop(token);
         let keyed_by_text = !stop
             && match &keyer.walk {
                 // A call's text among several begins: only a step inside two or more of them.
@@ -465,7 +475,7 @@ impl TokenTable {
         }
         let mut stopped = Vec::new();
         for (i, (keyer, &token)) in keyers.iter_mut().zip(&tokens).enumerate() {
-            if self.stops.contains(&token) {
+            if self.is_stop(token) {
                 stopped.push(i);
             } else {
                 keyer.feed(token, self.bytes_of(token));
