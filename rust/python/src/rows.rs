@@ -140,7 +140,7 @@ pub fn feed_requests(
     tokens: Vec<u32>,
 ) -> PyResult<(Vec<usize>, Vec<usize>, usize)> {
     if requests.len() != tokens.len() {
-        return Err(ToolwireError::new_err("one token per request"));
+        return Err(ToolwireError::new_err("accept needs one token per request"));
     }
     let slots = slots(&requests, "_accept_key")?;
     let mut left = Vec::new();
