@@ -363,16 +363,6 @@ impl MaskCache {
         self.touch(key).map(|slot| Row(&slot.mask.stored))
     }
 
-    /// [`MaskCache::get`], with a handle on the row for later reads.
-    pub fn get_with_handle(&mut self, key: &[u8]) -> Option<(Row<'_>, RowHandle)> {
-        self.touch(key).map(|slot| {
-            (
-                Row(&slot.mask.stored),
-                RowHandle(Arc::downgrade(&slot.mask)),
-            )
-        })
-    }
-
     /// Marks each of `keys` used, in order, counting a hit or a miss for each; returns which are
     /// stored. A batch's lookups then run one after another with nothing between them, so their
     /// memory loads overlap (where a row was copied after each lookup, the next one waited), and
@@ -523,13 +513,14 @@ mod tests {
         let mut c = MaskCache::new(1 << 20);
         c.insert(b"a", &[0b100, 0, 0, 0]);
         c.insert(b"b", &[0b100, 0, 0, 0]);
-        let (served, held) = c.get_with_handle(b"a").expect("stored");
+        assert_eq!(c.touch_many(&[b"a", b"missing"]), [true, false]);
+        let (served, held) = c.peek_with_handle(b"a").expect("stored");
         assert!(served.allows(2));
         assert_eq!(
             (held.allows(&c, 2), held.allows(&c, 3)),
             (Some(true), Some(false))
         );
-        assert!(c.get_with_handle(b"missing").is_none());
+        assert!(c.peek_with_handle(b"missing").is_none());
         c.remove(b"a"); // "b" holds the same row
         assert_eq!(held.allows(&c, 2), Some(true));
         c.remove(b"b");
