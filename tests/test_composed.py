@@ -256,11 +256,13 @@ def test_tokens_inside_shared_begins_are_taken_alone_and_roll_back(fmt):
         i, alone, rolled = 0, 0, False
         while i < len(ref):
             check(whole, request, (attempt, i))
+            request._catch_up()  # its own state, after the steps the batch took alone
             among_begins = type(request._branches) is composed_parts._Literals
             before = masker.deferred
             assert whole.accept_token(ref[i]) and masker.accept([request], [ref[i]])[0]
             i += 1
             alone += among_begins and masker.deferred > before
+            request._catch_up()
             keyer = request._lkey if type(request._branches) is composed_parts._Literals else None
             if attempt and not rolled and keyer is not None and keyer.deferred_tokens >= 3:
                 whole.rollback(2)
@@ -373,6 +375,66 @@ def test_forks_and_jump_forward_of_a_warm_request_match_the_whole_tag(fmt):
             assert whole.accept_token(token) and masker.accept([request], [token])[0]
         assert whole.is_terminated() and request.is_terminated()
     assert masker.misses and masker.deferred
+
+
+@pytest.mark.parametrize("fmt", ["hermes", "glm47", "qwen3_coder"])
+def test_call_steps_taken_alone_replay_for_rollback_and_fork(fmt):
+    """Where a request opens, settles, closes a call or stops in a state an earlier request
+    passed through, the batch step takes it without Python (``CallSteps``) and journals it: the
+    second request of the same reply is never visited, masks still equal the whole tag's, and
+    a rollback into its first call's arguments, a fork and its call count each replay the
+    journal first and answer as xgrammar does."""
+    grammar = compose(fmt, MANY, qwen_info(), "auto", True, "strict")
+    compiled = qwen_compiler().compile_structural_tag(grammar.whole_tag)
+    masker = ComposedMasker(qwen_info())
+    calls = [{"name": "tool_12", "arguments": {"query": "Paris", "limit": 3}}, {"name": "tool_7", "arguments": {"query": "Oslo", "limit": 12}}]
+    reply = "Sure.\n" + toolwire.render(fmt, calls)
+    ref = _index(qwen_vocab()).encode(reply, qwen_encoder().encode) + [151645]  # <|im_end|>
+    got, want = xgr.allocate_token_bitmask(1, QWEN_VOCAB_SIZE), xgr.allocate_token_bitmask(1, QWEN_VOCAB_SIZE)
+
+    def walk(whole, request, tokens):
+        for token in tokens:
+            masker.fill([request], got)
+            whole.fill_next_token_bitmask(want, 0)
+            assert torch.equal(got, want)
+            assert whole.accept_token(token) and masker.accept([request], [token])[0]
+
+    walk(xgr.GrammarMatcher(compiled), masker.new_request(grammar), ref)  # teaches the steps
+    whole, request = xgr.GrammarMatcher(compiled), masker.new_request(grammar)
+    stepped = masker.stepped
+    walk(whole, request, ref)
+    assert request.is_terminated() and whole.is_terminated()
+    # per call: its open, its close (and, where the begins share a start, the settling step), then the stop
+    assert masker.stepped - stepped >= 2 * len(calls) + 1, masker.stats()
+    assert len(request._journal) == masker.stepped - stepped  # never replayed on the way
+    assert request.calls == len(calls) and not request._journal
+    text = list(itertools.accumulate(composed_matcher._vocab(qwen_info()).token_bytes[t] for t in ref[:-1]))
+    back = len(ref) - next(i for i, t in enumerate(text) if b"Paris" in t)  # into the first call's arguments
+    whole.rollback(back)
+    request.rollback(back)
+    fork, whole_fork = request.fork(), whole.fork()
+    walk(whole, request, ref[len(ref) - back :])
+    for token in ref[len(ref) - back :]:
+        fork.fill_next_token_bitmask(got, 0)
+        whole_fork.fill_next_token_bitmask(want, 0)
+        assert torch.equal(got, want)
+        assert whole_fork.accept_token(token) and fork.accept_token(token)
+    assert request.is_terminated() and fork.is_terminated() and request.calls == fork.calls == len(calls)
+
+
+def test_call_steps_are_byte_bounded():
+    """Past its byte budget the table of steps starts empty again (and counts its bytes)."""
+    from toolwire._core import CallSteps, StateKeyPlan
+
+    steps = CallSteps(4096)
+    plan = StateKeyPlan.opaque(b"0123456789abcdef")
+    keyer = plan.keyer()
+    for token in range(64):
+        steps.within(steps.key(1, keyer, token), keyer)
+        assert 0 < steps.nbytes <= steps.max_bytes == 4096
+    assert 0 < len(steps) < 64
+    steps.clear()
+    assert len(steps) == 0 and steps.nbytes == 0
 
 
 def test_masker_fill_misuse_is_one_clear_error():

@@ -607,6 +607,16 @@ class StateKeyer:
         """The deferred bytes, handed over once (the caller gives them to the matcher)."""
     def take_deferred_run(self) -> tuple[bytes, list[int]]:
         """The deferred bytes and each deferred token's length in them, handed over once."""
+    def set_resume(self, scaffold: StateKeyer, feed: bytes) -> None:
+        """Inside a call: keep a copy of ``scaffold``, the scaffold's keyer where the call began, and
+        ``feed``, the text it reads when the call closes, so a batch can close the call alone
+        (:class:`CallSteps`)."""
+    def set_steps_only(self) -> None:
+        """For a keyer of a call's text among begins where some tools' pieces go on beside them:
+        take no token alone (the pieces would have to judge it), only :class:`CallSteps`' steps."""
+    @property
+    def resumes(self) -> bool:
+        """Whether :meth:`set_resume` gave it the scaffold's keyer."""
     def __copy__(self) -> StateKeyer: ...
 
 @final
@@ -628,6 +638,33 @@ class TokenTable:
         to the caller (stop tokens, refused tokens, uncached keys, token-level grammars). The
         cached mask is the one the request's last fill produced, so it answers exactly as the
         matcher's ``accept_token`` would."""
+
+@final
+class CallSteps:
+    """The steps Python took where a composed request changed parts, by grammar, keyer state and
+    token (:meth:`key`), for ``feed_requests`` to take alone. Bounded by an estimate of its bytes
+    (a key's, and 1 KiB a kept keyer): past ``max_bytes`` it starts empty again, and Python
+    teaches it the steps again as it meets them."""
+
+    def __new__(cls, max_bytes: int) -> CallSteps: ...
+    @property
+    def nbytes(self) -> int:
+        """The bytes the steps kept are counted (an estimate, see the class docs)."""
+    @property
+    def max_bytes(self) -> int: ...
+    def key(self, serial: int, keyer: StateKeyer, token: int) -> bytes:
+        """The name of ``keyer`` (of grammar ``serial``) taking ``token``, read before the step."""
+    def open(self, key: bytes, keyer: StateKeyer, close_feed: bytes) -> None:
+        """The step named ``key`` opened a call whose first keyer is ``keyer`` (fresh: made from the
+        call's text); the scaffold reads ``close_feed`` when the call closes."""
+    def within(self, key: bytes, keyer: StateKeyer) -> None:
+        """The step named ``key`` moved a call on to ``keyer``, a fresh one."""
+    def close(self, key: bytes) -> None:
+        """The step named ``key`` closed the call, and the scaffold read only ``close_feed``."""
+    def stop(self, key: bytes) -> None:
+        """The step named ``key`` ended the output."""
+    def clear(self) -> None: ...
+    def __len__(self) -> int: ...
 
 @final
 class CallBegins:
@@ -707,13 +744,15 @@ def unsafe_store_request_rows(
 
 def feed_requests(
     table: TokenTable, cache: MaskCache, namespace: bytes, requests: Sequence[Any], tokens: Sequence[int]
-) -> tuple[list[int], list[int], int]:
+) -> tuple[list[int], list[int], int, int]:
     """Take ``tokens[i]`` for ``requests[i]`` through the request's ``_accept_key`` keyer alone where
-    the mask cached under its key allows it (as :meth:`TokenTable.feed_deferred`). Returns the
-    positions left to the caller (requests without such a keyer, and tokens the keyer did not
-    take), the positions among those whose token the row cached under the keyer's (text-level)
-    key allows, so the request's matcher would accept it, and how many tokens the keyers took.
-    None requests are skipped."""
+    the mask cached under its key allows it (as :meth:`TokenTable.feed_deferred`), or, where
+    the keyer does not take it, through a step of the request's ``_steps`` (a :class:`CallSteps`)
+    that the row allows (the request gets a new keyer and journals the old one, see
+    :class:`CallSteps`). Returns the positions left to the caller (requests without such a
+    keyer, and tokens neither took), the positions among those whose token the row cached under
+    the keyer's (text-level) key allows, so the request's matcher would accept it, how many
+    tokens the keyers took and how many steps were taken. None requests are skipped."""
 
 def detect_template(
     template: str,

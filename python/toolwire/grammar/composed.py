@@ -58,6 +58,7 @@ from toolwire.masks import _digest
 
 from .cache import tag_json
 from .calls import _call_tag, _ToolTags
+from .composed_keys import _CALL_STEPS
 from .composed_matcher import _CLOSES as _KNOWN_ENDS
 from .composed_matcher import _ENTRIES as _CALL_ENTRIES
 from .composed_matcher import _LITERAL_ROWS, _LITERAL_SETS, _LITERAL_STEPS, SENTINEL, ComposedMatcher
@@ -535,6 +536,7 @@ def _tool_entry(info: xgr.TokenizerInfo, fmt: Any, schema_mode: str, tool: Any, 
 _METADATA = {
     "read tools": _READ_TOOLS, "tool entries": _TOOL_ENTRIES, "piece key plans": _PIECE_PLANS, "composed grammars": _COMPOSED, "begin masks": _LITERAL_MASKS,
     "whole tags": _WHOLE_TAGS, "whole-tag key plans": _WHOLE_PLANS, "literal rows": _LITERAL_ROWS, "literal steps": _LITERAL_STEPS, "literal sets": _LITERAL_SETS, "known call ends": _KNOWN_ENDS, "call entries": _CALL_ENTRIES, "begun matchers": _BEGUN,
+    "call steps": _CALL_STEPS,
 }
 
 #: The byte budgets of the caches of values derived from tools and requests, together (each is

@@ -15,7 +15,10 @@ much as the copies), hands the misses whose mask is one xgrammar matcher's (the 
 one tool's piece) to one ``BatchGrammarMatcher`` fill, ORs the run-on tokens of a call's end into
 the rows of requests inside one, computes the rest (several tools' begins followed at once) from
 the tools' begin texts, and stores the misses; :meth:`ComposedMasker.accept` lets the keyers take
-what the cached rows allow in one more call (``_core.feed_requests``) and visits only the rest.
+what the cached rows allow in one more call (``_core.feed_requests``), which also makes the
+changes of part (a call opened, settled on one tool, closed; the output's end) that an earlier
+request made in the same state (``_core.CallSteps``: the request journals them and replays them
+when next asked), and visits only the rest.
 
 A grammar that falls back to the whole tag gets a :class:`WholeTagRequest`: xgrammar's matcher
 with the whole tag's state keys, cached the same way.
@@ -72,6 +75,7 @@ class WholeTagRequest:
         self._stops = frozenset(self._matcher.stop_token_ids)
         self.in_call = False
         self.terminated = False
+        self._steps = None  # no call steps for ``_core.feed_requests`` to take alone
 
     @property
     def matcher(self) -> xgr.GrammarMatcher:
@@ -113,6 +117,9 @@ class WholeTagRequest:
         return self.matcher
 
     def _accept_allowed(self, token: int) -> bool:
+        return self.accept_token(token)
+
+    def _accept_noted(self, token: int, allowed: bool) -> bool:
         return self.accept_token(token)
 
     def accept_token(self, token: int) -> bool:
@@ -199,7 +206,7 @@ class ComposedMasker:
         self._batch = xgr.BatchGrammarMatcher(batch_threads)
         self.defer_accept = defer_accept
         self._table = _vocab(tokenizer_info).table()
-        self.hits = self.misses = self.deferred = 0
+        self.hits = self.misses = self.deferred = self.stepped = 0
         self._checked: Any = None  # the last bitmask filled, and its data pointer (:meth:`_check_bitmask`)
         self._checked_ptr = 0
 
@@ -292,8 +299,9 @@ class ComposedMasker:
             requests = list(requests)
         allowed: Any = ()
         if self.defer_accept:  # one token per request: checked there
-            slow, allowed, taken = feed_requests(self._table, self.cache, self.namespace, requests, token_ids)
+            slow, allowed, taken, stepped = feed_requests(self._table, self.cache, self.namespace, requests, token_ids)
             self.deferred += taken
+            self.stepped += stepped
         elif len(token_ids) != len(requests):
             raise ToolwireError("accept needs one token per request")
         else:
@@ -306,7 +314,7 @@ class ComposedMasker:
             if request.terminated:
                 continue
             # a token the cached row allows needs no matcher to judge it (ComposedMatcher._accept_allowed)
-            out[i] = request._accept_allowed(int(token_ids[i])) if i in allowed else request.accept_token(int(token_ids[i]))
+            out[i] = request._accept_noted(int(token_ids[i]), i in allowed)
         return out
 
     def rollback(self, requests: Sequence[Any], n: int) -> None:
@@ -316,6 +324,6 @@ class ComposedMasker:
                 r.rollback(n)
 
     def stats(self) -> dict[str, Any]:
-        """Rows served from the cache and computed, tokens taken without a matcher, and the
-        cache's own counters."""
-        return {"hits": self.hits, "misses": self.misses, "deferred": self.deferred, "cache": self.cache.stats()}
+        """Rows served from the cache and computed, tokens taken by a keyer without a matcher, steps
+        of a call taken without Python (``CallSteps``), and the cache's own counters."""
+        return {"hits": self.hits, "misses": self.misses, "deferred": self.deferred, "stepped": self.stepped, "cache": self.cache.stats()}

@@ -11,8 +11,9 @@ import numpy as np
 import xgrammar as xgr
 
 from toolwire import ToolwireError
-from toolwire._core import StateKeyer, StateKeyPlan
+from toolwire._core import StateKeyer
 
+from .composed_keys import _CALL_STEPS, _Keys
 from .composed_parts import ComposedMismatch, _Branch, _CatchUp, _Literals, _Matcher, _Piece, _ScaffoldMatcher, _take
 from .pieces import _Lru, _vocab
 
@@ -39,10 +40,6 @@ _LITERAL_STEPS = _Lru(max_bytes=(3 << 20) // 2, size=lambda key, value: 8 * len(
 #: masks, so equal states as far as the end is concerned: the differential test checks it).
 _CLOSES = _Lru(max_bytes=1 << 19, size=lambda key, value: len(key[1]) + 200)
 
-#: (tool, the scaffold's key where the call began, the call's end, call text) -> the piece's
-#: keyer as a call settled on that tool after that text leaves it (never fed: copied).
-_SETTLED = _Lru(max_bytes=1 << 20, size=lambda key, value: len(key[1]) + 2 * len(key[3]) + 700)
-
 #: (grammar, call text) -> the tools whose begins continue past that text, where all are in
 #: their begins (what a run of tokens taken by the call's keyer alone leaves).
 _LITERAL_SETS = _Lru(max_bytes=1 << 20, size=lambda key, value: 8 * len(value) + 56 + len(key[1]) + 200)
@@ -54,13 +51,8 @@ _LITERAL_SETS = _Lru(max_bytes=1 << 20, size=lambda key, value: 8 * len(value) +
 #: that finish the trigger (:meth:`ComposedMatcher._enter_call`).
 _ENTRIES = _Lru(max_bytes=1 << 18, size=lambda key, value: len(key[1]) + 150)
 
-#: The plan under the keyers naming those rows in the mask cache (``CallBegins.keyer``): the
-#: call's text decides the row, so the grammar and the text name it; this plan's keyer is
-#: never fed, so it adds the same bytes to every such key.
-_LITERAL_PLAN = StateKeyPlan.opaque(b"composed literal")
 
-
-class ComposedMatcher:
+class ComposedMatcher(_Keys):
     """A request's matcher over a :class:`ComposedGrammar`: ``accept_token``,
     ``fill_next_token_bitmask``, ``find_jump_forward_string``, ``rollback``, ``fork``,
     ``is_terminated``, ``is_completed``, as xgrammar's ``GrammarMatcher``.
@@ -76,7 +68,9 @@ class ComposedMatcher:
     The part's matcher reads them in one ``accept_string`` before anything else asks it (the
     begins have no matcher: the run only moves the call's text), kept as one history entry that
     a rollback into it splits (:meth:`_flush`); a call's end seen before from a state of the
-    same key closes the call without that read (:meth:`_known_close`)."""
+    same key closes the call without that read (:meth:`_known_close`). The masker may also make
+    a change of part an earlier request made in the same state (``CallSteps``): the request
+    replays those steps when next asked (:mod:`toolwire.grammar.composed_keys`)."""
 
     def __init__(self, grammar: ComposedGrammar, *, _copy: ComposedMatcher | None = None) -> None:
         assert grammar.scaffold is not None
@@ -93,7 +87,7 @@ class ComposedMatcher:
             self._branches: list[_Branch] | None = None  # None: in the scaffold
             self._pos = 0  # bytes of the call begin read (all branches agree)
             self._entry = 0  # bytes of the name-free head the scaffold had read
-            self.calls = 0
+            self._calls = 0
             self._stext = bytearray()  # what the scaffold read (its keyer's text)
             self._call = bytearray()  # the current call's text, from the head's start
             self._skey = self._scaffold_keyer()
@@ -105,13 +99,17 @@ class ComposedMatcher:
             self._scaffold = _copy._scaffold.fork(_copy._stext)
             branches = _copy._branches
             self._branches = branches if branches is None or type(branches) is _Literals else [_Branch(b.tool, b.matcher.fork() if b.matcher else None) for b in branches]
-            self._pos, self._entry, self.calls = _copy._pos, _copy._entry, _copy.calls
+            self._pos, self._entry, self._calls = _copy._pos, _copy._entry, _copy._calls
             self._stext, self._call = bytearray(_copy._stext), bytearray(_copy._call)
             self._skey, self._entry_key, self._cross = _copy._skey.__copy__(), _copy._entry_key, _copy._cross
             self._pkey = None if _copy._pkey is None else _copy._pkey.__copy__()
             self._lkey = None
         # (state before, matcher steps, the lengths of a deferred run's tokens or None for one)
         self._history: list[tuple[Any, list[tuple[_Matcher, int]], list[int] | None]] = []
+        # Read by ``_core.feed_requests``: the steps it may take alone, and where it notes them
+        # (the keyer it replaced, the token) for :meth:`_catch_up`.
+        self._steps, self._serial = _CALL_STEPS, grammar.serial
+        self._journal: list[tuple[StateKeyer, int]] = []
         self._accepted = 0
         self.terminated = _copy is not None and _copy.terminated  # a stop token ended the output
         self._scratch: Any = None  # a one-row bitmask (:meth:`_row_of`)
@@ -122,10 +120,10 @@ class ComposedMatcher:
     # Branch lists are replaced, never changed in place, so a state holds them as they are.
 
     def _state(self) -> Any:
-        return (self._branches, self._pos, self._entry, self.calls, len(self._stext), self._call, len(self._call), self._entry_key, self._cross)
+        return (self._branches, self._pos, self._entry, self._calls, len(self._stext), self._call, len(self._call), self._entry_key, self._cross)
 
     def _restore(self, state: Any, keyers: bool) -> None:
-        self._branches, self._pos, self._entry, self.calls, stext, self._call, call, self._entry_key, self._cross = state
+        self._branches, self._pos, self._entry, self._calls, stext, self._call, call, self._entry_key, self._cross = state
         del self._stext[stext:]
         del self._call[call:]
         if keyers:
@@ -147,98 +145,16 @@ class ComposedMatcher:
         self._stext += data
         self._skey.accept(token, data)
 
-    def _sync_piece_keyer(self) -> None:
-        """A keyer for the one tool left (fed the call so far), none otherwise: a copy of one
-        kept per (tool, labels, call text) in :data:`_SETTLED` (a fresh keyer is a function of
-        those alone; reading a begin costs it ~0.1 µs a byte)."""
-        one = self._branches is not None and len(self._branches) == 1 and self._branches[0].matcher is not None
-        if not one:
-            self._pkey = None
-        elif self._pkey is None:
-            tool = self._branches[0].tool  # type: ignore[index]
-            scaffold = self.grammar.scaffold
-            # Where tokens may complete the call from inside its arguments and run on, the
-            # scaffold's part of the row (what it takes after the call) is everywhere, so the
-            # suffix is too: the scaffold and whether a call came before, all that part depends
-            # on (as ``ComposedGrammar.run_on_groups`` and ``extras`` are kept), rather than the
-            # scaffold's key where the call began, which the text before the call changes.
-            runs_on = scaffold.runs_on  # type: ignore[union-attr]
-            suffix = scaffold.name + bytes([min(self.calls, 1)]) if runs_on else self._entry_key  # type: ignore[union-attr]
-            key = (self.grammar.tools[tool].key, suffix, self._end, bytes(self._call))
-            settled: StateKeyer | None = _SETTLED.get(key)
-            if settled is None:
-                settled = self.grammar.piece_plan(tool).keyer()
-                settled.label(b"P", suffix, self._end, suffix_near_stop=not runs_on)
-                settled.accept(0, key[3])
-                _SETTLED.put(key, settled)
-            self._pkey = settled.__copy__()
-
-    def cache_key(self) -> bytes | None:
-        """The mask cache's key of this state's row, None where it is not cached: the scaffold's
-        state key; in one tool's piece, the piece's state key, and while the call's text ends
-        with a start of its end, the scaffold's key where the call began too (the tokens that
-        run on past the call's end are the scaffold's there, :meth:`_end_extras`, and only
-        there: elsewhere the row is the piece's alone, so calls that began in different
-        scaffold states share it; that key holds the scaffold's state, so a first and a later
-        call share rows wherever the scaffold's keyer says what follows them is the same)."""
-        k = self._cache_keyer()
-        return k.key() if k is not None and k.cacheable else None
-
-    def _cache_keyer(self) -> StateKeyer | None:
-        """The keyer whose (labelled) key is this state's row's: the scaffold's, the piece's, or
-        where a tool left is in its begin's literal text, the call text's. (Past a begin that
-        is the start of another's, ``fn_1`` of ``fn_12``, the call's text is a start of that
-        other begin: it decides which tools are left and what each piece has read, so the row,
-        unless the call's text ends with a start of its end, where the scaffold adds tokens.)"""
-        branches = self._branches
-        if branches is None:
-            return self._crossing_keyer() if self._cross else self._skey
-        if self._pkey is not None:
-            return self._pkey
-        if type(branches) is _Literals:
-            return self._literal_keyer()
-        if self._call[-1] in self._end[:-1] or all(b.matcher is not None for b in branches):
-            return None
-        return self._literal_keyer()
-
-    def _crossing_keyer(self) -> StateKeyer:
-        """Where a token may cross the head into a name, the row is the scaffold's and the
-        grammar's begins': the scaffold's key, named by the grammar (never fed)."""
-        k = self._skey.__copy__()
-        k.label(b"C" + self.grammar.serial.to_bytes(8, "little"))
-        return k
-
-    def _literal_keyer(self) -> StateKeyer:
-        """The call text's keyer among the grammar's begins (made on first need after a change)."""
-        if self._lkey is None:
-            prefix = b"L" + self.grammar.serial.to_bytes(8, "little")
-            self._lkey = self.grammar.call_begins().keyer(_LITERAL_PLAN, prefix, bytes(self._call))
-        return self._lkey
-
-    def _sync_keys(self) -> None:
-        """Keep the keyers a batch step reads as attributes (``_core.unsafe_fill_request_rows``
-        reads ``_fill_key``, ``_core.feed_requests`` ``_accept_key``): called after every
-        change of part or keyer (an accepted token, a rollback)."""
-        self._lkey = None
-        if self.terminated:  # the masker fills and skips it (the Rust loops read one attribute)
-            self._fill_key = self._accept_key = None
-            return
-        self._fill_key = self._cache_keyer()
-        self._accept_key = self._deferrable()
-
-    def _deferrable(self) -> StateKeyer | None:
-        """The keyer that may take a token the cached mask allows alone: the scaffold's (in
-        free text, where no call begins), the call text's (among several begins), the piece's
-        (short of the call's end)."""
-        branches = self._branches
-        if branches is None:
-            return None if self._cross else self._skey
-        if type(branches) is _Literals:
-            return self._literal_keyer()
-        return self._pkey if self._end else None
+    @property
+    def calls(self) -> int:
+        """Calls completed so far."""
+        self._catch_up()
+        return self._calls
 
     def _flush(self) -> None:
         """Give the matcher the tokens its keyer took alone (see the class docs)."""
+        if self._journal:
+            self._catch_up()
         branches = self._branches
         k = self._skey if branches is None else self._lkey if type(branches) is _Literals else self._pkey
         if k is None or not k.deferred_tokens:
@@ -279,6 +195,7 @@ class ComposedMatcher:
     @property
     def in_call(self) -> bool:
         """True from inside a call's begin to its end."""
+        self._catch_up()
         return self._branches is not None
 
     def fork(self) -> ComposedMatcher:
@@ -318,7 +235,7 @@ class ComposedMatcher:
         call's last bytes started (:meth:`_forced_ends`). Read-only; None where there are none."""
         row = self._run_on(m)
         for forced in self._forced_ends(m):
-            extra = self.grammar.extras(self._after_call, forced, self.calls)
+            extra = self.grammar.extras(self._after_call, forced, self._calls)
             row = extra if row is None else row | extra
         return row
 
@@ -329,7 +246,7 @@ class ComposedMatcher:
         if not self.grammar.scaffold.runs_on:  # type: ignore[union-attr]
             return None
         row = None
-        for text, tokens in self.grammar.run_on_groups(self._after_call, self.calls).items():
+        for text, tokens in self.grammar.run_on_groups(self._after_call, self._calls).items():
             if m.accept_string(text):
                 done = m.is_completed()
                 m.rollback(1)
@@ -412,6 +329,8 @@ class ComposedMatcher:
     # tokens ----------------------------------------------------------------
 
     def accept_token(self, token: int) -> bool:
+        if self._journal:
+            self._catch_up()
         if self._branches is not None and self._pkey is None:  # among begins
             self._flush()
             if self._literal_step(token):
@@ -436,6 +355,8 @@ class ComposedMatcher:
         """:meth:`accept_token` for a token the row cached under this state's key allows
         (``_core.feed_requests`` says which): in a text-level scaffold its matcher need not judge
         it, and is not asked (:class:`_ScaffoldMatcher`); a stop token ends the output."""
+        if self._journal:
+            self._catch_up()
         if self._branches is not None or not self._text_level or self.terminated or self._cross:
             return self.accept_token(token)
         self._flush()
@@ -667,7 +588,7 @@ class ComposedMatcher:
         self._feed_scaffold(0, self._head[self._entry :] + self._stand_in + rest)
         self._branches = None
         self._pkey = None
-        self.calls += 1
+        self._calls += 1
         self._enter_call()
 
     def _enter_call(self) -> None:
@@ -744,7 +665,8 @@ class ComposedMatcher:
                 keep = run[: size - n]
                 scaffold = state[0] is None
                 start = state[4] if scaffold else state[6]  # the text's length before the run
-                data = bytes((self._stext if scaffold else self._call)[start : start + sum(keep)])
+                # the run's own call text (a later call has its own: ``_enter_call``)
+                data = bytes((self._stext if scaffold else state[5])[start : start + sum(keep)])
                 self._restore(state, keyers=False)
                 reader = self._read_run(data)
                 self._history.append((state, [] if reader is None else [(reader, 1)], keep))

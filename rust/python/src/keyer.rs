@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 
 use crate::bitmask::MaskCache;
 use crate::served::Served;
+use crate::steps::Resume;
 use crate::ToolwireError;
 
 fn to_grammar_id(id: &[u8]) -> PyResult<[u8; 16]> {
@@ -92,6 +93,9 @@ pub struct StateKeyer {
     walk: Option<BeginWalk>,
     /// The row a batch step's fill served this state (dropped when the keyer moves).
     pub(crate) served: Option<Served>,
+    /// Inside a call: the scaffold's keyer where the call began, and what it reads when the call
+    /// closes (`CallSteps`).
+    pub(crate) resume: Option<Box<Resume>>,
 }
 
 /// A keyer's call text among the begins it was made for: the text is its state (in its key,
@@ -100,6 +104,8 @@ pub struct StateKeyer {
 struct BeginWalk {
     begins: std::sync::Arc<toolwire_core::bitmask::CallBegins>,
     text: Vec<u8>,
+    /// Takes no token alone, only `CallSteps`' steps (where tools' pieces go on beside begins).
+    steps_only: bool,
 }
 
 /// What a composed grammar adds to a keyer: bytes around its key, and where
@@ -139,6 +145,21 @@ impl StateKeyer {
             label: Label::default(),
             walk: None,
             served: None,
+            resume: None,
+        }
+    }
+
+    /// A copy of the state alone: no deferred tokens, served row or resume.
+    pub(crate) fn bare_clone(&self) -> Self {
+        StateKeyer {
+            inner: self.inner.clone(),
+            deferred: Vec::new(),
+            deferred_lengths: Vec::new(),
+            tokens: self.tokens,
+            label: self.label.clone(),
+            walk: self.walk.clone(),
+            served: None,
+            resume: None,
         }
     }
 
@@ -155,11 +176,12 @@ impl StateKeyer {
         k.walk = Some(BeginWalk {
             begins,
             text: text.to_vec(),
+            steps_only: false,
         });
         k
     }
 
-    fn feed(&mut self, token: u32, data: &[u8]) {
+    pub(crate) fn feed(&mut self, token: u32, data: &[u8]) {
         self.tokens += 1;
         self.served = None;
         if let Some(walk) = &mut self.walk {
@@ -309,6 +331,30 @@ impl StateKeyer {
         (out, std::mem::take(&mut self.deferred_lengths))
     }
 
+    /// Inside a call: keep a copy of ``scaffold``, the scaffold's keyer where the call began, and
+    /// ``feed``, the text it reads when the call closes, so a batch can close the call alone
+    /// (:class:`CallSteps`).
+    fn set_resume(&mut self, scaffold: &Self, feed: &[u8]) {
+        self.resume = Some(Box::new(Resume {
+            scaffold: scaffold.bare_clone(),
+            feed: feed.to_vec(),
+        }));
+    }
+
+    /// For a keyer of a call's text among begins where some tools' pieces go on beside them:
+    /// take no token alone (the pieces would have to judge it), only :class:`CallSteps`' steps.
+    fn set_steps_only(&mut self) {
+        if let Some(walk) = &mut self.walk {
+            walk.steps_only = true;
+        }
+    }
+
+    /// Whether :meth:`set_resume` gave it the scaffold's keyer.
+    #[getter]
+    fn resumes(&self) -> bool {
+        self.resume.is_some()
+    }
+
     fn __copy__(&self) -> Self {
         self.clone()
     }
@@ -351,15 +397,37 @@ impl TokenTable {
         }
     }
 
-    fn is_stop(&self, token: u32) -> bool {
+    pub(crate) fn is_stop(&self, token: u32) -> bool {
         self.stops.binary_search(&token).is_ok()
     }
 
-    fn bytes_of(&self, token: u32) -> &[u8] {
+    pub(crate) fn bytes_of(&self, token: u32) -> &[u8] {
         let t = token as usize;
         match (self.offsets.get(t), self.offsets.get(t + 1)) {
             (Some(&a), Some(&b)) => &self.data[a..b],
             _ => &[],
+        }
+    }
+
+    /// Whether the row cached under the keyer's key allows `token` (the row its fill was served
+    /// where the keyer kept it). `key` holds the namespace's `ns` bytes and serves as scratch.
+    pub(crate) fn row_allows(
+        cache: &toolwire_core::bitmask::MaskCache,
+        key: &mut Vec<u8>,
+        ns: usize,
+        keyer: &StateKeyer,
+        token: u32,
+    ) -> bool {
+        let served = keyer.served.as_ref();
+        match served.and_then(|s| s.allows(cache, &key[..ns], token)) {
+            Some(allows) => allows,
+            None => {
+                key.truncate(ns);
+                keyer.push_key(key);
+                cache
+                    .peek(key)
+                    .is_some_and(|row| row.allows(token as usize))
+            }
         }
     }
 
@@ -379,7 +447,7 @@ impl TokenTable {
         let keyed_by_text = !stop
             && match &keyer.walk {
                 // A call's text among several begins: only a step inside two or more of them.
-                Some(walk) => walk.begins.literal_step(&walk.text, bytes),
+                Some(walk) => !walk.steps_only && walk.begins.literal_step(&walk.text, bytes),
                 None => {
                     keyer.inner.text_level() && keyer.inner.cacheable() && !keyer.stops_at(bytes)
                 }
@@ -388,19 +456,7 @@ impl TokenTable {
         // the token alone, the caller may still know from this that its matcher would.
         let answers = keyed_by_text
             || (keyer.walk.is_none() && keyer.inner.text_level() && keyer.inner.cacheable());
-        let allowed = answers && {
-            let served = keyer.served.as_ref();
-            match served.and_then(|s| s.allows(cache, &key[..ns], token)) {
-                Some(allows) => allows,
-                None => {
-                    key.truncate(ns);
-                    keyer.push_key(key);
-                    cache
-                        .peek(key)
-                        .is_some_and(|row| row.allows(token as usize))
-                }
-            }
-        };
+        let allowed = answers && Self::row_allows(cache, key, ns, keyer, token);
         if !allowed {
             return Deferral::Left;
         }

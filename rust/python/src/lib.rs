@@ -12,6 +12,7 @@ mod pool;
 mod request;
 mod rows;
 mod served;
+mod steps;
 mod toolset;
 mod vocab;
 
@@ -61,6 +62,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<keyer::StateKeyer>()?;
     m.add_class::<keyer::TokenTable>()?;
     m.add_class::<begins::CallBegins>()?;
+    m.add_class::<steps::CallSteps>()?;
     m.add_function(wrap_pyfunction!(bitmask::unsafe_apply_token_bitmask, m)?)?;
     m.add_function(wrap_pyfunction!(bitmask::unsafe_count_allowed, m)?)?;
     m.add_function(wrap_pyfunction!(rows::unsafe_fill_request_rows, m)?)?;

@@ -14,6 +14,7 @@ use pyo3::prelude::*;
 
 use crate::bitmask::{MaskBuf, MaskCache};
 use crate::keyer::{Deferral, StateKeyer, TokenTable};
+use crate::steps::take_step;
 use crate::ToolwireError;
 
 /// What a request asks of a step.
@@ -126,11 +127,13 @@ pub fn unsafe_store_request_rows(
 }
 
 /// Take ``tokens[i]`` for ``requests[i]`` through the request's ``_accept_key`` keyer alone where
-/// the mask cached under its key allows it (as :meth:`TokenTable.feed_deferred`). Returns the
-/// positions left to the caller (requests without such a keyer, and tokens the keyer did not
-/// take), the positions among those whose token the row cached under the keyer's (text-level)
-/// key allows, so the request's matcher would accept it, and how many tokens the keyers took.
-/// None requests are skipped.
+/// the mask cached under its key allows it (as :meth:`TokenTable.feed_deferred`), or, where
+/// the keyer does not take it, through a step of the request's ``_steps`` (a :class:`CallSteps`)
+/// that the row allows (the request gets a new keyer and journals the old one, see
+/// :class:`CallSteps`). Returns the positions left to the caller (requests without such a
+/// keyer, and tokens neither took), the positions among those whose token the row cached under
+/// the keyer's (text-level) key allows, so the request's matcher would accept it, how many
+/// tokens the keyers took and how many steps were taken. None requests are skipped.
 #[pyfunction]
 pub fn feed_requests(
     table: &TokenTable,
@@ -138,7 +141,7 @@ pub fn feed_requests(
     namespace: &[u8],
     requests: Vec<Bound<'_, PyAny>>,
     tokens: Vec<u32>,
-) -> PyResult<(Vec<usize>, Vec<usize>, usize)> {
+) -> PyResult<(Vec<usize>, Vec<usize>, usize, usize)> {
     if requests.len() != tokens.len() {
         return Err(ToolwireError::new_err("accept needs one token per request"));
     }
@@ -150,22 +153,33 @@ pub fn feed_requests(
             Slot::Done => {}
             Slot::Unkeyed => left.push(i),
             // Borrowed all at once: a keyer met twice is an error, not fed twice.
-            Slot::Keyed(k) => keyers.push((i, k.try_borrow_mut()?)),
+            Slot::Keyed(k) => keyers.push((i, k, k.try_borrow_mut()?)),
         }
     }
+    let ns = namespace.len();
     let mut key = namespace.to_vec();
+    let mut scratch = Vec::new();
     let cache = cache.lock();
-    let (mut taken, mut allowed) = (0, Vec::new());
-    for (i, keyer) in &mut keyers {
-        match table.defer(&cache, &mut key, namespace.len(), keyer, tokens[*i]) {
-            Deferral::Taken => taken += 1,
-            Deferral::Allowed => {
-                allowed.push(*i);
-                left.push(*i);
-            }
-            Deferral::Left => left.push(*i),
+    let (mut taken, mut stepped, mut allowed) = (0, 0, Vec::new());
+    for (i, old, keyer) in &mut keyers {
+        let (i, token) = (*i, tokens[*i]);
+        let deferral = table.defer(&cache, &mut key, ns, keyer, token);
+        if deferral == Deferral::Taken {
+            taken += 1;
+            continue;
         }
+        let known = deferral == Deferral::Allowed;
+        let bytes = table.bytes_of(token);
+        let allows = || known || TokenTable::row_allows(&cache, &mut key, ns, keyer, token);
+        if take_step(&requests[i], old, keyer, token, bytes, &mut scratch, allows)? {
+            stepped += 1;
+            continue;
+        }
+        if known {
+            allowed.push(i);
+        }
+        left.push(i);
     }
     left.sort_unstable();
-    Ok((left, allowed, taken))
+    Ok((left, allowed, taken, stepped))
 }
