@@ -422,6 +422,17 @@ def test_call_steps_taken_alone_replay_for_rollback_and_fork(fmt):
     assert request.is_terminated() and fork.is_terminated() and request.calls == fork.calls == len(calls)
 
 
+def test_a_masker_that_defers_nothing_takes_every_token_through_the_matchers():
+    """``defer_accept=False``: no keyer takes a token alone and no call step is taken in Rust (nor
+    noted); the masks still equal the whole tag's."""
+    grammar = compose("hermes", TOOLS, qwen_info(), "auto", True, "strict")
+    masker = ComposedMasker(qwen_info(), defer_accept=False)
+    composed_matcher._CALL_STEPS.clear()  # steps noted by earlier tests (a cache: dropping it is safe)
+    compared = sum(_walk(grammar, "hermes", 4, seed, forced=True, reasoning=None, masker=masker) for seed in range(2))
+    assert compared > 40 and masker.hits > 0
+    assert masker.deferred == masker.stepped == 0 and len(composed_matcher._CALL_STEPS) == 0
+
+
 def test_call_steps_are_byte_bounded():
     """Past its byte budget the table of steps starts empty again (and counts its bytes)."""
     from toolwire._core import CallSteps, StateKeyPlan

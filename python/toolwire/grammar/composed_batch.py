@@ -183,10 +183,12 @@ class ComposedMasker:
             one must share a tokenizer and a namespace.
         namespace: bytes prefixed to every key (default: random).
         batch_threads: ``max_threads`` of the ``BatchGrammarMatcher`` of each step's misses.
-        defer_accept: in :meth:`accept`, let a request inside one tool's piece take a token that
-            the mask cached under its state's key allows without the piece's matcher (which reads
-            the deferred tokens in one ``accept_string`` when next asked); same answers, same
-            rollback.
+        defer_accept: in :meth:`accept`, let a request take a token that the mask cached under
+            its state's key allows through its keyer alone (in the scaffold's free text, among
+            several tools' begins, inside one tool's piece: the matcher reads the deferred
+            tokens in one ``accept_string`` when next asked), and make a change of part that an
+            earlier request made in the same state (``_core.CallSteps``); same answers, same
+            rollback. False: every token goes through the request's matcher.
     """
 
     def __init__(
@@ -312,6 +314,9 @@ class ComposedMasker:
         for i in slow:
             request = requests[i]
             if request.terminated:
+                continue
+            if not self.defer_accept:  # nothing takes steps alone: none to note
+                out[i] = request.accept_token(int(token_ids[i]))
                 continue
             # a token the cached row allows needs no matcher to judge it (ComposedMatcher._accept_allowed)
             out[i] = request._accept_noted(int(token_ids[i]), i in allowed)
