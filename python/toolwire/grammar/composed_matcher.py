@@ -322,7 +322,7 @@ class ComposedMatcher(_Keys):
 
     def _after_call(self) -> xgr.GrammarMatcher:
         s = self._scaffold.synced(self._stext).fork()
-        if not s.accept_string(self._head[self._entry :] + self._stand_in):
+        if not s.accept_string(self._close_feed()):
             raise ComposedMismatch("the scaffold refused the stand-in call")
         return s
 
@@ -585,7 +585,7 @@ class ComposedMatcher(_Keys):
     def _close_call(self, rest: bytes) -> None:
         """The call is done: the scaffold's text gets its stand-in (and ``rest``, the token's bytes
         past the call's end, which :meth:`_runs_on` checked), read by its matcher when asked."""
-        self._feed_scaffold(0, self._head[self._entry :] + self._stand_in + rest)
+        self._feed_scaffold(0, self._close_feed() + rest)
         self._branches = None
         self._pkey = None
         self._calls += 1

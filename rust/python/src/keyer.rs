@@ -397,7 +397,7 @@ impl TokenTable {
         }
     }
 
-    pub(crate) fn is_stop(&self, token: u32) -> bool {
+    fn is_stop(&self, token: u32) -> bool {
         self.stops.binary_search(&token).is_ok()
     }
 

@@ -96,8 +96,9 @@ impl CallSteps {
         table.steps.insert(key.to_vec(), step);
     }
 
-    /// The step for `keyer` taking `token` (of `bytes`), if one is known: the request's next
-    /// keyer, or None for the end of the output. `scratch` holds the grammar's serial.
+    /// The step for `keyer` (of grammar `serial`) taking `token` (of `bytes`), if one is known:
+    /// the request's next keyer, or None for the end of the output. `scratch` is the buffer the
+    /// step's key is made in.
     pub(crate) fn take(
         &self,
         serial: u64,
